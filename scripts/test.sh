@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs what the tests need into .venv, then runs lint, the strict type check and the suite.
+# CI (.ci/run) calls exactly this. pytest's exit code 5 ("no tests ran") fails like any other.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+echo "== ruff"; .venv/bin/ruff check src tests && .venv/bin/ruff format --check src tests
+echo "== mypy"; .venv/bin/mypy
+echo "== pytest"; .venv/bin/python -m pytest -q "$@"

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The memdir tour: installs memdir into .venv and runs its main job on the embedded default —
+# no server, no network, no API key — in a throwaway home and project under /tmp.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+[ -x "$repo/.venv/bin/python" ] || python3 -m venv "$repo/.venv"
+"$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo"
+export PATH="$repo/.venv/bin:$PATH"
+
+demo=$(mktemp -d "${TMPDIR:-/tmp}/memdir-tour.XXXXXX")
+export MEMDIR_HOME="$demo/home"          # user scope lives here instead of ~/.agent
+mkdir -p "$demo/shop" && cd "$demo/shop" && git init -q   # a project: nearest .git/ or .agent/
+
+step() { printf '\n\033[1m# %s\033[0m\n' "$1"; }
+run() { printf '$ %s\n' "$*"; "$@"; }
+
+step "1. Set up the user scope ($MEMDIR_HOME) and the project scope ($demo/shop/.agent)"
+run memdir init
+
+step "2. Remember three things of different types (type picks the scope)"
+run memdir remember "Use pnpm, not npm, in JS projects" --type feedback \
+    --why "npm lockfiles broke CI twice" --how "when suggesting install commands" --tag js
+run memdir remember "我是后端工程师，主要写 Go" --type user --name backend-engineer
+run memdir remember "We use PostgreSQL 15 for the orders service" --type project \
+    --related-file services/orders/db.py --importance 8
+
+step "3. List them, and show one: it is a plain Markdown file"
+run memdir list
+run memdir show use-pnpm-not-npm-in-js-projects
+
+step "4. Edit a file by hand (plain file I/O, as any editor would); memdir sees it at once"
+file="$demo/shop/.agent/memory/we-use-postgresql-15-for-the-orders-service.md"
+printf '$ sed -i s/PostgreSQL 15/PostgreSQL 16/ %s\n' "$file"
+sed -i 's/PostgreSQL 15/PostgreSQL 16/' "$file"
+run memdir show we-use-postgresql-15-for-the-orders-service
+run cat "$demo/shop/.agent/memory/MEMORY.md"
+
+step "5. Forget one, look at the history, and undo the forget"
+run memdir forget backend-engineer --reason "tour: testing undo"
+change=$(memdir history backend-engineer --json | python3 -c \
+    'import json,sys; print([c for c in json.load(sys.stdin) if c["op"]=="delete"][-1]["id"])')
+run memdir history
+run memdir undo "$change"
+run memdir show backend-engineer
+
+step "6. Check the store"
+run memdir doctor
+
+printf '\nEverything above lives in %s — look around, or delete it.\n' "$demo"

@@ -1,0 +1,42 @@
+"""memdir: long-term memory for LLM agents that people can read.
+
+Memories are Markdown files with YAML frontmatter (the truth); everything else is derived from
+them. Start with ``Memory``::
+
+    from memdir import Memory
+    m = Memory()
+    rec = m.remember("Use pnpm, not npm, in JS projects", type="feedback")
+"""
+
+from .errors import (
+    AmbiguousError,
+    BadFileError,
+    ConfigError,
+    ConflictError,
+    LockTimeoutError,
+    MemdirError,
+    NotFoundError,
+    UnsafeNameError,
+    ValidationError,
+)
+from .files import Problem
+from .history import Change
+from .memory import Memory
+from .records import MemoryRecord
+
+__all__ = [
+    "AmbiguousError",
+    "BadFileError",
+    "Change",
+    "ConfigError",
+    "ConflictError",
+    "LockTimeoutError",
+    "MemdirError",
+    "Memory",
+    "MemoryRecord",
+    "NotFoundError",
+    "Problem",
+    "UnsafeNameError",
+    "ValidationError",
+]
+__version__ = "0.1.0"

@@ -1,0 +1,45 @@
+"""The ``memdir`` command: a thin adapter over ``Memory``.
+
+Every command prints for people by default and JSON with ``--json``. Errors from the library
+(``MemdirError``) become one line on stderr saying what to do, and exit code 1; usage errors exit
+with 2. ``MEMDIR_DEBUG=1`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import click
+
+from ..errors import MemdirError
+from . import memories  # noqa: F401  (registers the commands)
+from .app import cli
+
+__all__ = ["cli", "main"]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    try:
+        cli.main(args=argv, prog_name="memdir", standalone_mode=False)
+    except MemdirError as exc:
+        if os.environ.get("MEMDIR_DEBUG") == "1":
+            raise
+        click.echo(f"error: {exc}", err=True)
+        return 1
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except click.ClickException as exc:
+        exc.show()
+        return exc.exit_code
+    except click.Abort:
+        click.echo("aborted", err=True)
+        return 1
+    except BrokenPipeError:
+        return 0
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,64 @@
+"""The root ``memdir`` group and what every command shares: the ``Memory`` and output helpers."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar, cast
+
+import click
+
+from ..memory import Memory
+from ..paths import Scope
+
+__all__ = ["as_scope", "cli", "emit_json", "json_option", "memory", "scope_option"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--project",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Project root (default: nearest ancestor of the current directory with .agent/ or .git/).",
+)
+@click.version_option(package_name="memdir")
+@click.pass_context
+def cli(ctx: click.Context, project: Path | None) -> None:
+    """memdir: long-term memory for LLM agents, kept as Markdown files you can read.
+
+    User-scope memories live in $MEMDIR_HOME/memory (default ~/.agent/memory); project-scope
+    memories in <project>/.agent/memory. Every command that prints data takes --json.
+    """
+    ctx.obj = {"project": project}
+
+
+def memory(ctx: click.Context) -> Memory:
+    """The ``Memory`` for this invocation (made once, on first use)."""
+    root = ctx.find_root()
+    if "memory" not in root.obj:
+        root.obj["memory"] = Memory(project=root.obj["project"], actor="user")
+    result: Memory = root.obj["memory"]
+    return result
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON instead of text.")(func)
+
+
+def scope_option(func: F) -> F:
+    return click.option(
+        "--scope",
+        type=click.Choice(["user", "project"]),
+        help="Only this scope (default: both; a name is looked up in each).",
+    )(func)
+
+
+def as_scope(value: str | None) -> Scope | None:
+    """A ``--scope`` value (already checked by click) as the library's type."""
+    return cast(Scope | None, value)
+
+
+def emit_json(data: Any) -> None:
+    click.echo(json.dumps(data, ensure_ascii=False, indent=2))

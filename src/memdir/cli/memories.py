@@ -1,0 +1,271 @@
+"""Commands over memories: init, remember, list, show, edit, forget, history, undo, doctor."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import subprocess
+import tempfile
+from pathlib import Path
+
+import click
+
+from ..errors import ConfigError, NotFoundError
+from ..history import Change
+from ..records import SOURCES, TYPES, MemoryRecord
+from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+
+
+def _describe_change(change: Change) -> str:
+    return f"{change.op} of {change.name!r} in the {change.scope} scope (change {change.id})"
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def init(ctx: click.Context, as_json: bool) -> None:
+    """Create the user and project memory directories (safe to run again)."""
+    created = memory(ctx).init()
+    if as_json:
+        emit_json({scope: str(path) for scope, path in created.items()})
+        return
+    for scope, path in created.items():
+        click.echo(f"{scope:<8} {path}")
+    click.echo('Ready. Try: memdir remember "Use pnpm, not npm" --type feedback')
+
+
+@cli.command()
+@click.argument("text")
+@click.option(
+    "--type",
+    "type_",
+    required=True,
+    type=click.Choice(TYPES),
+    help="user/feedback default to the user scope, project/reference to the project.",
+)
+@scope_option
+@click.option("--why", help="Why this holds (one line).")
+@click.option("--how", "how", help="How to apply it (one line).")
+@click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
+@click.option("--related-file", "related_files", multiple=True, help="A related path (repeatable).")
+@click.option("--name", help="File name to use (default: derived from the text).")
+@click.option("--description", help="One-line summary for the index (default: the text).")
+@click.option("--importance", type=click.IntRange(1, 10), help="1 (trivia) to 10 (critical).")
+@click.option(
+    "--source",
+    type=click.Choice(SOURCES),
+    default="user",
+    show_default=True,
+    help="Where it came from.",
+)
+@json_option
+@click.pass_context
+def remember(
+    ctx: click.Context,
+    text: str,
+    type_: str,
+    scope: str | None,
+    why: str | None,
+    how: str | None,
+    tags: tuple[str, ...],
+    related_files: tuple[str, ...],
+    name: str | None,
+    description: str | None,
+    importance: int | None,
+    source: str,
+    as_json: bool,
+) -> None:
+    """Store TEXT as a new memory."""
+    rec = memory(ctx).remember(
+        text,
+        type=type_,
+        scope=as_scope(scope),
+        why=why,
+        how_to_apply=how,
+        tags=tags,
+        related_files=related_files,
+        name=name,
+        description=description,
+        importance=importance,
+        source=source,
+    )
+    if as_json:
+        emit_json(rec.to_dict())
+        return
+    click.echo(f"Remembered {rec.name} ({rec.type}, {rec.scope} scope) → {rec.path}")
+
+
+def _warn_skipped(ctx: click.Context) -> None:
+    bad = [p for p in memory(ctx).doctor() if p.severity == "error"]
+    if bad:
+        click.echo(f"warning: skipped {len(bad)} unreadable file(s): run `memdir doctor`", err=True)
+
+
+@cli.command(name="list")
+@scope_option
+@click.option("--type", "type_", type=click.Choice(TYPES), help="Only this type.")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@json_option
+@click.pass_context
+def list_(
+    ctx: click.Context, scope: str | None, type_: str | None, tags: tuple[str, ...], as_json: bool
+) -> None:
+    """List memories (files that do not parse are skipped; see doctor)."""
+    try:
+        records = memory(ctx).list(scope=as_scope(scope), type=type_, tags=tags)
+    except ConfigError:
+        if scope != "project":
+            raise
+        records = []
+    if as_json:
+        emit_json([r.to_dict() for r in records])
+    elif not records:
+        click.echo("No memories yet. Add one with: memdir remember TEXT --type TYPE")
+    else:
+        width = max(len(r.name) for r in records)
+        for r in records:
+            click.echo(f"{r.scope:<8} {r.type:<10} {r.name:<{width}}  {r.description}")
+    _warn_skipped(ctx)
+
+
+def _show_text(rec: MemoryRecord) -> str:
+    head = f"{rec.name} · {rec.type} · {rec.scope} scope · {rec.path}"
+    return f"{head}\n{'─' * min(len(head), 80)}\n{rec.path.read_text(encoding='utf-8-sig')}"
+
+
+@cli.command()
+@click.argument("name")
+@scope_option
+@json_option
+@click.pass_context
+def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> None:
+    """Show one memory: its file, as it is on disk."""
+    rec = memory(ctx).get(name, scope=as_scope(scope))
+    if as_json:
+        emit_json(rec.to_dict())
+    else:
+        click.echo(_show_text(rec), nl=False)
+
+
+@cli.command()
+@click.argument("name")
+@scope_option
+@click.pass_context
+def edit(ctx: click.Context, name: str, scope: str | None) -> None:
+    """Open a memory in $EDITOR; the result is checked before it is kept."""
+    m = memory(ctx)
+    rec = m.get(name, scope=as_scope(scope))
+    original = rec.path.read_bytes()
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    fd, tmp_name = tempfile.mkstemp(prefix=f"memdir-{rec.name[:40]}-", suffix=".md")
+    tmp = Path(tmp_name)
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(original)
+    try:
+        result = subprocess.run([*shlex.split(editor), str(tmp)], check=False)
+    except FileNotFoundError:
+        tmp.unlink()
+        raise ConfigError(f"editor {editor!r} not found: set $EDITOR to one that exists") from None
+    if result.returncode != 0:
+        tmp.unlink()
+        raise ConfigError(f"{editor} exited with status {result.returncode}; nothing was changed")
+    edited = tmp.read_bytes()
+    if edited == original:
+        tmp.unlink()
+        click.echo("No changes.")
+        return
+    try:
+        new = m.rewrite(
+            rec.name,
+            edited,
+            expected_hash=rec.content_hash,
+            scope=rec.scope,
+            reason="edited by hand",
+        )
+    except Exception:
+        click.echo(
+            f"Your edit is kept in {tmp}: fix it, then copy it back or edit again.", err=True
+        )
+        raise
+    tmp.unlink()
+    click.echo(f"Saved {new.name} ({new.scope} scope).")
+
+
+@cli.command()
+@click.argument("name")
+@scope_option
+@click.option("--reason", help="Why it is forgotten (kept in the history).")
+@json_option
+@click.pass_context
+def forget(
+    ctx: click.Context, name: str, scope: str | None, reason: str | None, as_json: bool
+) -> None:
+    """Delete a memory (undo brings it back)."""
+    change = memory(ctx).forget(name, scope=as_scope(scope), reason=reason)
+    if as_json:
+        emit_json(change.to_dict())
+        return
+    click.echo(f"Forgot {change.name} ({change.scope} scope). Undo with: memdir undo {change.id}")
+
+
+@cli.command()
+@click.argument("name", required=False)
+@scope_option
+@click.option("--limit", type=click.IntRange(1), help="Only the last N changes.")
+@json_option
+@click.pass_context
+def history(
+    ctx: click.Context, name: str | None, scope: str | None, limit: int | None, as_json: bool
+) -> None:
+    """Show the change log, of one memory or of everything."""
+    changes = memory(ctx).history(name, scope=as_scope(scope))
+    if limit:
+        changes = changes[-limit:]
+    if as_json:
+        emit_json([c.to_dict() for c in changes])
+        return
+    if not changes:
+        if name:
+            raise NotFoundError(f"no history for {name!r}: see `memdir list` for names")
+        click.echo("No changes yet.")
+        return
+    for c in changes:
+        extra = f"  ({c.reason})" if c.reason else ""
+        click.echo(
+            f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
+            f"{c.name}  by {c.actor}{extra}"
+        )
+
+
+@cli.command()
+@click.argument("change_id")
+@json_option
+@click.pass_context
+def undo(ctx: click.Context, change_id: str, as_json: bool) -> None:
+    """Revert one change (see history for ids): restores the file's previous bytes."""
+    change = memory(ctx).undo(change_id)
+    if as_json:
+        emit_json(change.to_dict())
+        return
+    click.echo(
+        f"Undid {change.reason.removeprefix('undo ') if change.reason else change_id}: "
+        f"{change.name} ({change.scope} scope) is back as it was. "
+        f"Redo with: memdir undo {change.id}"
+    )
+
+
+@cli.command()
+@json_option
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check the memory files; report each problem (nothing is changed). Exit 1 on errors."""
+    problems = memory(ctx).doctor()
+    if as_json:
+        emit_json([p.to_dict() for p in problems])
+    elif not problems:
+        click.echo("All memory files are readable.")
+    else:
+        for p in problems:
+            click.echo(f"{p.severity}: {p.path}: {p.reason}")
+    if any(p.severity == "error" for p in problems):
+        ctx.exit(1)

@@ -1,0 +1,72 @@
+"""The one exception tree of memdir.
+
+Every failure the library reports is a ``MemdirError``; frontends (CLI, servers) catch it at
+their edge and show its message, which always says what to do next::
+
+    MemdirError
+    ├── ConfigError            settings or layout are unusable (no project found, bad home)
+    ├── ValidationError        a value given to memdir is not acceptable
+    │   └── UnsafeNameError    a memory name that could escape its scope or is not a valid file
+    ├── NotFoundError          no memory / change with that name or id
+    ├── AmbiguousError         a name or id prefix matches more than one thing
+    ├── ConflictError          the file changed underneath us; nothing was written
+    ├── BadFileError           a memory file on disk does not parse (see ``memdir doctor``)
+    └── LockTimeoutError       another process held the scope's write lock for too long
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "AmbiguousError",
+    "BadFileError",
+    "ConfigError",
+    "ConflictError",
+    "LockTimeoutError",
+    "MemdirError",
+    "NotFoundError",
+    "UnsafeNameError",
+    "ValidationError",
+]
+
+
+class MemdirError(Exception):
+    """Base class of every error memdir raises on purpose."""
+
+
+class ConfigError(MemdirError):
+    """Settings or the directory layout cannot be used as they are."""
+
+
+class ValidationError(MemdirError):
+    """A value handed to memdir (a field, a type, a name) is not acceptable."""
+
+
+class UnsafeNameError(ValidationError):
+    """A memory name that is not a plain file name inside its scope directory."""
+
+
+class NotFoundError(MemdirError):
+    """No memory or change matches what was asked for."""
+
+
+class AmbiguousError(MemdirError):
+    """More than one memory or change matches; the message says how to pick one."""
+
+
+class ConflictError(MemdirError):
+    """The file changed between reading and writing it; nothing was written."""
+
+
+class BadFileError(MemdirError):
+    """A file in a scope directory that memdir cannot read as a memory."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        self.path = path
+        self.reason = reason
+        super().__init__(f"{path}: {reason}")
+
+
+class LockTimeoutError(MemdirError):
+    """The scope's write lock stayed held past the timeout."""

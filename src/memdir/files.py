@@ -1,0 +1,554 @@
+"""FileStore: the memories of one scope as Markdown files — the truth (SPEC A2–A6).
+
+Invariants:
+
+* **Atomic and locked.** Every write is ``atomic_write`` (temp file, fsync, rename, fsync of the
+  directory) made while holding the scope's cross-process lock (``flock`` on
+  ``.history/lock``). A crash leaves each file old or new; concurrent writers queue.
+* **Hand edits win.** Nothing is cached across calls except parsed files keyed by
+  ``(inode, size, mtime, ctime)``, so an edit made with any editor is seen by the next read.
+  Updates re-read the file under the lock and patch only the keys that change (``markdown.py``);
+  just before the rename the file is checked again, and a concurrent hand edit aborts the write
+  with ``ConflictError`` instead of being overwritten.
+* **Bad files are left alone.** A file that does not parse, is too large, is not UTF-8 or is a
+  symlink leaving the scope is reported (``problems()``) and skipped; memdir never rewrites,
+  moves or deletes it.
+* **Logged.** Each change goes to the change log (``history.py``) with the bytes before and after.
+* **MEMORY.md is derived.** It is regenerated after every change from the files; only the block
+  between its ``memdir:begin`` / ``memdir:end`` markers is memdir's, text around it is kept.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import threading
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
+from .history import Change, ChangeLog, atomic_write
+from .markdown import (
+    Document,
+    FormatError,
+    compose_body,
+    content_hash,
+    parse,
+    render_new,
+    set_body_parts,
+    set_fields,
+    split_body,
+)
+from .paths import ScopeDirs
+from .records import (
+    FIELD_ORDER,
+    REQUIRED,
+    TYPES,
+    MemoryRecord,
+    check_field,
+    check_name,
+    now_iso,
+)
+
+__all__ = ["FileStore", "Problem"]
+
+MAX_FILE_BYTES = 1024 * 1024
+LOCK_TIMEOUT = 30.0
+BEGIN = "<!-- memdir:begin -->"
+END = "<!-- memdir:end -->"
+BODY_PARTS = ("statement", "why", "how_to_apply", "body")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something ``memdir doctor`` reports. ``error`` files are skipped by every read."""
+
+    path: Path
+    reason: str
+    severity: str = "error"  # "error" (file skipped) or "warning" (file used)
+
+    def to_dict(self) -> dict[str, str]:
+        return {"path": str(self.path), "reason": self.reason, "severity": self.severity}
+
+
+def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRecord:
+    """Build a record from a parsed file, or raise ``BadFileError`` naming what to fix."""
+    meta = dict(doc.meta)
+    missing = [key for key in REQUIRED if key not in meta]
+    if missing:
+        raise BadFileError(path, f"missing required key(s) {', '.join(missing)} in frontmatter")
+    values: dict[str, Any] = {}
+    for key in FIELD_ORDER:
+        if key in meta and meta[key] is not None and key != "name":
+            try:
+                values[key] = check_field(key, meta[key])
+            except ValidationError as exc:
+                raise BadFileError(path, str(exc)) from None
+    statement, why, how = split_body(doc.body)
+    return MemoryRecord(
+        name=path.stem,
+        scope=dirs.scope,
+        type=values["type"],
+        description=values["description"],
+        statement=statement,
+        why=why,
+        how_to_apply=how,
+        source=values.get("source", "user"),
+        confidence=values.get("confidence", "confirmed"),
+        created=values.get("created"),
+        updated=values.get("updated"),
+        importance=values.get("importance"),
+        tags=tuple(values.get("tags", ())),
+        related_files=tuple(values.get("related_files", ())),
+        quote=values.get("quote"),
+        session=values.get("session"),
+        body=doc.body,
+        path=path,
+        content_hash=digest,
+        extra={k: v for k, v in meta.items() if k not in FIELD_ORDER},
+    )
+
+
+def render_index(records: list[MemoryRecord], skipped: int, scope: str) -> str:
+    """The generated block of ``MEMORY.md``: one pointer line per memory, grouped by type."""
+    lines = [
+        BEGIN,
+        "<!-- Generated from the memory files in this directory after every change: edit those "
+        "files, not these lines. Text outside the memdir:begin/end markers is kept. -->",
+    ]
+    if not records:
+        lines += ["", f"_No {scope} memories yet._"]
+    for memory_type in TYPES:
+        group = sorted((r for r in records if r.type == memory_type), key=lambda r: r.name)
+        if not group:
+            continue
+        lines += ["", f"## {memory_type.capitalize()}"]
+        for rec in group:
+            title = str(rec.extra.get("title") or rec.name).replace("]", "\\]")
+            lines.append(f"- [{title}]({rec.name}.md) — {rec.description}")
+    if skipped:
+        lines += ["", f"<!-- {skipped} file(s) could not be read: run `memdir doctor` -->"]
+    lines.append(END)
+    return "\n".join(lines) + "\n"
+
+
+class FileStore:
+    """The memory files of one scope. Every public write is atomic, locked and logged."""
+
+    def __init__(self, dirs: ScopeDirs, *, lock_timeout: float = LOCK_TIMEOUT) -> None:
+        self.dirs = dirs
+        self.log = ChangeLog(dirs)
+        self.lock_timeout = lock_timeout
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
+
+    # -- locking -------------------------------------------------------------------------
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the scope's write lock (re-entrant within this store)."""
+        with self._thread_lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self.dirs.history.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.dirs.lock, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                self._acquire(fd)
+                self._depth = 1
+                try:
+                    self._remove_stale_temp_files()
+                    yield
+                finally:
+                    self._depth = 0
+            finally:
+                os.close(fd)  # closing the descriptor releases the flock
+
+    def _acquire(self, fd: int) -> None:
+        deadline = time.monotonic() + self.lock_timeout
+        delay = 0.001
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    raise LockTimeoutError(
+                        f"another memdir process has held {self.dirs.lock} for over "
+                        f"{self.lock_timeout:.0f}s; wait for it to finish, or stop it"
+                    ) from None
+                time.sleep(delay)
+                delay = min(delay * 2, 0.05)
+
+    def _remove_stale_temp_files(self) -> None:
+        # Temp files are only written under the lock, so one present now was left by a crash.
+        if self.dirs.memory.is_dir():
+            for tmp in self.dirs.memory.glob(".*.tmp"):
+                tmp.unlink(missing_ok=True)
+
+    # -- reading -------------------------------------------------------------------------
+    def path_for(self, name: str) -> Path:
+        return self.dirs.memory / f"{check_name(name)}.md"
+
+    def _memory_files(self) -> list[Path]:
+        try:
+            entries = list(os.scandir(self.dirs.memory))
+        except FileNotFoundError:
+            return []
+        return sorted(
+            Path(e.path)
+            for e in entries
+            if e.name.endswith(".md") and e.name != "MEMORY.md" and not e.name.startswith(".")
+        )
+
+    def _read_path(self, path: Path) -> MemoryRecord:
+        try:
+            st = path.lstat()
+        except FileNotFoundError:
+            raise NotFoundError(
+                f"no memory named {path.stem!r} in the {self.dirs.scope} scope"
+            ) from None
+        target = path
+        if path.is_symlink():
+            target = path.resolve()
+            root = self.dirs.memory.resolve()
+            if not target.is_relative_to(root):
+                raise BadFileError(
+                    path, f"symlink points outside the scope (to {target}); not followed"
+                )
+            st = target.stat()
+        if not target.is_file():
+            raise BadFileError(path, "not a regular file")
+        if st.st_size > MAX_FILE_BYTES:
+            raise BadFileError(
+                path,
+                f"file is {st.st_size / 1e6:.1f} MB; memory files must be under "
+                f"{MAX_FILE_BYTES // 1024} KiB — split it or move it out of {self.dirs.memory}",
+            )
+        key = (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+        cached = self._cache.get(str(path))
+        if cached and cached[0] == key:
+            return cached[1]
+        data = target.read_bytes()
+        try:
+            record = _record(parse(data), path, self.dirs, content_hash(data))
+        except FormatError as exc:
+            raise BadFileError(path, str(exc)) from None
+        self._cache[str(path)] = (key, record)
+        return record
+
+    def read(self, name: str) -> MemoryRecord:
+        """The memory ``name``; ``NotFoundError`` or ``BadFileError`` otherwise."""
+        return self._read_path(self.path_for(name))
+
+    def exists(self, name: str) -> bool:
+        return os.path.lexists(self.path_for(name))
+
+    def scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
+        """Every readable memory, and a ``Problem`` for each file that is not."""
+        records: list[MemoryRecord] = []
+        problems: list[Problem] = []
+        for path in self._memory_files():
+            try:
+                records.append(self._read_path(path))
+            except BadFileError as exc:
+                problems.append(Problem(path, exc.reason))
+            except NotFoundError:
+                continue  # deleted between listing and reading
+        return records, problems
+
+    def problems(self) -> list[Problem]:
+        """What ``memdir doctor`` reports for this scope."""
+        records, problems = self.scan()
+        for rec in records:
+            declared = parse(rec.path.read_bytes()).meta.get("name") if rec.path.exists() else None
+            if declared != rec.name:
+                problems.append(
+                    Problem(
+                        rec.path,
+                        f"frontmatter name {declared!r} differs from the file name; "
+                        f"memdir uses {rec.name!r} (rename the file or fix the key)",
+                        "warning",
+                    )
+                )
+        list(self.log.entries())
+        if self.log.torn_lines:
+            problems.append(
+                Problem(
+                    self.dirs.changes,
+                    f"{self.log.torn_lines} unreadable line(s), likely from an interrupted write; "
+                    "they are skipped",
+                    "warning",
+                )
+            )
+        return problems
+
+    # -- writing -------------------------------------------------------------------------
+    def _unique_name(self, base: str) -> str:
+        taken = {p.stem.lower() for p in self._memory_files()}
+        if base.lower() not in taken:
+            return base
+        n = 2
+        while f"{base}-{n}".lower() in taken:
+            n += 1
+        return f"{base}-{n}"
+
+    def _commit(
+        self,
+        path: Path,
+        data: bytes | None,
+        *,
+        op: str,
+        actor: str,
+        source: str | None,
+        before: str | None,
+        reason: str | None,
+        undoes: str | None = None,
+    ) -> Change:
+        """Write (or delete, when ``data`` is None) one file, then log it and refresh MEMORY.md.
+
+        The caller holds the lock and read the file when its hash was ``before``.
+        """
+        now = path.read_bytes() if path.is_file() else None
+        if (content_hash(now) if now is not None else None) != before:
+            raise ConflictError(
+                f"{path} changed while memdir was updating it (a hand edit?); nothing was "
+                "written — run the command again"
+            )
+        after = content_hash(data) if data is not None else None
+        if now is not None and before is not None:
+            self.log.keep(before, now)
+        if data is not None and after is not None:
+            self.log.keep(after, data)
+            self.dirs.memory.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data)
+        else:
+            path.unlink()
+        change = self.log.append(
+            op=op,
+            name=path.stem,
+            actor=actor,
+            source=source,
+            before=before,
+            after=after,
+            reason=reason,
+            undoes=undoes,
+        )
+        self.regenerate_index()
+        return change
+
+    def create(
+        self,
+        meta: Mapping[str, Any],
+        *,
+        statement: str,
+        why: str | None,
+        how_to_apply: str | None,
+        actor: str,
+        reason: str | None = None,
+        name: str | None = None,
+        base_name: str = "note",
+    ) -> tuple[MemoryRecord, Change]:
+        """Write a new memory. An explicit ``name`` must be free; otherwise one is derived."""
+        with self.locked():
+            if name is not None:
+                name = check_name(name)
+                if os.path.lexists(self.path_for(name)):
+                    raise ConflictError(
+                        f"a memory named {name!r} already exists in the {self.dirs.scope} scope: "
+                        "update it, or choose another name"
+                    )
+            else:
+                name = self._unique_name(check_name(base_name))
+            stamp = now_iso()
+            fields: dict[str, Any] = {"name": name, **meta, "created": stamp, "updated": stamp}
+            ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
+            ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
+            data = render_new(ordered, compose_body(statement, why, how_to_apply))
+            path = self.path_for(name)
+            change = self._commit(
+                path,
+                data,
+                op="create",
+                actor=actor,
+                source=ordered.get("source"),
+                before=None,
+                reason=reason,
+            )
+            return self._read_path(path), change
+
+    def update(
+        self,
+        name: str,
+        fields: Mapping[str, Any],
+        *,
+        actor: str,
+        reason: str | None = None,
+    ) -> tuple[MemoryRecord, Change | None]:
+        """Change frontmatter keys and/or body parts; ``None`` removes an optional key."""
+        with self.locked():
+            current = self.read(name)
+            data = current.path.read_bytes()
+            doc = original = parse(data)
+            meta_updates = {k: v for k, v in fields.items() if k not in BODY_PARTS}
+            body = doc.body
+            if "body" in fields:
+                body = str(fields["body"])
+            parts = {k: fields[k] for k in ("statement", "why", "how_to_apply") if k in fields}
+            if parts:
+                body = set_body_parts(
+                    body,
+                    doc.newline,
+                    statement=parts.get("statement"),
+                    why=parts.get("why"),
+                    how=parts.get("how_to_apply"),
+                )
+            if body != original.body:
+                doc = replace(original, body=body)
+            if meta_updates or body != original.body:
+                meta_updates.setdefault("updated", now_iso())
+            new = set_fields(doc, meta_updates).dump() if meta_updates else doc.dump()
+            if new == data:
+                return current, None
+            change = self._commit(
+                current.path,
+                new,
+                op="update",
+                actor=actor,
+                source=current.source,
+                before=current.content_hash,
+                reason=reason,
+            )
+            return self._read_path(current.path), change
+
+    def replace_bytes(
+        self, name: str, data: bytes, *, actor: str, reason: str | None, expect_hash: str
+    ) -> tuple[MemoryRecord, Change | None]:
+        """Write a whole new version of ``name`` (``memdir edit``); it must parse first."""
+        path = self.path_for(name)
+        try:
+            doc = parse(data)
+            _record(doc, path, self.dirs, content_hash(data))
+        except FormatError as exc:
+            raise BadFileError(path, str(exc)) from None
+        if doc.meta.get("name") != path.stem:
+            raise BadFileError(
+                path, f"the name key must stay {path.stem!r} (renaming is not done by editing)"
+            )
+        with self.locked():
+            if content_hash(data) == expect_hash:
+                return self.read(name), None
+            change = self._commit(
+                path,
+                data,
+                op="update",
+                actor=actor,
+                source=doc.meta.get("source"),
+                before=expect_hash,
+                reason=reason,
+            )
+            return self._read_path(path), change
+
+    def delete(self, name: str, *, actor: str, reason: str | None = None) -> Change:
+        """Remove a memory file; its bytes stay in the change log, so ``undo`` brings it back."""
+        with self.locked():
+            current = self.read(name)
+            return self._commit(
+                current.path,
+                None,
+                op="delete",
+                actor=actor,
+                source=current.source,
+                before=current.content_hash,
+                reason=reason,
+            )
+
+    def undo(self, change: Change, *, actor: str) -> Change:
+        """Put the file of ``change`` back as it was before it; refuse if it moved on since."""
+        with self.locked():
+            path = self.path_for(change.name)
+            now = path.read_bytes() if path.is_file() else None
+            current = content_hash(now) if now is not None else None
+            if current != change.after:
+                raise ConflictError(
+                    f"{change.name!r} has changed since change {change.id} (a later change or a "
+                    "hand edit); undo the later changes first (see `memdir history "
+                    f"{change.name}`)"
+                )
+            data = self.log.load(change.before) if change.before else None
+            return self._commit(
+                path,
+                data,
+                op="undo",
+                actor=actor,
+                source=change.source,
+                before=current,
+                reason=f"undo {change.op} {change.id}",
+                undoes=change.id,
+            )
+
+    def _fingerprint(self) -> str:
+        """A digest of every memory file's name and stat (no content read): cheap to compare."""
+        import hashlib
+
+        digest = hashlib.sha256()
+        for path in self._memory_files():
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                continue
+            digest.update(f"{path.name}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        return digest.hexdigest()
+
+    def refresh_index(self) -> bool:
+        """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last
+        time memdir wrote it (SPEC A5). Cheap when nothing changed: one ``stat`` per file.
+        A read-only directory is not an error: the files are still read directly."""
+        state = self.dirs.derived / "memory-md.fingerprint"
+        try:
+            if state.read_text(encoding="ascii") == self._fingerprint():
+                return False
+        except (FileNotFoundError, UnicodeDecodeError):
+            pass
+        try:
+            with self.locked():
+                return self.regenerate_index()
+        except OSError:
+            return False
+
+    def regenerate_index(self) -> bool:
+        """Rewrite the generated block of MEMORY.md if it changed; True when written."""
+        with self.locked():
+            records, problems = self.scan()
+            block = render_index(records, len(problems), self.dirs.scope)
+            index = self.dirs.index_file
+            try:
+                old = index.read_text(encoding="utf-8")
+            except FileNotFoundError:
+                old = f"# Memory index ({self.dirs.scope} scope)\n\n"
+            except (UnicodeDecodeError, OSError) as exc:
+                raise BadFileError(
+                    index, f"cannot read MEMORY.md ({exc}); fix or delete it"
+                ) from None
+            start, end = old.find(BEGIN), old.find(END)
+            if start != -1 and end > start:
+                rest = old[end + len(END) :]
+                rest = rest[2:] if rest.startswith("\r\n") else rest.removeprefix("\n")
+                new = old[:start] + block + rest
+            else:
+                new = old + ("" if old.endswith("\n") or not old else "\n") + block
+            changed = new != old
+            if changed:
+                self.dirs.memory.mkdir(parents=True, exist_ok=True)
+                atomic_write(index, new.encode("utf-8"))
+            self.dirs.derived.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.dirs.derived / "memory-md.fingerprint", self._fingerprint().encode())
+            return changed

@@ -1,0 +1,172 @@
+"""The change log of one scope (SPEC A7): what changed, when, by whom, and how to undo it.
+
+``.history/changes.jsonl`` gets one JSON line per change — create, update, delete, archive,
+restore, undo — with the content hash before and after. The bytes behind every hash are kept in
+``.history/objects/`` (content-addressed, written once), so any change can be shown and undone
+byte-for-byte, a deleted memory included.
+
+Lines are appended under the scope's write lock and fsynced. A crash can leave at most a torn last
+line; readers skip lines that do not parse (and count them for ``memdir doctor``), and the next
+append starts on a fresh line so one torn write never swallows the next entry.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from .errors import AmbiguousError, NotFoundError
+from .markdown import HASH_PREFIX
+from .paths import ScopeDirs
+
+__all__ = ["Change", "ChangeLog", "atomic_write"]
+
+OPS = ("create", "update", "delete", "archive", "restore", "undo")
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes) -> None:
+    """Replace ``path`` with ``data`` so that a crash leaves the old file or the new one.
+
+    The temp file is hidden (``.name.xxxx.tmp``) and lives beside the target, so the rename
+    stays on one file system; it is fsynced before the rename and the directory after it.
+    """
+    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    _fsync_dir(path.parent)
+
+
+@dataclass(frozen=True)
+class Change:
+    """One line of the change log."""
+
+    id: str
+    time: str
+    op: str
+    name: str
+    scope: str
+    actor: str
+    source: str | None
+    before: str | None
+    after: str | None
+    reason: str | None = None
+    undoes: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ChangeLog:
+    """Append-only change log plus the object store that makes undo exact."""
+
+    def __init__(self, dirs: ScopeDirs) -> None:
+        self.dirs = dirs
+        self.torn_lines = 0
+
+    # -- objects -------------------------------------------------------------------------
+    def _object_path(self, digest: str) -> Path:
+        hexdigest = digest.removeprefix(HASH_PREFIX)
+        return self.dirs.objects / hexdigest[:2] / hexdigest[2:]
+
+    def keep(self, digest: str, data: bytes) -> None:
+        """Store ``data`` under its hash (once; objects never change)."""
+        path = self._object_path(digest)
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+
+    def load(self, digest: str) -> bytes:
+        path = self._object_path(digest)
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            raise NotFoundError(
+                f"the content {digest[:19]}… is missing from {self.dirs.objects}; "
+                "this change cannot be undone"
+            ) from None
+
+    # -- log -----------------------------------------------------------------------------
+    def append(
+        self,
+        *,
+        op: str,
+        name: str,
+        actor: str,
+        source: str | None,
+        before: str | None,
+        after: str | None,
+        reason: str | None = None,
+        undoes: str | None = None,
+    ) -> Change:
+        """Write one entry; the caller holds the scope's lock."""
+        change = Change(
+            id=uuid.uuid4().hex[:12],
+            time=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            op=op,
+            name=name,
+            scope=self.dirs.scope,
+            actor=actor,
+            source=source,
+            before=before,
+            after=after,
+            reason=reason,
+            undoes=undoes,
+        )
+        line = json.dumps(change.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
+        self.dirs.history.mkdir(parents=True, exist_ok=True)
+        with open(self.dirs.changes, "a+b") as handle:
+            if handle.tell() > 0:
+                handle.seek(-1, os.SEEK_END)
+                if handle.read(1) != b"\n":  # a torn line from a crash: start afresh
+                    handle.write(b"\n")
+            handle.write(line.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        return change
+
+    def entries(self) -> Iterator[Change]:
+        """Every readable entry, oldest first; torn or foreign lines are counted and skipped."""
+        self.torn_lines = 0
+        if not self.dirs.changes.exists():
+            return
+        with open(self.dirs.changes, "rb") as handle:
+            for raw in handle:
+                try:
+                    data = json.loads(raw)
+                    yield Change(**{k: data.get(k) for k in Change.__dataclass_fields__})
+                except (ValueError, TypeError):
+                    self.torn_lines += 1
+
+    def find(self, change_id: str) -> Change | None:
+        """The entry whose id starts with ``change_id``; ``AmbiguousError`` if several do."""
+        matches = [
+            c for c in self.entries() if isinstance(c.id, str) and c.id.startswith(change_id)
+        ]
+        if len(matches) > 1:
+            raise AmbiguousError(
+                f"change id {change_id!r} matches {len(matches)} changes: give more characters"
+            )
+        return matches[0] if matches else None

@@ -1,0 +1,298 @@
+"""The ``Memory`` facade: the one door every frontend (CLI, servers, agent loop) goes through.
+
+A ``Memory`` knows two scopes — ``user`` under ``$MEMDIR_HOME/memory`` and ``project`` under
+``<root>/.agent/memory`` — each a ``FileStore`` with its own lock, change log and MEMORY.md.
+It turns friendly arguments into validated frontmatter, picks the scope (the memory type decides
+the default; a name is looked up in both), and returns typed records. It holds no state of its
+own beyond the paths: every call reads the files, so hand edits are always seen.
+"""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, get_args
+
+from .errors import AmbiguousError, ConfigError, NotFoundError, ValidationError
+from .files import BODY_PARTS, FileStore, Problem
+from .history import Change
+from .paths import Scope, find_project_root, home_dir, scope_dirs
+from .records import (
+    FIELD_ORDER,
+    SOURCES,
+    TYPES,
+    MemoryRecord,
+    check_field,
+    default_scope,
+    slugify,
+)
+
+__all__ = ["Memory"]
+
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+_EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
+_GITIGNORE = """\
+# Written by `memdir init`: personal and derived files stay out of git.
+AGENT.md
+sessions/
+memory/.index/
+memory/.history/lock
+"""
+
+
+def _short(text: str, limit: int = 150) -> str:
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1].rsplit(" ", 1)[0] if " " in line[: limit - 1] else line[: limit - 1]
+    return cut + "…"
+
+
+def _one_line(key: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if "\n" in value or "\r" in value:
+        raise ValidationError(f"{key} must be one line: put longer text in the statement")
+    return value or None
+
+
+class Memory:
+    """Long-term memory for one person and (optionally) one project.
+
+    ``home`` defaults to ``$MEMDIR_HOME`` or ``~/.agent``; the project is ``project`` if given,
+    else found from ``cwd`` (nearest ancestor with ``.agent/`` or ``.git/``). ``actor`` is
+    recorded in the change log for every write made through this object.
+    """
+
+    def __init__(
+        self,
+        *,
+        home: str | Path | None = None,
+        project: str | Path | None = None,
+        cwd: str | Path | None = None,
+        actor: str = "user",
+    ) -> None:
+        self.home = Path(home).expanduser().absolute() if home else home_dir()
+        if project is not None:
+            root = Path(project).expanduser().absolute()
+            if not root.is_dir():
+                raise ConfigError(f"project directory {root} does not exist: create it first")
+            self.project_root: Path | None = root
+        else:
+            self.project_root = find_project_root(Path(cwd or Path.cwd()), self.home)
+        self.actor = actor
+        self._stores: dict[Scope, FileStore] = {}
+
+    # -- scopes --------------------------------------------------------------------------
+    def store(self, scope: Scope) -> FileStore:
+        """The file store of ``scope``; ``ConfigError`` for ``project`` outside a project."""
+        if scope not in SCOPES:
+            raise ValidationError(f"scope must be one of {', '.join(SCOPES)} (got {scope!r})")
+        if scope not in self._stores:
+            dirs = scope_dirs(scope, home=self.home, project_root=self.project_root)
+            if dirs is None:
+                raise ConfigError(
+                    f"no project found from {Path.cwd()}: run `memdir init` in the project's "
+                    "root, or pass --project DIR"
+                )
+            self._stores[scope] = FileStore(dirs)
+        return self._stores[scope]
+
+    def scopes(self) -> builtins.list[Scope]:
+        """The scopes available here: always ``user``, and ``project`` inside a project."""
+        return ["project", "user"] if self.project_root is not None else ["user"]
+
+    def _locate(self, name: str, scope: Scope | None) -> FileStore:
+        if scope is not None:
+            return self.store(scope)
+        found = [s for s in self.scopes() if self.store(s).exists(name)]
+        if len(found) > 1:
+            raise AmbiguousError(
+                f"{name!r} exists in both the project and the user scope: "
+                "pass scope='project' or scope='user' (--scope on the command line)"
+            )
+        if not found:
+            where = " or ".join(self.scopes())
+            raise NotFoundError(f"no memory named {name!r} in the {where} scope: see `memdir list`")
+        return self.store(found[0])
+
+    # -- setup ---------------------------------------------------------------------------
+    def init(self) -> dict[str, Path]:
+        """Create both scope directories and their MEMORY.md; the cwd becomes the project root
+        if no project was found. Safe to run again."""
+        if self.project_root is None:
+            self.project_root = Path.cwd().absolute()
+        created: dict[str, Path] = {}
+        for scope in SCOPES:
+            store = self.store(scope)
+            store.dirs.memory.mkdir(parents=True, exist_ok=True)
+            store.regenerate_index()
+            created[scope] = store.dirs.memory
+        gitignore = self.project_root / ".agent" / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text(_GITIGNORE, encoding="utf-8")
+        return created
+
+    # -- writing -------------------------------------------------------------------------
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str,
+        scope: Scope | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        why: str | None = None,
+        how_to_apply: str | None = None,
+        tags: Iterable[str] = (),
+        related_files: Iterable[str] = (),
+        importance: int | None = None,
+        source: str = "user",
+        confidence: str = "confirmed",
+        quote: str | None = None,
+        session: str | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Store a new memory and return it. ``text`` is the statement; the description
+        defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
+        user, project/reference → project)."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("the memory text is empty: say what to remember")
+        if type not in TYPES:
+            raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        if source not in SOURCES:
+            raise ValidationError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
+        description = description if description is not None else _short(text)
+        meta: dict[str, Any] = {
+            "description": description,
+            "type": type,
+            "source": source,
+            "confidence": confidence,
+            "importance": importance,
+            "tags": list(tags) or None,
+            "related_files": list(related_files) or None,
+            "quote": quote,
+            "session": session,
+        }
+        meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
+        store = self.store(scope or default_scope(type))
+        record, _ = store.create(
+            meta,
+            statement=text.strip(),
+            why=_one_line("why", why),
+            how_to_apply=_one_line("how_to_apply", how_to_apply),
+            actor=self.actor,
+            reason=reason,
+            name=name,
+            base_name=slugify(description),
+        )
+        return record
+
+    save = remember
+
+    def update(
+        self, name: str, *, scope: Scope | None = None, reason: str | None = None, **fields: Any
+    ) -> MemoryRecord:
+        """Change any frontmatter key, or the ``statement`` / ``why`` / ``how_to_apply`` /
+        whole ``body``. ``None`` removes an optional key. Untouched bytes stay as they were."""
+        if not fields:
+            raise ValidationError("nothing to update: pass at least one field")
+        checked: dict[str, Any] = {}
+        for key, value in fields.items():
+            if key in ("name", "created"):
+                raise ValidationError(f"{key} cannot be changed with update")
+            if key in BODY_PARTS:
+                if key in ("why", "how_to_apply"):
+                    value = _one_line(key, value) or ""
+                elif not isinstance(value, str) or (key == "statement" and not value.strip()):
+                    raise ValidationError(f"{key} must be non-empty text")
+                checked[key] = value
+            elif key in FIELD_ORDER:
+                if value is None and key in ("description", "type"):
+                    raise ValidationError(f"{key} is required and cannot be removed")
+                checked[key] = None if value is None else check_field(key, value)
+            elif _EXTRA_KEY.fullmatch(key):
+                checked[key] = value
+            else:
+                raise ValidationError(f"{key!r} is not a usable frontmatter key")
+        record, _ = self._locate(name, scope).update(name, checked, actor=self.actor, reason=reason)
+        return record
+
+    def rewrite(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        expected_hash: str,
+        scope: Scope | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Replace a memory file with ``content`` (a whole edited file, as ``memdir edit``
+        produces). It must parse, keep its name, and the file must still hash to
+        ``expected_hash`` — otherwise nothing is written."""
+        store = self._locate(name, scope)
+        record, _ = store.replace_bytes(
+            name, content, actor=self.actor, reason=reason, expect_hash=expected_hash
+        )
+        return record
+
+    def forget(self, name: str, *, scope: Scope | None = None, reason: str | None = None) -> Change:
+        """Delete a memory. Reversible: ``undo(change.id)`` restores it byte-for-byte."""
+        return self._locate(name, scope).delete(name, actor=self.actor, reason=reason)
+
+    def undo(self, change_id: str) -> Change:
+        """Revert one change (any scope), restoring the file's previous bytes exactly."""
+        change_id = change_id.strip()
+        if len(change_id) < 4:
+            raise ValidationError("give at least 4 characters of the change id")
+        matches = [(s, c) for s in self.scopes() if (c := self.store(s).log.find(change_id))]
+        if not matches:
+            raise NotFoundError(f"no change {change_id!r}: see `memdir history` for ids")
+        if len(matches) > 1:
+            raise AmbiguousError(f"change id {change_id!r} is in both scopes: give more characters")
+        scope, change = matches[0]
+        return self.store(scope).undo(change, actor=self.actor)
+
+    # -- reading -------------------------------------------------------------------------
+    def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord:
+        """The memory called ``name`` (looked up in both scopes unless ``scope`` is given)."""
+        store = self._locate(name, scope)
+        store.refresh_index()
+        return store.read(name)
+
+    def list(
+        self,
+        *,
+        scope: Scope | None = None,
+        type: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> builtins.list[MemoryRecord]:
+        """Readable memories, filtered; files that do not parse are skipped (see ``doctor``)."""
+        if type is not None and type not in TYPES:
+            raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        wanted = set(tags)
+        out: builtins.list[MemoryRecord] = []
+        for s in [scope] if scope else self.scopes():
+            store = self.store(s)
+            store.refresh_index()
+            records, _ = store.scan()
+            out += [
+                r for r in records if (type is None or r.type == type) and wanted.issubset(r.tags)
+            ]
+        return out
+
+    def history(
+        self, name: str | None = None, *, scope: Scope | None = None
+    ) -> builtins.list[Change]:
+        """Change-log entries, oldest first, for one memory or for everything."""
+        entries: builtins.list[Change] = []
+        for s in [scope] if scope else self.scopes():
+            entries += [c for c in self.store(s).log.entries() if name is None or c.name == name]
+        return sorted(entries, key=lambda c: c.time)
+
+    def doctor(self) -> builtins.list[Problem]:
+        """Every problem found in the scope directories; nothing is changed."""
+        return [p for s in self.scopes() for p in self.store(s).problems()]

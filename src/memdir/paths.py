@@ -1,0 +1,101 @@
+"""Where memdir keeps its state (SPEC A1).
+
+One function answers each "where" question so that tests, the CLI and the servers agree:
+
+* ``home_dir()`` is ``$MEMDIR_HOME`` or ``~/.agent`` — the user scope lives in ``<home>/memory``.
+* ``find_project_root(start)`` is the nearest ancestor of ``start`` holding ``.agent/`` or
+  ``.git/`` (the user's home ``.agent`` does not count); the project scope lives in
+  ``<root>/.agent/memory``.
+* ``ScopeDirs`` names every file inside one scope directory.
+
+Scopes are separate directories with separate change logs and indexes: isolation is a matter of
+storage, never of a query filter.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["Scope", "ScopeDirs", "find_project_root", "home_dir", "scope_dirs"]
+
+Scope = Literal["user", "project"]
+
+
+def home_dir() -> Path:
+    """The user's memdir home: ``$MEMDIR_HOME`` if set, else ``~/.agent``."""
+    override = os.environ.get("MEMDIR_HOME")
+    if override:
+        return Path(override).expanduser().absolute()
+    return Path.home() / ".agent"
+
+
+def find_project_root(start: Path, home: Path | None = None) -> Path | None:
+    """The nearest ancestor of ``start`` (itself included) with ``.agent/`` or ``.git/``.
+
+    A directory whose ``.agent`` *is* the memdir home (typically ``~``) is not a project: without
+    this rule every directory under ``~`` would share one "project".
+    """
+    home = (home or home_dir()).absolute()
+    current = start.absolute()
+    for candidate in (current, *current.parents):
+        agent = candidate / ".agent"
+        if agent.is_dir() and agent.absolute() != home:
+            return candidate
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+@dataclass(frozen=True)
+class ScopeDirs:
+    """The files of one scope. ``memory`` holds the memories themselves."""
+
+    scope: Scope
+    memory: Path
+
+    @property
+    def index_file(self) -> Path:
+        """``MEMORY.md``: one pointer line per memory, regenerated after every change."""
+        return self.memory / "MEMORY.md"
+
+    @property
+    def archive(self) -> Path:
+        return self.memory / "archive"
+
+    @property
+    def log(self) -> Path:
+        return self.memory / "log"
+
+    @property
+    def derived(self) -> Path:
+        """``.index/``: caches rebuilt from the files at any time; safe to delete."""
+        return self.memory / ".index"
+
+    @property
+    def history(self) -> Path:
+        """``.history/``: the change log and the content it can restore. Not a cache."""
+        return self.memory / ".history"
+
+    @property
+    def changes(self) -> Path:
+        return self.history / "changes.jsonl"
+
+    @property
+    def objects(self) -> Path:
+        return self.history / "objects"
+
+    @property
+    def lock(self) -> Path:
+        return self.history / "lock"
+
+
+def scope_dirs(scope: Scope, *, home: Path, project_root: Path | None) -> ScopeDirs | None:
+    """The directories of ``scope``; ``None`` for the project scope when there is no project."""
+    if scope == "user":
+        return ScopeDirs("user", home / "memory")
+    if project_root is None:
+        return None
+    return ScopeDirs("project", project_root / ".agent" / "memory")

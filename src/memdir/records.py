@@ -1,0 +1,258 @@
+"""Memory records: the typed view of one memory file, and the rules its fields follow (SPEC A2).
+
+A ``MemoryRecord`` is immutable and always made from the bytes of a file (see ``markdown.py``),
+so what the library hands out is exactly what is on disk. ``check_field`` is the single place
+that says which values a frontmatter key accepts; the store uses it on the way in (strict, with
+messages that say how to fix the value) and on the way out (a hand-edited file with a bad value
+is a bad file, reported by ``memdir doctor``).
+
+Names are slugs that double as file names (``<name>.md``), so ``check_name`` also guards the
+file system: no separators, no dot-dot, no NUL, nothing reserved, nothing too long.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from .errors import UnsafeNameError, ValidationError
+from .paths import Scope
+
+__all__ = [
+    "CONFIDENCES",
+    "FIELD_ORDER",
+    "SOURCES",
+    "TYPES",
+    "MemoryRecord",
+    "MemoryType",
+    "Source",
+    "check_field",
+    "check_name",
+    "default_scope",
+    "now_iso",
+    "slugify",
+]
+
+MemoryType = Literal["user", "feedback", "project", "reference"]
+Source = Literal["user", "inferred", "external", "imported"]
+Confidence = Literal["confirmed", "tentative"]
+
+TYPES: tuple[MemoryType, ...] = ("user", "feedback", "project", "reference")
+SOURCES: tuple[Source, ...] = ("user", "inferred", "external", "imported")
+CONFIDENCES: tuple[Confidence, ...] = ("confirmed", "tentative")
+
+REQUIRED = ("name", "description", "type")
+# The order memdir writes keys in a new file; keys already in a file keep their place.
+FIELD_ORDER = (
+    "name",
+    "description",
+    "type",
+    "source",
+    "confidence",
+    "importance",
+    "created",
+    "updated",
+    "tags",
+    "related_files",
+    "quote",
+    "session",
+)
+MAX_NAME_CHARS = 80
+MAX_NAME_BYTES = 200
+MAX_DESCRIPTION = 300
+_RESERVED = {"memory", "con", "prn", "aux", "nul"} | {
+    f"{dev}{i}" for dev in ("com", "lpt") for i in range(1, 10)
+}
+_NAME_RE = re.compile(r"[^\W_][\w.-]*")
+_ISO_RE = re.compile(r"\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?")
+
+
+def default_scope(memory_type: str) -> Scope:
+    """Type decides the default scope: user/feedback follow the person, the rest the project."""
+    return "user" if memory_type in ("user", "feedback") else "project"
+
+
+def now_iso() -> str:
+    """The current time as ISO 8601 UTC with a ``Z``, to the second."""
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def check_name(name: str) -> str:
+    """Return ``name`` (a trailing ``.md`` dropped) if it is a safe memory name, else raise."""
+    if not isinstance(name, str) or not name:
+        raise UnsafeNameError("a memory name cannot be empty")
+    if "\x00" in name:
+        raise UnsafeNameError("a memory name cannot contain a NUL byte")
+    stem = name[:-3] if name.endswith(".md") else name
+    shown = stem if len(stem) <= 60 else stem[:57] + "..."
+    if "/" in stem or "\\" in stem or stem in (".", ".."):
+        raise UnsafeNameError(
+            f"{shown!r} is a path, not a memory name: use a plain name such as 'use-pnpm' "
+            "(no '/', '\\' or '..')"
+        )
+    if len(stem) > MAX_NAME_CHARS or len(stem.encode()) > MAX_NAME_BYTES:
+        raise UnsafeNameError(
+            f"memory name {shown!r} is too long: at most {MAX_NAME_CHARS} characters"
+        )
+    if unicodedata.normalize("NFC", stem) != stem or not _NAME_RE.fullmatch(stem):
+        raise UnsafeNameError(
+            f"{shown!r} is not a valid memory name: use letters, digits, '-', '_' and '.', "
+            "starting with a letter or digit"
+        )
+    if ".." in stem:
+        raise UnsafeNameError(f"{shown!r} is not a valid memory name: '..' is not allowed")
+    if stem.lower() in _RESERVED:
+        raise UnsafeNameError(f"{shown!r} is a reserved name: choose another")
+    return stem
+
+
+def slugify(text: str, *, max_chars: int = 48) -> str:
+    """A readable name from free text: ``"Use pnpm, not npm"`` → ``use-pnpm-not-npm``.
+
+    Letters of any script are kept, so Chinese text gives a Chinese name rather than an empty
+    one; long runs without spaces (CJK) are cut so names stay short.
+    """
+    words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).lower())
+    parts: list[str] = []
+    length = 0
+    for word in words:
+        word = word[:16]
+        if parts and length + 1 + len(word) > max_chars:
+            break
+        parts.append(word)
+        length += len(word) + (1 if len(parts) > 1 else 0)
+        if len(parts) == 8:
+            break
+    slug = "-".join(parts)[:max_chars].strip("-") or "note"
+    if slug.lower() in _RESERVED:
+        slug += "-note"
+    return unicodedata.normalize("NFC", slug)
+
+
+def _one_line(key: str, value: Any, limit: int | None = None) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError(f"{key} must be a non-empty line of text")
+    line = str(value).strip()
+    if "\n" in line or "\r" in line:
+        raise ValidationError(f"{key} must be one line: put longer text in the body")
+    if limit is not None and len(line) > limit:
+        raise ValidationError(f"{key} is {len(line)} characters long; keep it under {limit}")
+    return line
+
+
+def _choice(key: str, value: Any, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise ValidationError(f"{key} must be one of {', '.join(allowed)} (got {value!r})")
+    return cast(str, value)
+
+
+def _string_list(key: str, value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValidationError(f"{key} must be a list of non-empty strings")
+    return [v.strip() for v in value]
+
+
+def _timestamp(key: str, value: Any) -> str:
+    if isinstance(value, datetime):
+        value = value.isoformat()
+    if not isinstance(value, str) or not _ISO_RE.fullmatch(value.strip()):
+        raise ValidationError(f"{key} must be an ISO 8601 time such as 2026-01-31T09:00:00Z")
+    return value.strip()
+
+
+def _importance(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValidationError("importance must be a whole number from 1 to 10")
+    try:
+        number = int(value)
+    except ValueError:
+        raise ValidationError("importance must be a whole number from 1 to 10") from None
+    if not 1 <= number <= 10:
+        raise ValidationError(f"importance must be from 1 to 10 (got {number})")
+    return number
+
+
+def check_field(key: str, value: Any) -> Any:
+    """The normalised value of frontmatter ``key``, or ``ValidationError`` saying how to fix it.
+
+    Keys memdir does not know are passed through untouched: they belong to the person.
+    """
+    if key == "name":
+        return check_name(value) if isinstance(value, str) else check_name("")
+    if key == "description":
+        return _one_line(key, value, MAX_DESCRIPTION)
+    if key == "type":
+        return _choice(key, value, TYPES)
+    if key == "source":
+        return _choice(key, value, SOURCES)
+    if key == "confidence":
+        return _choice(key, value, CONFIDENCES)
+    if key == "importance":
+        return _importance(value)
+    if key in ("created", "updated"):
+        return _timestamp(key, value)
+    if key in ("tags", "related_files"):
+        return _string_list(key, value)
+    if key in ("quote", "session"):
+        if not isinstance(value, str):
+            raise ValidationError(f"{key} must be text")
+        return value
+    return value
+
+
+@dataclass(frozen=True)
+class MemoryRecord:
+    """One memory as it is on disk. ``name`` is the file's stem; ``scope`` its directory."""
+
+    name: str
+    scope: Scope
+    type: MemoryType
+    description: str
+    statement: str
+    why: str | None
+    how_to_apply: str | None
+    source: Source
+    confidence: Confidence
+    created: str | None
+    updated: str | None
+    importance: int | None
+    tags: tuple[str, ...]
+    related_files: tuple[str, ...]
+    quote: str | None
+    session: str | None
+    body: str
+    path: Path
+    content_hash: str
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (what ``--json`` prints)."""
+        return {
+            "name": self.name,
+            "scope": self.scope,
+            "type": self.type,
+            "description": self.description,
+            "statement": self.statement,
+            "why": self.why,
+            "how_to_apply": self.how_to_apply,
+            "source": self.source,
+            "confidence": self.confidence,
+            "importance": self.importance,
+            "created": self.created,
+            "updated": self.updated,
+            "tags": list(self.tags),
+            "related_files": list(self.related_files),
+            "quote": self.quote,
+            "session": self.session,
+            "extra": dict(self.extra),
+            "body": self.body,
+            "path": str(self.path),
+            "content_hash": self.content_hash,
+        }
