@@ -317,6 +317,11 @@ class FileStore:
 
         The caller holds the lock and read the file when its hash was ``before``.
         """
+        if data is not None and len(data) > MAX_FILE_BYTES:
+            raise ValidationError(
+                f"this memory would be {len(data) / 1e6:.1f} MB; memories must be under "
+                f"{MAX_FILE_BYTES // 1024} KiB — store a pointer to the document instead"
+            )
         now = path.read_bytes() if path.is_file() else None
         if (content_hash(now) if now is not None else None) != before:
             raise ConflictError(

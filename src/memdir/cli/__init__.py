@@ -8,7 +8,6 @@ with 2. ``MEMDIR_DEBUG=1`` shows the traceback instead.
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
@@ -22,7 +21,8 @@ __all__ = ["cli", "main"]
 def main(argv: list[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     try:
-        cli.main(args=argv, prog_name="memdir", standalone_mode=False)
+        # with standalone_mode=False, ``ctx.exit(n)`` comes back as the return value
+        result = cli.main(args=argv, prog_name="memdir", standalone_mode=False)
     except MemdirError as exc:
         if os.environ.get("MEMDIR_DEBUG") == "1":
             raise
@@ -38,8 +38,4 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except BrokenPipeError:
         return 0
-    return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    return result if isinstance(result, int) else 0

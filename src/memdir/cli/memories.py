@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from ..errors import ConfigError, NotFoundError
+from ..errors import ConfigError, MemdirError, NotFoundError
 from ..history import Change
 from ..records import SOURCES, TYPES, MemoryRecord
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
@@ -182,7 +182,7 @@ def edit(ctx: click.Context, name: str, scope: str | None) -> None:
             scope=rec.scope,
             reason="edited by hand",
         )
-    except Exception:
+    except MemdirError:
         click.echo(
             f"Your edit is kept in {tmp}: fix it, then copy it back or edit again.", err=True
         )

@@ -1,0 +1,7 @@
+"""``python -m memdir.cli`` runs the ``memdir`` command."""
+
+import sys
+
+from . import main
+
+sys.exit(main())

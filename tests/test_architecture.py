@@ -1,0 +1,95 @@
+"""Code shape: the public API is what ``__all__`` says, and imports point one way."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import memdir
+
+SRC = Path(memdir.__file__).parent
+
+# Each layer may import only from layers listed for it. Frontends (cli, later mcp/http) sit on
+# the facade; the facade on the store; the store on records and the file format.
+ALLOWED: dict[str, set[str]] = {
+    "errors": set(),
+    "paths": set(),
+    "markdown": set(),
+    "records": {"errors", "paths"},
+    "history": {"errors", "markdown", "paths", "records"},
+    "files": {"errors", "history", "markdown", "paths", "records"},
+    "memory": {"errors", "files", "history", "paths", "records"},
+    "cli": {"errors", "history", "memory", "paths", "records", "cli"},
+    "__init__": {"errors", "files", "history", "memory", "records"},
+}
+
+
+def _internal_imports(path: Path) -> set[str]:
+    """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = path.relative_to(SRC).parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = list(package[: len(package) - node.level + 1])
+                parts = base + (node.module.split(".") if node.module else [])
+                if not parts:
+                    found.update(alias.name for alias in node.names)
+                else:
+                    found.add(parts[0])
+            elif node.module and node.module.split(".")[0] == "memdir":
+                found.add(node.module.split(".")[1] if "." in node.module else "__init__")
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("memdir."):
+                    found.add(alias.name.split(".")[1])
+    return found
+
+
+def _layer(path: Path) -> str:
+    rel = path.relative_to(SRC)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_imports_point_one_way() -> None:
+    modules = sorted(SRC.rglob("*.py"))
+    assert modules
+    for path in modules:
+        layer = _layer(path)
+        assert layer in ALLOWED, f"new module {path}: add its layer to ALLOWED in this test"
+        bad = _internal_imports(path) - ALLOWED[layer] - {layer}
+        assert not bad, f"{path.relative_to(SRC)} imports {sorted(bad)}: not allowed for {layer}"
+
+
+def test_frontends_do_not_touch_the_store_directly() -> None:
+    for path in (SRC / "cli").rglob("*.py"):
+        assert not _internal_imports(path) & {"files", "markdown"}, path
+
+
+def test_all_matches_public_names() -> None:
+    public = {name for name in vars(memdir) if not name.startswith("_")}
+    submodules = {m.name for m in pkgutil.iter_modules(memdir.__path__)}
+    assert sorted(memdir.__all__) == memdir.__all__, "keep __all__ sorted"
+    assert set(memdir.__all__) == public - submodules
+    for name in memdir.__all__:
+        assert getattr(memdir, name).__module__.startswith("memdir.")
+
+
+def test_every_module_all_names_exist() -> None:
+    for info in pkgutil.walk_packages(memdir.__path__, "memdir."):
+        if info.name.endswith("__main__"):
+            continue
+        module = importlib.import_module(info.name)
+        for name in getattr(module, "__all__", []):
+            assert hasattr(module, name), f"{info.name}.__all__ lists missing {name}"
+
+
+def test_one_exception_tree() -> None:
+    errors = [getattr(memdir, n) for n in memdir.__all__ if n.endswith("Error")]
+    assert all(issubclass(e, memdir.MemdirError) for e in errors)
+    for path in SRC.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        assert "except Exception" not in text, f"{path}: broad except (STYLE habit 5)"

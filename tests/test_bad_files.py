@@ -1,0 +1,105 @@
+"""Bad files (SPEC A6): reported by doctor, skipped by reads, never modified, moved or deleted."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conftest import snapshot
+from memdir import BadFileError, Memory, ValidationError
+
+
+def plant_bad_files(folder: Path, outside: Path) -> dict[str, str]:
+    """Write one file per kind of damage; return file name → words doctor must use."""
+    outside.write_text("---\nname: secret\ndescription: outside\ntype: user\n---\nsecret\n")
+    (folder / "bad-yaml.md").write_text("---\nname: bad-yaml\ndescription: [unclosed\n---\nx\n")
+    (folder / "no-type.md").write_text("---\nname: no-type\ndescription: d\n---\nx\n")
+    (folder / "junk.md").write_bytes(bytes(range(256)) * 4)
+    with open(folder / "huge.md", "wb") as handle:
+        handle.write(b"---\nname: huge\ndescription: d\ntype: user\n---\n")
+        handle.write(b"x" * (50 * 1024 * 1024))
+    (folder / "escape.md").symlink_to(outside)
+    (folder / "bad-type.md").write_text("---\nname: bad-type\ndescription: d\ntype: fact\n---\n")
+    (folder / "no-frontmatter.md").write_text("Just some notes.\n")
+    return {
+        "bad-yaml.md": "invalid YAML",
+        "no-type.md": "missing required key(s) type",
+        "junk.md": "binary",
+        "huge.md": "MB",
+        "escape.md": "symlink points outside the scope",
+        "bad-type.md": "type must be one of",
+        "no-frontmatter.md": "must start with a '---' line",
+    }
+
+
+def test_doctor_names_each_bad_file_and_changes_nothing(mem: Memory, sandbox: Path) -> None:
+    good = mem.remember("a good memory", type="user")
+    folder = mem.store("user").dirs.memory
+    expected = plant_bad_files(folder, sandbox / "outside.md")
+    before = snapshot(folder)
+
+    problems = mem.doctor()
+    errors = {p.path.name: p.reason for p in problems if p.severity == "error"}
+    assert set(errors) == set(expected)
+    for name, words in expected.items():
+        assert words in errors[name], (name, errors[name])
+
+    assert [r.name for r in mem.list()] == [good.name]  # list works, skips the bad ones
+    mem.remember("another good one", type="user")
+    mem.update(good.name, importance=3)
+    after = snapshot(folder)
+    for name in expected:
+        assert after[name] == before[name]  # never modified, moved or deleted
+    assert (sandbox / "outside.md").read_text().endswith("secret\n")
+    index = (folder / "MEMORY.md").read_text()
+    assert "7 file(s) could not be read" in index and "secret" not in index
+
+
+def test_bad_file_is_refused_by_get_and_writes(mem: Memory) -> None:
+    folder = mem.store("user").dirs.memory
+    path = folder / "broken.md"
+    path.write_text("---\nname: broken\ndescription: [x\ntype: user\n---\n")
+    data = path.read_bytes()
+    for call in (
+        lambda: mem.get("broken"),
+        lambda: mem.update("broken", description="fixed?"),
+        lambda: mem.forget("broken"),
+    ):
+        with pytest.raises(BadFileError, match="invalid YAML"):
+            call()
+    assert path.read_bytes() == data
+
+
+def test_name_mismatch_is_a_warning_not_an_error(mem: Memory) -> None:
+    folder = mem.store("user").dirs.memory
+    (folder / "file-name.md").write_text(
+        "---\nname: other-name\ndescription: d\ntype: user\n---\nx\n"
+    )
+    [problem] = mem.doctor()
+    assert problem.severity == "warning" and "differs from the file name" in problem.reason
+    assert mem.get("file-name").description == "d"
+
+
+def test_torn_change_log_line_is_reported_and_skipped(mem: Memory) -> None:
+    mem.remember("one", type="user")
+    log = mem.store("user").dirs.changes
+    with open(log, "ab") as handle:
+        handle.write(b'{"id": "torn", "op": "cre')
+    rec = mem.remember("two", type="user")
+    assert [c.op for c in mem.history()] == ["create", "create"]
+    assert mem.history()[-1].name == rec.name
+    [problem] = mem.doctor()
+    assert "1 unreadable line" in problem.reason and problem.severity == "warning"
+
+
+def test_large_input_is_refused_with_a_clear_error(mem: Memory) -> None:
+    with pytest.raises(ValidationError, match="under 300"):
+        mem.remember("x", type="user", description="d" * 5000)
+    with pytest.raises(ValidationError, match="store a pointer to the document instead"):
+        mem.remember("big " * 500_000, type="user", description="a huge paste")
+    rec = mem.remember("small", type="user")
+    with pytest.raises(ValidationError, match="must be under"):
+        mem.update(rec.name, statement="big " * 500_000)
+    assert [r.name for r in mem.list()] == [rec.name]
+    assert [c.op for c in mem.history()] == ["create"]
