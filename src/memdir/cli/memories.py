@@ -43,7 +43,11 @@ def init(ctx: click.Context, as_json: bool) -> None:
     type=click.Choice(TYPES),
     help="user/feedback default to the user scope, project/reference to the project.",
 )
-@scope_option
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    help="Scope to store it in (default: from the type).",
+)
 @click.option("--why", help="Why this holds (one line).")
 @click.option("--how", "how", help="How to apply it (one line).")
 @click.option("--tag", "tags", multiple=True, help="A tag (repeatable).")
