@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
-from .history import Change, ChangeLog, atomic_write
+from .history import Change, ChangeLog, atomic_write, fsync_dir
 from .markdown import (
     Document,
     FormatError,
@@ -145,6 +145,8 @@ class FileStore:
         self.lock_timeout = lock_timeout
         self._thread_lock = threading.RLock()
         self._depth = 0
+        self._batching = False
+        self._taken: set[str] | None = None  # names in use, tracked during a batch
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
 
     # -- locking -------------------------------------------------------------------------
@@ -172,6 +174,25 @@ class FileStore:
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
 
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes under one lock: each file is still written atomically, but the directory
+        is fsynced and MEMORY.md regenerated once, at the end."""
+        with self.locked():
+            if self._batching:
+                yield
+                return
+            self._batching = True
+            self._taken = {n[:-3].lower() for n in self.memory_names()}
+            try:
+                yield
+            finally:
+                self._batching = False
+                self._taken = None
+                if self.dirs.memory.is_dir():
+                    fsync_dir(self.dirs.memory)
+                self.regenerate_index()
+
     def _acquire(self, fd: int) -> None:
         deadline = time.monotonic() + self.lock_timeout
         delay = 0.001
@@ -198,18 +219,20 @@ class FileStore:
     def path_for(self, name: str) -> Path:
         return self.dirs.memory / f"{check_name(name)}.md"
 
-    def _memory_files(self) -> list[Path]:
+    def memory_names(self) -> list[str]:
+        """File names of the memories in this scope (``MEMORY.md`` and hidden files excluded)."""
         try:
-            entries = list(os.scandir(self.dirs.memory))
+            names = os.listdir(self.dirs.memory)
         except FileNotFoundError:
             return []
         return sorted(
-            Path(e.path)
-            for e in entries
-            if e.name.endswith(".md") and e.name != "MEMORY.md" and not e.name.startswith(".")
+            n for n in names if n.endswith(".md") and n != "MEMORY.md" and not n.startswith(".")
         )
 
-    def _read_path(self, path: Path) -> MemoryRecord:
+    def memory_files(self) -> list[Path]:
+        return [self.dirs.memory / n for n in self.memory_names()]
+
+    def read_path(self, path: Path) -> MemoryRecord:
         try:
             st = path.lstat()
         except FileNotFoundError:
@@ -247,7 +270,7 @@ class FileStore:
 
     def read(self, name: str) -> MemoryRecord:
         """The memory ``name``; ``NotFoundError`` or ``BadFileError`` otherwise."""
-        return self._read_path(self.path_for(name))
+        return self.read_path(self.path_for(name))
 
     def exists(self, name: str) -> bool:
         return os.path.lexists(self.path_for(name))
@@ -256,9 +279,9 @@ class FileStore:
         """Every readable memory, and a ``Problem`` for each file that is not."""
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
-        for path in self._memory_files():
+        for path in self.memory_files():
             try:
-                records.append(self._read_path(path))
+                records.append(self.read_path(path))
             except BadFileError as exc:
                 problems.append(Problem(path, exc.reason))
             except NotFoundError:
@@ -293,13 +316,17 @@ class FileStore:
 
     # -- writing -------------------------------------------------------------------------
     def _unique_name(self, base: str) -> str:
-        taken = {p.stem.lower() for p in self._memory_files()}
-        if base.lower() not in taken:
-            return base
+        taken = self._taken
+        if taken is None:
+            taken = {n[:-3].lower() for n in self.memory_names()}
+        name = base
         n = 2
-        while f"{base}-{n}".lower() in taken:
+        while name.lower() in taken:
+            name = f"{base}-{n}"
             n += 1
-        return f"{base}-{n}"
+        if self._taken is not None:
+            self._taken.add(name.lower())
+        return name
 
     def _commit(
         self,
@@ -330,11 +357,12 @@ class FileStore:
             )
         after = content_hash(data) if data is not None else None
         if now is not None and before is not None:
+            # keep what is about to be replaced; the new version is on disk until it is
+            # replaced in turn, so every version memdir ever replaced can be restored
             self.log.keep(before, now)
-        if data is not None and after is not None:
-            self.log.keep(after, data)
+        if data is not None:
             self.dirs.memory.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, data)
+            atomic_write(path, data, sync_dir=not self._batching)
         else:
             path.unlink()
         change = self.log.append(
@@ -347,7 +375,8 @@ class FileStore:
             reason=reason,
             undoes=undoes,
         )
-        self.regenerate_index()
+        if not self._batching:
+            self.regenerate_index()
         return change
 
     def create(
@@ -371,10 +400,12 @@ class FileStore:
                         f"a memory named {name!r} already exists in the {self.dirs.scope} scope: "
                         "update it, or choose another name"
                     )
+                if self._taken is not None:
+                    self._taken.add(name.lower())
             else:
                 name = self._unique_name(check_name(base_name))
             stamp = now_iso()
-            fields: dict[str, Any] = {"name": name, **meta, "created": stamp, "updated": stamp}
+            fields: dict[str, Any] = {"name": name, "created": stamp, "updated": stamp, **meta}
             ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
             ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
             data = render_new(ordered, compose_body(statement, why, how_to_apply))
@@ -388,7 +419,7 @@ class FileStore:
                 before=None,
                 reason=reason,
             )
-            return self._read_path(path), change
+            return self.read_path(path), change
 
     def update(
         self,
@@ -432,7 +463,7 @@ class FileStore:
                 before=current.content_hash,
                 reason=reason,
             )
-            return self._read_path(current.path), change
+            return self.read_path(current.path), change
 
     def replace_bytes(
         self, name: str, data: bytes, *, actor: str, reason: str | None, expect_hash: str
@@ -460,7 +491,7 @@ class FileStore:
                 before=expect_hash,
                 reason=reason,
             )
-            return self._read_path(path), change
+            return self.read_path(path), change
 
     def delete(self, name: str, *, actor: str, reason: str | None = None) -> Change:
         """Remove a memory file; its bytes stay in the change log, so ``undo`` brings it back."""
@@ -500,12 +531,12 @@ class FileStore:
                 undoes=change.id,
             )
 
-    def _fingerprint(self) -> str:
+    def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
         import hashlib
 
         digest = hashlib.sha256()
-        for path in self._memory_files():
+        for path in self.memory_files():
             try:
                 st = path.lstat()
             except FileNotFoundError:
@@ -519,7 +550,7 @@ class FileStore:
         A read-only directory is not an error: the files are still read directly."""
         state = self.dirs.derived / "memory-md.fingerprint"
         try:
-            if state.read_text(encoding="ascii") == self._fingerprint():
+            if state.read_text(encoding="ascii") == self.fingerprint():
                 return False
         except (FileNotFoundError, UnicodeDecodeError):
             pass
@@ -555,5 +586,5 @@ class FileStore:
                 self.dirs.memory.mkdir(parents=True, exist_ok=True)
                 atomic_write(index, new.encode("utf-8"))
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.dirs.derived / "memory-md.fingerprint", self._fingerprint().encode())
+            atomic_write(self.dirs.derived / "memory-md.fingerprint", self.fingerprint().encode())
             return changed

@@ -25,12 +25,12 @@ from .errors import AmbiguousError, NotFoundError
 from .markdown import HASH_PREFIX
 from .paths import ScopeDirs
 
-__all__ = ["Change", "ChangeLog", "atomic_write"]
+__all__ = ["Change", "ChangeLog", "append_jsonl", "atomic_write", "fsync_dir", "read_jsonl"]
 
 OPS = ("create", "update", "delete", "archive", "restore", "undo")
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
     fd = os.open(directory, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -38,11 +38,12 @@ def _fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes) -> None:
+def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old file or the new one.
 
     The temp file is hidden (``.name.xxxx.tmp``) and lives beside the target, so the rename
-    stays on one file system; it is fsynced before the rename and the directory after it.
+    stays on one file system; it is fsynced before the rename and the directory after it
+    (a batch of writes passes ``sync_dir=False`` and fsyncs the directory once at the end).
     """
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
@@ -55,7 +56,58 @@ def atomic_write(path: Path, data: bytes) -> None:
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    _fsync_dir(path.parent)
+    if sync_dir:
+        fsync_dir(path.parent)
+
+
+def append_jsonl(path: Path, record: dict[str, Any], *, sync: bool = True) -> None:
+    """Append one JSON line (and fsync it, unless ``sync`` is off for a log whose last lines
+    may be lost in a crash); the caller holds the scope's lock.
+
+    If a crash tore the previous line, a newline is written first so that this entry stays
+    readable on its own.
+    """
+    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        if handle.tell() > 0:
+            handle.seek(-1, os.SEEK_END)
+            if handle.read(1) != b"\n":
+                handle.write(b"\n")
+        handle.write(line.encode("utf-8"))
+        handle.flush()
+        if sync:
+            os.fsync(handle.fileno())
+
+
+def read_jsonl(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int, int]:
+    """``(records, torn, end_offset)`` of the complete lines of ``path`` from ``offset``.
+
+    A last line without its newline (a write in progress or torn by a crash) is not consumed.
+    """
+    records: list[dict[str, Any]] = []
+    torn = 0
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below; absent file is not an error
+    except FileNotFoundError:
+        return records, 0, 0
+    with handle:
+        handle.seek(offset)
+        end = offset
+        for raw in handle:
+            if not raw.endswith(b"\n"):
+                break
+            end += len(raw)
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                torn += 1
+                continue
+            if isinstance(data, dict):
+                records.append(data)
+            else:
+                torn += 1
+    return records, torn, end
 
 
 @dataclass(frozen=True)
@@ -76,6 +128,15 @@ class Change:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Change | None:
+        """The change in a log line, or ``None`` if the line is not one of ours."""
+        fields: dict[str, Any] = {k: data.get(k) for k in cls.__dataclass_fields__}
+        required = ("id", "time", "op", "name", "scope", "actor")
+        if not all(isinstance(fields[k], str) for k in required):
+            return None
+        return cls(**fields)
 
 
 class ChangeLog:
@@ -135,30 +196,20 @@ class ChangeLog:
             reason=reason,
             undoes=undoes,
         )
-        line = json.dumps(change.to_dict(), ensure_ascii=False, separators=(",", ":")) + "\n"
-        self.dirs.history.mkdir(parents=True, exist_ok=True)
-        with open(self.dirs.changes, "a+b") as handle:
-            if handle.tell() > 0:
-                handle.seek(-1, os.SEEK_END)
-                if handle.read(1) != b"\n":  # a torn line from a crash: start afresh
-                    handle.write(b"\n")
-            handle.write(line.encode("utf-8"))
-            handle.flush()
-            os.fsync(handle.fileno())
+        append_jsonl(self.dirs.changes, change.to_dict())
         return change
 
     def entries(self) -> Iterator[Change]:
         """Every readable entry, oldest first; torn or foreign lines are counted and skipped."""
-        self.torn_lines = 0
-        if not self.dirs.changes.exists():
-            return
-        with open(self.dirs.changes, "rb") as handle:
-            for raw in handle:
-                try:
-                    data = json.loads(raw)
-                    yield Change(**{k: data.get(k) for k in Change.__dataclass_fields__})
-                except (ValueError, TypeError):
-                    self.torn_lines += 1
+        records, self.torn_lines, end = read_jsonl(self.dirs.changes)
+        if self.dirs.changes.exists() and self.dirs.changes.stat().st_size > end:
+            self.torn_lines += 1  # a last line without its newline: a write cut short
+        for data in records:
+            change = Change.from_dict(data)
+            if change is None:
+                self.torn_lines += 1
+            else:
+                yield change
 
     def find(self, change_id: str) -> Change | None:
         """The entry whose id starts with ``change_id``; ``AmbiguousError`` if several do."""

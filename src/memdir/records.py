@@ -36,6 +36,7 @@ __all__ = [
     "default_scope",
     "now_iso",
     "slugify",
+    "utc_iso",
 ]
 
 MemoryType = Literal["user", "feedback", "project", "reference"]
@@ -80,6 +81,23 @@ def default_scope(memory_type: str) -> Scope:
 def now_iso() -> str:
     """The current time as ISO 8601 UTC with a ``Z``, to the second."""
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def utc_iso(value: str | datetime | None) -> str | None:
+    """``value`` as ``YYYY-MM-DDTHH:MM:SSZ`` in UTC (a date alone is its midnight, a time
+    without offset is UTC); ``None`` if it is not an ISO 8601 time."""
+    if value is None:
+        return None
+    if isinstance(value, datetime):
+        stamp = value
+    else:
+        try:
+            stamp = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+        except ValueError:
+            return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return stamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def check_name(name: str) -> str:
