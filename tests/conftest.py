@@ -38,3 +38,9 @@ def snapshot(root: Path) -> dict[str, bytes]:
         elif path.is_file():
             out[str(path.relative_to(root))] = path.read_bytes()
     return out
+
+
+@pytest.fixture(autouse=True)
+def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests embed with the deterministic hashing embedder unless they ask for another."""
+    monkeypatch.setenv("MEMDIR_EMBEDDER", "hashing")

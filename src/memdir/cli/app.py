@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -12,7 +13,7 @@ import click
 from ..memory import Memory
 from ..paths import Scope
 
-__all__ = ["as_scope", "cli", "emit_json", "json_option", "memory", "scope_option"]
+__all__ = ["ProgressBar", "as_scope", "cli", "emit_json", "json_option", "memory", "scope_option"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -58,6 +59,31 @@ def scope_option(func: F) -> F:
 def as_scope(value: str | None) -> Scope | None:
     """A ``--scope`` value (already checked by click) as the library's type."""
     return cast(Scope | None, value)
+
+
+class ProgressBar:
+    """A one-line progress bar on stderr for long work; silent when stderr is not a terminal
+    (or for small jobs), so pipes and ``--json`` stay clean."""
+
+    def __init__(self, label: str, *, enabled: bool = True, minimum: int = 20) -> None:
+        self.label = label
+        self.enabled = enabled and sys.stderr.isatty()
+        self.minimum = minimum
+        self.shown = False
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled or total < self.minimum:
+            return
+        width = 30
+        filled = width * done // max(total, 1)
+        bar = "#" * filled + "-" * (width - filled)
+        click.echo(f"\r{self.label} [{bar}] {done}/{total}", err=True, nl=False)
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            click.echo("", err=True)
+            self.shown = False
 
 
 def emit_json(data: Any) -> None:

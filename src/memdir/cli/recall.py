@@ -1,0 +1,115 @@
+"""Commands over the search index: recall and reindex."""
+
+from __future__ import annotations
+
+import click
+
+from ..records import TYPES
+from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory
+
+SIGNALS = ("keyword", "vector", "entity", "time", "session")
+PRIORS = ("recency", "importance", "strength", "source", "confidence")
+
+
+def _explain_lines(explain: dict[str, float]) -> list[str]:
+    raw = (
+        f"keyword bm25 {explain['keyword_bm25']:.3f} (norm {explain['keyword_norm']:.2f}) · "
+        f"vector cos {explain['vector_cosine']:.3f} (norm {explain['vector_norm']:.2f}) · "
+        f"entity {explain['entity_match']:.2f} · time {explain['time_match']:.0f}"
+    )
+    parts = " + ".join(f"{s} {explain[f'{s}_part']:.3f}" for s in SIGNALS)
+    priors = " ".join(f"{p} {explain[f'{p}_part']:+.3f}" for p in PRIORS)
+    return [
+        f"      {raw}",
+        f"      relevance {explain['relevance']:.3f} = {parts}",
+        f"      final {explain['final']:.3f} = relevance {priors}",
+    ]
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--scope", type=click.Choice(["user", "project"]), help="Only this scope.")
+@click.option("--type", "types", multiple=True, type=click.Choice(TYPES), help="Only this type.")
+@click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@click.option("--since", help="Only memories created since: 2026-01-31, 7d, 12h, 2w.")
+@click.option("--until", help="Only memories created until (same forms as --since).")
+@click.option("--top-k", "top_k", type=click.IntRange(1, 100), default=5, show_default=True)
+@click.option("--explain", is_flag=True, help="Show every signal and weight per result.")
+@json_option
+@click.pass_context
+def recall(
+    ctx: click.Context,
+    query: str,
+    scope: str | None,
+    types: tuple[str, ...],
+    tags: tuple[str, ...],
+    since: str | None,
+    until: str | None,
+    top_k: int,
+    explain: bool,
+    as_json: bool,
+) -> None:
+    """Find the memories that best answer QUERY (keywords + meaning + entities)."""
+    m = memory(ctx)
+    chosen = as_scope(scope)
+    scopes = [chosen] if chosen else None
+    hits = m.recall(
+        query,
+        top_k=top_k,
+        scopes=scopes,
+        types=types,
+        tags=tags,
+        since=since,
+        until=until,
+        explain=True,
+    )
+    if as_json:
+        emit_json([h.to_dict(explain=explain) for h in hits])
+        return
+    if not hits:
+        click.echo("Nothing found.")
+        return
+    for rank, hit in enumerate(hits, 1):
+        rec = hit.record
+        click.echo(f"{rank}. {hit.score:.3f}  {rec.name}  ({rec.type}, {rec.scope})")
+        click.echo(f"   {rec.description}")
+        if explain:
+            for line in _explain_lines(dict(hit.explain)):
+                click.echo(line)
+
+
+@cli.command()
+@click.option("--scope", type=click.Choice(["user", "project"]), help="Only this scope.")
+@click.option("--rebuild", is_flag=True, help="Drop the index first (it is rebuilt from files).")
+@click.option(
+    "--verify", is_flag=True, help="Only check the index against the files; exit 1 if they differ."
+)
+@json_option
+@click.pass_context
+def reindex(
+    ctx: click.Context, scope: str | None, rebuild: bool, verify: bool, as_json: bool
+) -> None:
+    """Bring the search index up to date with the memory files (embedding what changed)."""
+    m = memory(ctx)
+    if verify:
+        problems = m.verify_index(scope=as_scope(scope))
+        if as_json:
+            emit_json(problems)
+        else:
+            click.echo("\n".join(problems) if problems else "The index matches the files.")
+        ctx.exit(1 if problems else 0)
+    bar = ProgressBar("embedding", enabled=not as_json)
+    try:
+        reports = m.reindex(scope=as_scope(scope), rebuild=rebuild, progress=bar)
+    finally:
+        bar.close()
+    stats = {s: m.index(s).stats() for s in reports}
+    if as_json:
+        emit_json({s: {**vars(r), **stats[s]} for s, r in reports.items()})
+        return
+    for s, r in reports.items():
+        st = stats[s]
+        click.echo(
+            f"{s:<8} {st['docs']} memories · +{r.added} ~{r.updated} -{r.removed} · "
+            f"{r.embedded} embedded with {st['embedder']} · {r.skipped} unreadable skipped"
+        )

@@ -1,0 +1,538 @@
+"""The derived search index of one scope: SQLite FTS5 for keywords, float32 vectors for meaning.
+
+``<scope>/.index/index.sqlite`` is a cache of the memory files and can be deleted at any time;
+the next call rebuilds it. What it holds:
+
+* ``docs`` — one row per readable memory: its stat (to notice hand edits cheaply), content hash,
+  the hash of the text that was embedded, and the metadata recall filters and weights on.
+* ``fts`` — FTS5 with the ``porter`` stemmer; CJK runs are stored as bigrams (``text.py``).
+* ``vectors`` — the embedding cache, keyed by (hash of the embedded text, embedder ``model_id``):
+  a rebuild re-embeds nothing that is unchanged, and a new embedder misses every key, so it
+  re-embeds everything without being told.
+* ``usage`` — how often each memory was returned, replayed from the scope's recall log
+  (``.history/recalls.jsonl``), which is the durable record.
+
+``sync()`` brings the index up to date: one ``stat`` per file when nothing changed (a directory
+fingerprint), a content hash only for files whose stat moved, and embeddings in batches for the
+texts the cache lacks. A newer ``SCHEMA_VERSION`` drops the file and rebuilds. Syncs of one scope
+are serialised across processes by ``flock`` on ``.index/sync.lock``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import BadFileError, NotFoundError
+from ..files import FileStore
+from ..history import read_jsonl
+from ..providers.embeddings import Embedder, Vectors
+from ..records import MemoryRecord, utc_iso
+from .text import cjk_bigrams, fts_query
+
+__all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
+
+SCHEMA_VERSION = 3  # 3: created/updated stored as UTC
+FULL_SCAN_LIMIT = 2000
+SCAN_INTERVAL = 2.0
+Progress = Callable[[int, int], None]
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE docs (
+    name TEXT PRIMARY KEY, size INTEGER, mtime_ns INTEGER, ino INTEGER,
+    content_hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
+    type TEXT NOT NULL, source TEXT NOT NULL, confidence TEXT NOT NULL, importance INTEGER,
+    created TEXT, updated TEXT, tags TEXT NOT NULL, related_files TEXT NOT NULL,
+    description TEXT NOT NULL, session TEXT
+);
+CREATE VIRTUAL TABLE fts USING fts5(
+    name UNINDEXED, head, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+CREATE TABLE IF NOT EXISTS vectors (
+    embed_hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL,
+    PRIMARY KEY (embed_hash, model)
+);
+CREATE TABLE usage (name TEXT PRIMARY KEY, count INTEGER NOT NULL, last_used TEXT NOT NULL);
+"""
+
+
+def embed_text(record: MemoryRecord) -> str:
+    """The text a memory is embedded as: description (unless the statement repeats it),
+    statement, why and how to apply."""
+    parts = [] if record.description in record.statement else [record.description]
+    parts += [record.statement, record.why or "", record.how_to_apply or ""]
+    return "\n".join(p for p in parts if p)
+
+
+@dataclass(frozen=True)
+class DocMeta:
+    """What recall needs to know of a memory without opening its file."""
+
+    name: str
+    type: str
+    source: str
+    confidence: str
+    importance: int | None
+    created: str | None
+    updated: str | None
+    tags: tuple[str, ...]
+    related_files: tuple[str, ...]
+    description: str
+    session: str | None = None
+    uses: int = 0
+    last_used: str | None = None
+
+
+@dataclass
+class SyncReport:
+    """What one ``sync`` did."""
+
+    added: int = 0
+    updated: int = 0
+    removed: int = 0
+    embedded: int = 0
+    skipped: int = 0  # files that do not parse
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.updated or self.removed or self.embedded)
+
+
+class SqliteIndex:
+    """Search index of one scope, kept in step with its files by ``sync()``."""
+
+    def __init__(self, store: FileStore, embedder: Embedder) -> None:
+        self.store = store
+        self.embedder = embedder
+        self.path = store.dirs.derived / "index.sqlite"
+        self._db: sqlite3.Connection | None = None
+        self._locked = False
+        self._matrix: tuple[str, list[str], Vectors] | None = None
+        self._docs: tuple[str, dict[str, DocMeta]] | None = None
+        self._entities: tuple[str, dict[str, set[str]]] | None = None
+
+    # -- connection ----------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None and self.path.exists():
+            return self._db
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        if self._schema(db) != str(SCHEMA_VERSION):
+            with self._sync_lock():
+                db = self._migrate(db)
+        self._db = db
+        self._matrix = None
+        return db
+
+    @staticmethod
+    def _schema(db: sqlite3.Connection) -> str | None:
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key='schema'").fetchone()
+        except sqlite3.DatabaseError:
+            return None
+        return None if row is None else str(row[0])
+
+    def _migrate(self, db: sqlite3.Connection) -> sqlite3.Connection:
+        """Rebuild for a new schema. The embedding cache survives when its table still has
+        the same shape — it is keyed by text hash and model, not by schema — so a schema bump
+        re-indexes text but re-embeds nothing."""
+        if self._schema(db) == str(SCHEMA_VERSION):
+            return db  # another process migrated while we waited for the lock
+        try:
+            columns = [r[1] for r in db.execute("PRAGMA table_info(vectors)")]
+            tables = [
+                r[0]
+                for r in db.execute(
+                    "SELECT name FROM sqlite_master WHERE type='table' AND sql LIKE 'CREATE TABLE%'"
+                )
+            ]
+        except sqlite3.DatabaseError:
+            columns, tables = [], []
+        if columns == ["embed_hash", "model", "vec"]:
+            db.execute("DROP TABLE IF EXISTS fts")
+            for table in tables:
+                if table != "vectors" and not table.startswith("fts_"):
+                    db.execute(f'DROP TABLE IF EXISTS "{table}"')
+        else:
+            db.close()
+            self._drop_files()
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            db.execute("PRAGMA journal_mode=WAL")
+        db.executescript(_SCHEMA)
+        db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
+        return db
+
+    def _drop_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    @contextmanager
+    def _sync_lock(self) -> Iterator[None]:
+        """Serialise syncs and migrations of this index across processes (re-entrant)."""
+        if self._locked:
+            yield
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path.parent / "sync.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            self._locked = True
+            yield
+        finally:
+            self._locked = False
+            os.close(fd)
+
+    def _meta(self, key: str) -> str | None:
+        row = self._connect().execute("SELECT value FROM meta WHERE key=?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _set_meta(self, key: str, value: str) -> None:
+        self._connect().execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+
+    # -- sync ----------------------------------------------------------------------------
+    def _docs_state(self) -> str:
+        return f"{self.store.fingerprint()}|{self.embedder.model_id}"
+
+    def _recall_log_size(self) -> int:
+        try:
+            return self.store.dirs.recalls.stat().st_size
+        except FileNotFoundError:
+            return 0
+
+    def _quick_state(self) -> str:
+        """One ``stat`` of the directory and the change log: moves on every add, delete,
+        rename (memdir's own writes, editors that save by renaming) — not on in-place edits."""
+        parts = [self.embedder.model_id]
+        for path in (self.store.dirs.memory, self.store.dirs.changes):
+            try:
+                st = path.stat()
+                parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+            except FileNotFoundError:
+                parts.append("-")
+        return "|".join(parts)
+
+    def _docs_fresh(self) -> tuple[bool, str | None]:
+        """Whether the docs table matches the files, and the full fingerprint if one was taken.
+
+        Small stores are fingerprinted in full on every call (one ``stat`` per file). Past
+        ``FULL_SCAN_LIMIT`` memories that costs more than a recall should, so a full scan runs at
+        most every ``SCAN_INTERVAL`` seconds while the directory itself has not changed: an
+        in-place edit of one file in a very large store is noticed within that interval.
+        """
+        if (
+            int(self._meta("count") or 0) > FULL_SCAN_LIMIT
+            and self._meta("quick") == self._quick_state()
+            and time.time() - float(self._meta("full_scan_at") or 0) < SCAN_INTERVAL
+        ):
+            return True, None
+        state = self._docs_state()
+        return self._meta("state") == state, state
+
+    def sync(self, progress: Progress | None = None) -> SyncReport:
+        """Bring the index in line with the files and the recall log; cheap when nothing
+        changed."""
+        report = SyncReport()
+        db = self._connect()
+        fresh, _ = self._docs_fresh()
+        if fresh and self._meta("recall_offset") == str(self._recall_log_size()):
+            return report
+        with self._sync_lock():
+            quick = self._quick_state()
+            fresh, state = self._docs_fresh()
+            if not fresh or state is not None:
+                state = state or self._docs_state()
+                if not fresh:
+                    pending = self._sync_docs(db, report)
+                    self._embed(db, pending, report, progress)
+                    db.execute(
+                        "DELETE FROM vectors WHERE model=? "
+                        "AND embed_hash NOT IN (SELECT embed_hash FROM docs)",
+                        (self.embedder.model_id,),
+                    )
+                    count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+                    self._set_meta("count", str(count))
+                    self._set_meta("state", state)
+                if int(self._meta("count") or 0) > FULL_SCAN_LIMIT:
+                    self._set_meta("quick", quick)
+                    self._set_meta("full_scan_at", str(time.time()))
+            self._replay_usage(db)
+        return report
+
+    def generation(self) -> str:
+        """Changes whenever the indexed files (or the embedder) change; a cache key."""
+        return f"{self._meta('state')}|{self._meta('quick')}"
+
+    def _sync_docs(self, db: sqlite3.Connection, report: SyncReport) -> dict[str, str]:
+        """Update docs and FTS rows; return {embed_hash: text} that still need vectors."""
+        rows = {
+            r[0]: r[1:]
+            for r in db.execute("SELECT name, size, mtime_ns, ino, content_hash FROM docs")
+        }
+        seen: set[str] = set()
+        fresh: dict[str, str] = {}
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            for path in self.store.memory_files():
+                name = path.stem
+                try:
+                    st = path.lstat()
+                except FileNotFoundError:
+                    continue
+                old = rows.get(name)
+                if old and old[:3] == (st.st_size, st.st_mtime_ns, st.st_ino):
+                    seen.add(name)
+                    continue
+                try:
+                    record = self.store.read_path(path)
+                except (BadFileError, NotFoundError):
+                    report.skipped += 1
+                    continue
+                seen.add(name)
+                if old and old[3] == record.content_hash:
+                    db.execute(
+                        "UPDATE docs SET size=?, mtime_ns=?, ino=? WHERE name=?",
+                        (st.st_size, st.st_mtime_ns, st.st_ino, name),
+                    )
+                    continue
+                ehash, text = self._upsert(db, record, st)
+                fresh[ehash] = text
+                report.updated += bool(old)
+                report.added += not old
+            for name in set(rows) - seen:
+                db.execute("DELETE FROM docs WHERE name=?", (name,))
+                db.execute("DELETE FROM fts WHERE name=?", (name,))
+                report.removed += 1
+            missing = {
+                r[0]
+                for r in db.execute(
+                    "SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN "
+                    "(SELECT embed_hash FROM vectors WHERE model=?)",
+                    (self.embedder.model_id,),
+                )
+            }
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        pending = {h: fresh[h] for h in missing if h in fresh}
+        if len(pending) < len(missing):  # e.g. a new embedder: texts of unchanged files
+            pending.update(self._texts_for(db, missing - set(pending)))
+        return pending
+
+    def _texts_for(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for name, ehash in db.execute("SELECT name, embed_hash FROM docs").fetchall():
+            if ehash in hashes and ehash not in out:
+                try:
+                    out[ehash] = embed_text(self.store.read(name))
+                except (BadFileError, NotFoundError):
+                    continue
+        return out
+
+    def _upsert(
+        self, db: sqlite3.Connection, rec: MemoryRecord, st: os.stat_result
+    ) -> tuple[str, str]:
+        """Write the doc and FTS rows of ``rec``; return (embed hash, embed text)."""
+        text = embed_text(rec)
+        ehash = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        db.execute(
+            "INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                rec.name,
+                st.st_size,
+                st.st_mtime_ns,
+                st.st_ino,
+                rec.content_hash,
+                ehash,
+                rec.type,
+                rec.source,
+                rec.confidence,
+                rec.importance,
+                utc_iso(rec.created) or rec.created,
+                utc_iso(rec.updated) or rec.updated,
+                json.dumps(list(rec.tags), ensure_ascii=False),
+                json.dumps(list(rec.related_files), ensure_ascii=False),
+                rec.description,
+                rec.session,
+            ),
+        )
+        head = " ".join([rec.name.replace("-", " "), rec.description, *rec.tags])
+        body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
+        db.execute("DELETE FROM fts WHERE name=?", (rec.name,))
+        db.execute(
+            "INSERT INTO fts VALUES (?,?,?)", (rec.name, cjk_bigrams(head), cjk_bigrams(body))
+        )
+        return ehash, text
+
+    def _embed(
+        self,
+        db: sqlite3.Connection,
+        pending: dict[str, str],
+        report: SyncReport,
+        progress: Progress | None,
+    ) -> None:
+        items = list(pending.items())
+        step = self.embedder.batch_size
+        for start in range(0, len(items), step):
+            batch = items[start : start + step]
+            vectors = self.embedder.encode([text for _, text in batch], "passage")
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
+                [
+                    (h, self.embedder.model_id, v.astype(np.float32).tobytes())
+                    for (h, _), v in zip(batch, vectors, strict=True)
+                ],
+            )
+            report.embedded += len(batch)
+            if progress:
+                progress(report.embedded, len(items))
+
+    def _replay_usage(self, db: sqlite3.Connection) -> None:
+        """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""
+        offset = int(self._meta("recall_offset") or 0)
+        if offset > self._recall_log_size():  # the log was replaced: start again
+            db.execute("DELETE FROM usage")
+            offset = 0
+        entries, _, end = read_jsonl(self.store.dirs.recalls, offset)
+        for entry in entries:
+            when = str(entry.get("time", ""))
+            for name in entry.get("returned", []) or []:
+                db.execute(
+                    "INSERT INTO usage VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
+                    "count = count + 1, last_used = max(last_used, excluded.last_used)",
+                    (str(name), when),
+                )
+        self._set_meta("recall_offset", str(end))
+
+    # -- queries -------------------------------------------------------------------------
+    def docs(self) -> dict[str, DocMeta]:
+        """Every indexed memory's metadata with its use count (cached until the next change)."""
+        key = f"{self.generation()}|{self._meta('recall_offset')}"
+        if self._docs is not None and self._docs[0] == key:
+            return self._docs[1]
+        db = self._connect()
+        uses = {r[0]: (r[1], r[2]) for r in db.execute("SELECT name, count, last_used FROM usage")}
+        out: dict[str, DocMeta] = {}
+        for row in db.execute(
+            "SELECT name, type, source, confidence, importance, created, updated, tags, "
+            "related_files, description, session FROM docs"
+        ):
+            count, last = uses.get(row[0], (0, None))
+            out[row[0]] = DocMeta(
+                name=row[0],
+                type=row[1],
+                source=row[2],
+                confidence=row[3],
+                importance=row[4],
+                created=row[5],
+                updated=row[6],
+                tags=tuple(json.loads(row[7])),
+                related_files=tuple(json.loads(row[8])),
+                description=row[9],
+                session=row[10],
+                uses=count,
+                last_used=last,
+            )
+        self._docs = (key, out)
+        return out
+
+    def entities(self) -> dict[str, set[str]]:
+        """Lowercased tags, related paths and file names → the memories that carry them."""
+        key = self.generation()
+        if self._entities is not None and self._entities[0] == key:
+            return self._entities[1]
+        out: dict[str, set[str]] = {}
+        for name, meta in self.docs().items():
+            keys = {t.lower() for t in meta.tags}
+            for path in meta.related_files:
+                lowered = path.lower().strip("./")
+                keys |= {lowered, lowered.rsplit("/", 1)[-1]}
+            for k in keys:
+                out.setdefault(k, set()).add(name)
+        self._entities = (key, out)
+        return out
+
+    def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
+        """BM25 scores (higher is better) of the best ``limit`` matches of any term."""
+        if not terms:
+            return {}
+        match = fts_query([t for q in terms for t in cjk_bigrams(q).split()])
+        rows = self._connect().execute(
+            "SELECT name, -bm25(fts, 0.0, 1.0, 1.0) FROM fts WHERE fts MATCH ? "
+            "ORDER BY bm25(fts, 0.0, 1.0, 1.0) LIMIT ?",
+            (match, limit),
+        )
+        return {name: float(score) for name, score in rows}
+
+    def vectors(self) -> tuple[list[str], Vectors]:
+        """Names and the matrix of their vectors for the current embedder (cached)."""
+        state = self.generation()
+        if self._matrix is not None and self._matrix[0] == state:
+            return self._matrix[1], self._matrix[2]
+        rows = (
+            self._connect()
+            .execute(
+                "SELECT d.name, v.vec FROM docs d JOIN vectors v "
+                "ON v.embed_hash = d.embed_hash AND v.model = ?",
+                (self.embedder.model_id,),
+            )
+            .fetchall()
+        )
+        names = [r[0] for r in rows]
+        matrix = np.zeros((len(rows), self.embedder.dim), dtype=np.float32)
+        for i, (_, blob) in enumerate(rows):
+            matrix[i] = np.frombuffer(blob, dtype=np.float32)
+        self._matrix = (state, names, matrix)
+        return names, matrix
+
+    def stats(self) -> dict[str, Any]:
+        db = self._connect()
+        count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
+        vectors = db.execute(
+            "SELECT count(*) FROM vectors WHERE model=?", (self.embedder.model_id,)
+        ).fetchone()[0]
+        size = sum(p.stat().st_size for p in self.path.parent.glob("index.sqlite*"))
+        return {
+            "docs": count,
+            "vectors": vectors,
+            "embedder": self.embedder.model_id,
+            "schema": SCHEMA_VERSION,
+            "bytes": size,
+            "path": str(self.path),
+        }
+
+    def verify(self) -> list[str]:
+        """Differences between the index and the files (empty when they agree)."""
+        db = self._connect()
+        indexed = {r[0]: r[1] for r in db.execute("SELECT name, content_hash FROM docs")}
+        records, _ = self.store.scan()
+        problems = [f"{r.name}: not indexed" for r in records if r.name not in indexed]
+        problems += [
+            f"{r.name}: index has an old version"
+            for r in records
+            if r.name in indexed and indexed[r.name] != r.content_hash
+        ]
+        names = {r.name for r in records}
+        problems += [f"{n}: indexed but no such file" for n in indexed if n not in names]
+        vec_names, _ = self.vectors()
+        problems += [f"{n}: no vector for {self.embedder.model_id}" for n in names - set(vec_names)]
+        return sorted(problems)

@@ -1,0 +1,146 @@
+"""Text preparation shared by indexing and querying, so both sides see the same tokens.
+
+* **CJK bigrams.** FTS5's ``unicode61`` tokenizer keeps a whole run of Chinese characters as one
+  token, so a two-character word inside a sentence is never found. Runs of CJK characters are
+  rewritten as overlapping character bigrams (``数据库`` → ``数据 据库``) before they reach FTS5,
+  on the way in and on the way out. Latin text is left for the ``porter`` stemmer.
+* **Quoted queries.** User text never reaches ``MATCH`` as syntax: every token is wrapped in
+  double quotes and the tokens are OR-ed, so ``"``, ``*``, ``NEAR``, ``-`` or parentheses in a
+  query are just characters.
+* **Stop words.** Common English function words are dropped from queries (not from documents):
+  they carry no signal in BM25 and an OR over ``the`` would touch every row.
+* **Entities.** File paths, ``#tags`` and plain words are pulled out of a query to be matched
+  against ``related_files`` and ``tags``.
+* **Periods.** Absolute dates in a query ("8 May 2023", "May 2023", "in 2023", "2023-05-08",
+  "2023年5月") become time ranges to match against when a memory was learned. People talk
+  about things after they happen, so each range reaches a little past its end (a week past a
+  day, a month past a month or a year).
+"""
+
+from __future__ import annotations
+
+import calendar
+import re
+import unicodedata
+from datetime import date, timedelta
+
+__all__ = [
+    "STOP_WORDS",
+    "cjk_bigrams",
+    "fts_query",
+    "query_entities",
+    "query_periods",
+    "query_terms",
+]
+
+_CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, han, hangul
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+_TOKEN = re.compile(rf"[{_CJK}]+|[^\W_]+(?:['’][^\W_]+)?")
+_PATH = re.compile(r"(?:[\w.-]+/)+[\w.-]+|[\w-]+\.[A-Za-z0-9]{1,8}\b")
+_TAG = re.compile(r"#([^\s#]+)")
+
+STOP_WORDS = frozenset(
+    """a about above after again against all am an and any are as at be because been before
+    being below between both but by can could did do does doing down during each few for from
+    further had has have having he her here hers herself him himself his how i if in into is it
+    its itself just me more most my myself no nor not now of off on once only or other our ours
+    ourselves out over own same she should so some such than that the their theirs them
+    themselves then there these they this those through to too under until up very was we were
+    what when where which while who whom why will with would you your yours yourself
+    yourselves s t don didn doesn isn wasn weren""".split()
+)
+
+
+def cjk_bigrams(text: str) -> str:
+    """``text`` with every CJK run written as overlapping bigrams (a lone character stays)."""
+
+    def bigrams(match: re.Match[str]) -> str:
+        run = match.group(0)
+        if len(run) == 1:
+            return f" {run} "
+        return " " + " ".join(run[i : i + 2] for i in range(len(run) - 1)) + " "
+
+    return _CJK_RUN.sub(bigrams, unicodedata.normalize("NFKC", text))
+
+
+def query_terms(query: str) -> list[str]:
+    """The searchable tokens of a query, lowercased, stop words dropped, CJK as bigrams."""
+    terms: list[str] = []
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", query).lower()):
+        if _CJK_RUN.fullmatch(token):
+            terms += cjk_bigrams(token).split()
+        elif token not in STOP_WORDS:
+            terms.append(token.replace("’", "'"))
+    if not terms:  # a query of only stop words still deserves an answer
+        terms = [t for t in _TOKEN.findall(query.lower()) if not _CJK_RUN.fullmatch(t)]
+    return list(dict.fromkeys(terms))
+
+
+def fts_query(terms: list[str]) -> str:
+    """An FTS5 MATCH expression that ORs the quoted terms (never interprets user syntax)."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def query_entities(query: str) -> set[str]:
+    """Candidate entities in a query: paths, file names, #tags and lowercase words."""
+    text = unicodedata.normalize("NFKC", query)
+    found = {m.group(0).lower().strip("./") for m in _PATH.finditer(text)}
+    found |= {m.group(1).lower() for m in _TAG.finditer(text)}
+    found |= {t for t in _TOKEN.findall(text.lower()) if t not in STOP_WORDS}
+    return {f for f in found if f}
+
+
+_MONTHS = {
+    name: i
+    for i in range(1, 13)
+    for name in (calendar.month_name[i].lower(), calendar.month_abbr[i].lower())
+}
+_M = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_DATE_PATTERNS = [
+    (re.compile(rf"\b(\d{{1,2}})(?:st|nd|rd|th)? (?:of )?({_M})\.?,? (\d{{4}})\b"), "dmy"),
+    (re.compile(rf"\b({_M})\.? (\d{{1,2}})(?:st|nd|rd|th)?,? (\d{{4}})\b"), "mdy"),
+    (re.compile(rf"\b({_M})\.?,? (\d{{4}})\b"), "my"),
+    (re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b"), "iso-day"),
+    (re.compile(r"\b(\d{4})-(\d{2})\b(?!-)"), "iso-month"),
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]"), "zh-day"),
+    (re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月"), "zh-month"),
+    (re.compile(r"\b(?:in|of|during|since|year) (\d{4})\b|(\d{4})\s*年"), "year"),
+]
+
+
+def _span(kind: str, groups: tuple[str | None, ...]) -> tuple[date, date]:
+    g = [x for x in groups if x is not None]
+    days = {
+        "dmy": lambda: date(int(g[2]), _MONTHS[g[1]], int(g[0])),
+        "mdy": lambda: date(int(g[2]), _MONTHS[g[0]], int(g[1])),
+        "iso-day": lambda: date(int(g[0]), int(g[1]), int(g[2])),
+        "zh-day": lambda: date(int(g[0]), int(g[1]), int(g[2])),
+    }
+    if kind in days:
+        day = days[kind]()
+        return day, day + timedelta(days=7)
+    if kind == "my":
+        year, month = int(g[1]), _MONTHS[g[0]]
+    elif kind in ("iso-month", "zh-month"):
+        year, month = int(g[0]), int(g[1])
+    else:
+        year = int(g[0])
+        return date(year, 1, 1), date(year, 12, 31) + timedelta(days=31)
+    last = calendar.monthrange(year, month)[1]
+    return date(year, month, 1), date(year, month, last) + timedelta(days=31)
+
+
+def query_periods(query: str) -> list[tuple[str, str]]:
+    """ISO ``(start, end)`` ranges for the absolute dates a query mentions (see above)."""
+    text = unicodedata.normalize("NFKC", query).lower()
+    spans: list[tuple[str, str]] = []
+    for pattern, kind in _DATE_PATTERNS:
+        for match in pattern.finditer(text):
+            try:
+                start, end = _span(kind, match.groups())
+            except (ValueError, KeyError):
+                continue  # "31 February": not a date
+            if 1900 <= start.year <= 2200:
+                spans.append((start.isoformat(), end.isoformat() + "T23:59:59Z"))
+            text = text.replace(match.group(0), " ")  # "8 May 2023" is not also "May 2023"
+    return spans

