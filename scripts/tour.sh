@@ -43,7 +43,20 @@ run memdir history
 run memdir undo "$change"
 run memdir show backend-engineer
 
-step "6. Check the store"
+step "6. A conversation: an agent writes a session and is killed mid tool call; resume it"
+code='from memdir import Memory
+with Memory().session() as s:   # <project>/.agent/sessions/<id>.jsonl, one JSON line per message
+    s.append({"role": "user", "content": "Which database does the orders service use?"})
+    s.append({"role": "assistant", "content": None, "tool_calls": [{"id": "call_1",
+              "type": "function", "function": {"name": "read_file", "arguments": "{}"}}]})
+    print(s.id)   # ...and the agent dies before the tool result is written'
+printf '$ python -c %s\n' "'$code'"
+sid=$(python -c "$code")
+run memdir sessions list
+run memdir sessions resume "$sid"
+run memdir context --session "$sid" --format text
+
+step "7. Check the store"
 run memdir doctor
 
 printf '\nEverything above lives in %s — look around, or delete it.\n' "$demo"

@@ -20,10 +20,27 @@ ALLOWED: dict[str, set[str]] = {
     "records": {"errors", "paths"},
     "history": {"errors", "markdown", "paths", "records"},
     "files": {"errors", "history", "markdown", "paths", "records"},
-    "memory": {"errors", "files", "history", "paths", "records"},
-    "cli": {"errors", "history", "memory", "paths", "records", "cli"},
+    "providers": {"errors"},
+    "index": {"errors", "files", "history", "paths", "providers", "records"},
+    "recall": {"errors", "history", "index", "paths", "providers", "records"},
+    "memory": {"errors", "files", "history", "index", "paths", "providers", "recall", "records"},
+    "cli": {"errors", "history", "memory", "paths", "recall", "records", "cli"},
     "__init__": {"errors", "files", "history", "memory", "records"},
 }
+# Sessions, instruction files and context assembly (issue 3): below the facade, beside the store.
+ALLOWED.update(
+    {
+        "config": {"errors"},
+        "tokens": set(),
+        "chain": set(),
+        "instructions": {"files"},
+        "sessions": {"chain", "config", "errors", "files"},
+        "context": {"chain", "config", "errors", "instructions", "sessions", "tokens"},
+    }
+)
+ALLOWED["memory"] |= {"config", "context", "instructions", "sessions"}
+ALLOWED["cli"] |= {"chain", "sessions"}  # display helpers and result types; calls go via Memory
+ALLOWED["__init__"] |= {"config", "sessions"}
 
 
 def _internal_imports(path: Path) -> set[str]:

@@ -25,6 +25,22 @@ def test_every_command_and_option_is_documented() -> None:
                 if opt.startswith("-") and opt not in ("-h", "--help"):
                     assert opt in section, f"`memdir {name} {opt}` is not in docs/cli.md"
         assert command.help, f"`memdir {name}` has no help text"
+        if isinstance(command, click.Group):
+            _check_subcommands(name, command, section)
+
+
+def _check_subcommands(name: str, group: click.Group, section: str) -> None:
+    """A group (``memdir sessions``) documents each subcommand under ``### <group> <sub>``."""
+    for sub, command in group.commands.items():
+        heading = f"\n### {name} {sub}\n"
+        assert heading in section, f"docs/cli.md has no section for `memdir {name} {sub}`"
+        usage = section.split("\n### ", 1)[0]  # the synopsis block names every option too
+        text = section.split(heading, 1)[1].split("\n### ", 1)[0]
+        for param in command.params:
+            for opt in getattr(param, "opts", []):
+                if opt.startswith("-") and opt not in ("-h", "--help"):
+                    assert opt in text or opt in usage, f"`memdir {name} {sub} {opt}` undocumented"
+        assert command.help, f"`memdir {name} {sub}` has no help text"
 
 
 def test_readme_names_the_two_commands_and_ci_runs_the_second() -> None:

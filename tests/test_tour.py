@@ -27,6 +27,15 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "description: We use PostgreSQL 16" in out  # the hand edit was picked up
     assert "— We use PostgreSQL 16 for the orders service" in out  # ...and reached MEMORY.md
     assert "is back as it was" in out and "All memory files are readable." in out
+    # step 6: a session written, listed, resumed (its dangling tool call repaired), its context
+    [session] = tmp_path.glob("memdir-tour.*/shop/.agent/sessions/*.jsonl")
+    assert f"Resumed {session.stem}: 2 messages" in out and "marked interrupted" in out
+    assert out.count(session.stem) >= 3  # listed, resumed, and named in the hint
+    context = out.split("=== system ===", 1)[1]
+    assert "=== user (memory guide) ===" in context
+    assert "We use PostgreSQL 16 for the orders service" in context  # the index, not the body
+    assert "=== user ===\nWhich database does the orders service use?" in context
+    assert "=== tool result ===\ninterrupted:" in context
     [demo] = tmp_path.glob("memdir-tour.*")
     assert (demo / "home" / "memory" / "backend-engineer.md").is_file()  # undo restored it
     assert not (Path.home() / ".agent" / "memory" / "backend-engineer.md").exists()

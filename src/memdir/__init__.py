@@ -8,6 +8,7 @@ them. Start with ``Memory``::
     rec = m.remember("Use pnpm, not npm, in JS projects", type="feedback")
 """
 
+from .config import Policy
 from .errors import (
     AmbiguousError,
     BadFileError,
@@ -16,6 +17,7 @@ from .errors import (
     LockTimeoutError,
     MemdirError,
     NotFoundError,
+    SessionBusyError,
     UnsafeNameError,
     ValidationError,
 )
@@ -23,6 +25,7 @@ from .files import Problem
 from .history import Change
 from .memory import Memory
 from .records import MemoryRecord
+from .sessions import Session, SessionInfo
 
 __all__ = [
     "AmbiguousError",
@@ -35,7 +38,11 @@ __all__ = [
     "Memory",
     "MemoryRecord",
     "NotFoundError",
+    "Policy",
     "Problem",
+    "Session",
+    "SessionBusyError",
+    "SessionInfo",
     "UnsafeNameError",
     "ValidationError",
 ]

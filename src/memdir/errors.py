@@ -10,6 +10,7 @@ their edge and show its message, which always says what to do next::
     ├── NotFoundError          no memory / change with that name or id
     ├── AmbiguousError         a name or id prefix matches more than one thing
     ├── ConflictError          the file changed underneath us; nothing was written
+    ├── SessionBusyError       another process is writing that session (one writer per file)
     ├── BadFileError           a memory file on disk does not parse (see ``memdir doctor``)
     └── LockTimeoutError       another process held the scope's write lock for too long
 """
@@ -26,6 +27,7 @@ __all__ = [
     "LockTimeoutError",
     "MemdirError",
     "NotFoundError",
+    "SessionBusyError",
     "UnsafeNameError",
     "ValidationError",
 ]
@@ -57,6 +59,10 @@ class AmbiguousError(MemdirError):
 
 class ConflictError(MemdirError):
     """The file changed between reading and writing it; nothing was written."""
+
+
+class SessionBusyError(MemdirError):
+    """Another process holds the session's write lock: a session file has one writer."""
 
 
 class BadFileError(MemdirError):

@@ -10,15 +10,31 @@ own beyond the paths: every call reads the files, so hand edits are always seen.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
+from .config import Policy, load_policy
+from .context import (
+    GUIDE_VERSION,
+    SYSTEM,
+    Summarizer,
+    assemble,
+    build_guide,
+    prepare,
+    recorded_guide,
+)
 from .errors import AmbiguousError, ConfigError, NotFoundError, ValidationError
 from .files import BODY_PARTS, FileStore, Problem
 from .history import Change
-from .paths import Scope, find_project_root, home_dir, scope_dirs
+from .index.sqlite import SqliteIndex, SyncReport
+from .instructions import Instructions, load_instructions
+from .paths import Scope, find_project_root, home_dir, policy_file, scope_dirs, sessions_dir
+from .providers.embeddings import Embedder, get_embedder
+from .recall import Hit, Recaller, parse_time
 from .records import (
     FIELD_ORDER,
     SOURCES,
@@ -27,6 +43,16 @@ from .records import (
     check_field,
     default_scope,
     slugify,
+)
+from .sessions import (
+    Distill,
+    PruneReport,
+    Session,
+    SessionInfo,
+    apply_prune,
+    find_session,
+    list_sessions,
+    plan_prune,
 )
 
 __all__ = ["Memory"]
@@ -74,6 +100,7 @@ class Memory:
         project: str | Path | None = None,
         cwd: str | Path | None = None,
         actor: str = "user",
+        embedder: str | Embedder | None = None,
     ) -> None:
         self.home = Path(home).expanduser().absolute() if home else home_dir()
         if project is not None:
@@ -85,6 +112,9 @@ class Memory:
             self.project_root = find_project_root(Path(cwd or Path.cwd()), self.home)
         self.actor = actor
         self._stores: dict[Scope, FileStore] = {}
+        self._embedder_choice = embedder
+        self._indexes: dict[Scope, SqliteIndex] = {}
+        self._recallers: dict[tuple[Scope, ...], Recaller] = {}
 
     # -- scopes --------------------------------------------------------------------------
     def store(self, scope: Scope) -> FileStore:
@@ -154,11 +184,13 @@ class Memory:
         confidence: str = "confirmed",
         quote: str | None = None,
         session: str | None = None,
+        created: str | None = None,
         reason: str | None = None,
     ) -> MemoryRecord:
         """Store a new memory and return it. ``text`` is the statement; the description
         defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
-        user, project/reference → project)."""
+        user, project/reference → project). ``created`` (ISO 8601) is for imports of things
+        learned earlier; it defaults to now."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("the memory text is empty: say what to remember")
         if type not in TYPES:
@@ -176,6 +208,8 @@ class Memory:
             "related_files": list(related_files) or None,
             "quote": quote,
             "session": session,
+            "created": created,
+            "updated": created,
         }
         meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
         store = self.store(scope or default_scope(type))
@@ -192,6 +226,24 @@ class Memory:
         return record
 
     save = remember
+
+    def remember_many(
+        self, items: Iterable[Mapping[str, Any]], *, progress: Any = None
+    ) -> builtins.list[MemoryRecord]:
+        """Store many memories at once: each item holds ``remember``'s arguments (``text`` and
+        ``type`` at least). One lock per scope and one MEMORY.md rewrite for the whole batch;
+        every file is still written atomically. ``progress(done, total)`` is called as it goes.
+        Items are checked as they are written: a bad item raises, the ones before it stay."""
+        items = builtins.list(items)
+        out: builtins.list[MemoryRecord] = []
+        with contextlib.ExitStack() as stack:
+            for scope in self.scopes():
+                stack.enter_context(self.store(scope).batch())
+            for item in items:
+                out.append(self.remember(**item))
+                if progress:
+                    progress(len(out), len(items))
+        return out
 
     def update(
         self, name: str, *, scope: Scope | None = None, reason: str | None = None, **fields: Any
@@ -293,6 +345,212 @@ class Memory:
             entries += [c for c in self.store(s).log.entries() if name is None or c.name == name]
         return sorted(entries, key=lambda c: c.time)
 
+    # -- recall --------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder recall uses (``$MEMDIR_EMBEDDER``, default: the best one installed)."""
+        if not isinstance(self._embedder_choice, Embedder):
+            self._embedder_choice = get_embedder(self._embedder_choice)
+        return self._embedder_choice
+
+    def index(self, scope: Scope) -> SqliteIndex:
+        """The derived search index of ``scope`` (under its ``.index/``)."""
+        if scope not in self._indexes:
+            self._indexes[scope] = SqliteIndex(self.store(scope), self.embedder)
+        return self._indexes[scope]
+
+    def recall(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        scopes: Iterable[Scope] | None = None,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        explain: bool = False,
+        track: bool = True,
+    ) -> builtins.list[Hit]:
+        """The memories that best answer ``query``, best first, from both scopes by default.
+
+        Each ``Hit`` has the record, its final score and (with ``explain``) every signal and
+        weight that made it. ``since``/``until`` filter on ``created`` (ISO time or a span such
+        as ``7d``). ``track=False`` leaves no trace in the recall log or the use counts."""
+        chosen = tuple(scopes) if scopes is not None else tuple(self.scopes())
+        for scope in chosen:
+            self.store(scope)  # raises a clear error for an unavailable scope
+        types = builtins.list(types)
+        for t in types:
+            if t not in TYPES:
+                raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {t!r})")
+        key = tuple(sorted(chosen))
+        if key not in self._recallers:
+            self._recallers[key] = Recaller({s: self.index(s) for s in key}, self.embedder)
+        hits = self._recallers[key].recall(
+            query,
+            top_k=top_k,
+            types=types,
+            tags=tags,
+            since=parse_time(since),
+            until=parse_time(until),
+            track=track,
+        )
+        return hits if explain else [Hit(h.record, h.score) for h in hits]
+
+    def reindex(
+        self, *, scope: Scope | None = None, rebuild: bool = False, progress: Any = None
+    ) -> dict[Scope, SyncReport]:
+        """Bring the search index up to date (``rebuild`` drops it first; nothing is lost:
+        it is derived from the files). ``progress(done, total)`` is called while embedding."""
+        reports: dict[Scope, SyncReport] = {}
+        for s in [scope] if scope else self.scopes():
+            index = self.index(s)
+            if rebuild:
+                index.close()
+                index._drop_files()
+            reports[s] = index.sync(progress)
+        return reports
+
+    def verify_index(self, *, scope: Scope | None = None) -> builtins.list[str]:
+        """Where the index and the files disagree (empty when in step)."""
+        return [
+            f"{s}: {p}"
+            for s in ([scope] if scope else self.scopes())
+            for p in self.index(s).verify()
+        ]
+
     def doctor(self) -> builtins.list[Problem]:
         """Every problem found in the scope directories; nothing is changed."""
         return [p for s in self.scopes() for p in self.store(s).problems()]
+
+    # -- sessions and context (issue 3) --
+    def policy(self) -> Policy:
+        """The lifecycle policy: ``<root>/.agent/memory-policy.yaml`` (outside a project
+        ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
+        return load_policy(policy_file(home=self.home, project_root=self.project_root))
+
+    def _sessions_dir(self) -> Path:
+        return sessions_dir(home=self.home, project_root=self.project_root)
+
+    def instructions(self) -> Instructions:
+        """The AGENT.md levels with includes expanded; ``.problems`` lists what was skipped."""
+        names = self.policy().instructions.file_names
+        return load_instructions(home=self.home, project_root=self.project_root, file_names=names)
+
+    def memory_guide(self, policy: Policy | None = None) -> str:
+        """The memory guide a new session would get now (E2): instructions, both MEMORY.md
+        indexes (refreshed first if files were edited by hand), and the usage guidance."""
+        policy = policy or self.policy()
+        index: dict[Scope, Path | None] = {"project": None, "user": None}
+        for s in self.scopes():
+            store = self.store(s)
+            if store.dirs.memory.is_dir():
+                store.refresh_index()
+            index[s] = store.dirs.index_file
+        return build_guide(
+            self.instructions(),
+            project_index=index["project"],
+            user_index=index["user"],
+            policy=policy,
+        )
+
+    def _guide_for(self, session: Session, policy: Policy) -> tuple[str, str]:
+        """The session's recorded (system, guide); built and recorded on first use (E4)."""
+        recorded = recorded_guide(session)
+        if recorded is not None:
+            return recorded
+        guide = self.memory_guide(policy)
+        if session.writable:
+            session.write_record(
+                "meta", {"kind": "guide", "version": GUIDE_VERSION, "system": SYSTEM, "text": guide}
+            )
+        return SYSTEM, guide
+
+    def session(
+        self,
+        id: str | None = None,
+        *,
+        summarizer: Summarizer | None = None,
+        now: datetime | None = None,
+    ) -> Session:
+        """A new session (``id`` None) or the session ``id`` resumed, open for writing (one
+        writer per session: ``SessionBusyError`` if another process has it). Resuming skips
+        torn lines (``session.problems``), adds the "N days since" note when due and compacts
+        when over the threshold (``session.notices`` says what was done). Close it when done
+        (or use ``with``)."""
+        policy = self.policy()
+        folder = self._sessions_dir()
+        if id is None:
+            session = Session.create(folder)
+        else:
+            session = Session.open(find_session(folder, id), write=True)
+        try:
+            system, guide = self._guide_for(session, policy)
+            prepared = prepare(
+                session,
+                system=system,
+                guide=guide,
+                policy=policy,
+                summarizer=summarizer,
+                now=now,
+            )
+        except BaseException:
+            session.close()
+            raise
+        session.notices = [*prepared.notes, *prepared.repairs, *prepared.compacted]
+        return session
+
+    def read_session(self, id: str) -> Session:
+        """The session ``id``, read-only (no lock taken, nothing written); archived ones too."""
+        return Session.open(find_session(self._sessions_dir(), id, archived=True), write=False)
+
+    def sessions(self, *, archived: bool = False) -> builtins.list[SessionInfo]:
+        """Every session, oldest first, from file names and last lines only (C4)."""
+        return list_sessions(self._sessions_dir(), archived=archived)
+
+    def context(
+        self,
+        session: Session | None = None,
+        format: str = "openai",
+        *,
+        summarizer: Summarizer | None = None,
+        now: datetime | None = None,
+    ) -> builtins.list[dict[str, Any]] | dict[str, Any] | str:
+        """Exactly what would be sent to the model next: ``openai`` (message list),
+        ``anthropic`` (``{"system", "messages"}``) or ``text``. Without a session: what a new
+        session would start with. A writable session is compacted first if it needs it."""
+        policy = self.policy()
+        if session is None:
+            return assemble(SYSTEM, self.memory_guide(policy), [], format)
+        system, guide = self._guide_for(session, policy)
+        prepared = prepare(
+            session, system=system, guide=guide, policy=policy, summarizer=summarizer, now=now
+        )
+        return assemble(system, guide, prepared.entries, format)
+
+    context_for = context  # the name SPEC I1 uses
+
+    def prune_sessions(
+        self,
+        older_than: timedelta | None = None,
+        *,
+        dry_run: bool = False,
+        distill: Distill | None = None,
+        now: datetime | None = None,
+    ) -> PruneReport:
+        """Expire sessions idle longer than ``older_than`` (default: the policy's
+        ``sessions.retention_days``): each goes to ``distill`` first, then to the archive — or
+        is deleted, only when the policy says so. ``dry_run`` returns the plan untouched."""
+        policy = self.policy().sessions
+        folder = self._sessions_dir()
+        plan = plan_prune(
+            list_sessions(folder),
+            list_sessions(folder, archived=True),
+            policy=policy,
+            older_than=older_than,
+            now=now,
+        )
+        if dry_run:
+            return PruneReport(plan, dry_run=True)
+        return apply_prune(plan, distill=distill)

@@ -19,7 +19,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["Scope", "ScopeDirs", "find_project_root", "home_dir", "scope_dirs"]
+__all__ = [
+    "Scope",
+    "ScopeDirs",
+    "find_project_root",
+    "home_dir",
+    "policy_file",
+    "scope_dirs",
+    "sessions_dir",
+]
 
 Scope = Literal["user", "project"]
 
@@ -84,6 +92,11 @@ class ScopeDirs:
         return self.history / "changes.jsonl"
 
     @property
+    def recalls(self) -> Path:
+        """The recall log: every recall with its scores (B3), the source of use counts."""
+        return self.history / "recalls.jsonl"
+
+    @property
     def objects(self) -> Path:
         return self.history / "objects"
 
@@ -99,3 +112,19 @@ def scope_dirs(scope: Scope, *, home: Path, project_root: Path | None) -> ScopeD
     if project_root is None:
         return None
     return ScopeDirs("project", project_root / ".agent" / "memory")
+
+
+def sessions_dir(*, home: Path, project_root: Path | None) -> Path:
+    """Where session transcripts live: ``<root>/.agent/sessions`` in a project, else
+    ``<home>/sessions`` (a conversation outside any project still survives a crash)."""
+    if project_root is None:
+        return home / "sessions"
+    return project_root / ".agent" / "sessions"
+
+
+def policy_file(*, home: Path, project_root: Path | None) -> Path:
+    """``memory-policy.yaml``: the project's (``<root>/.agent/``) or, outside a project, the
+    home's (``<home>/memory-policy.yaml``)."""
+    if project_root is None:
+        return home / "memory-policy.yaml"
+    return project_root / ".agent" / "memory-policy.yaml"

@@ -1,0 +1,284 @@
+"""Chinese/English recall: hit@1 and hit@5 per language pair on a team-written bilingual set.
+
+Protocol:
+
+* Data: ``tests/fixtures/recall_zh_en.yaml`` (or ``--data``): facts about a fictional team, half
+  Chinese, half English, and questions that paraphrase them — Chinese about Chinese, English
+  about English, and cross-lingual both ways. A question is a hit at k when any of its answer
+  facts is among the first k results.
+* Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
+  home and project, one store per embedder; then every question is recalled once with
+  ``top_k=5, track=False`` over both scopes.
+* Rows: the hybrid default formula for the default embedder and for each of ``--embedders``
+  (one that cannot load is skipped with a note), a keyword-only variant (``Weights(vector=0)``:
+  BM25 + entities, the same for every embedder) and a vector-only variant per embedder
+  (``Weights(keyword=0, entity=0)``). Both variants keep the priors, which only reorder near ties.
+
+``run()`` returns the numbers for other scripts; ``python bench/chinese.py`` prints a table and
+writes ``bench/results/chinese.md``.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")  # before numpy loads: one BLAS thread is faster here
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import platform  # noqa: E402
+import shlex  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Sequence  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import yaml  # noqa: E402
+
+from memdir import MemdirError, Memory  # noqa: E402
+from memdir.providers.embeddings import Embedder, get_embedder  # noqa: E402
+from memdir.recall import Hit, Recaller, Weights  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en.yaml"
+RESULTS = ROOT / "bench" / "results" / "chinese.md"
+DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
+GROUPS = ("zh→zh", "en→en", "zh→en", "en→zh")
+TOP_K = 5
+
+Facts = dict[str, dict[str, Any]]
+Question = dict[str, Any]
+Ranker = Callable[[str], list[Hit]]
+
+
+def load(path: Path) -> tuple[Facts, list[Question]]:
+    """Facts by id and questions, each question given its language-pair ``group``."""
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    facts: Facts = {}
+    for fact in data["facts"]:
+        if fact["id"] in facts:
+            raise SystemExit(f"{path}: fact id {fact['id']} is used twice")
+        facts[fact["id"]] = fact
+    questions = []
+    for q in data["questions"]:
+        missing = [a for a in q["answers"] if a not in facts]
+        if missing:
+            raise SystemExit(f"{path}: question {q['q']!r} names unknown facts {missing}")
+        langs = {facts[a]["lang"] for a in q["answers"]}
+        if len(langs) != 1:
+            raise SystemExit(f"{path}: question {q['q']!r} mixes answer languages")
+        questions.append({**q, "group": f"{q['lang']}→{langs.pop()}"})
+    return facts, questions
+
+
+def _store(root: Path, embedder: Embedder, facts: Facts) -> tuple[Memory, dict[str, str], float]:
+    """A fresh store holding every fact; returns it, ``scope/name → fact id`` and the seconds
+    the embedding pass (``reindex``) took."""
+    (root / "project").mkdir(parents=True)
+    m = Memory(home=root / "home", project=root / "project", embedder=embedder)
+    m.init()
+    items = [
+        {"text": f["text"], "type": f["type"], "tags": f.get("tags", [])} for f in facts.values()
+    ]
+    records = m.remember_many(items)
+    id_of = {f"{r.scope}/{r.name}": fid for r, fid in zip(records, facts, strict=True)}
+    started = time.perf_counter()
+    m.reindex()
+    return m, id_of, time.perf_counter() - started
+
+
+def _rate(hits: Sequence[bool]) -> float | None:
+    return round(sum(hits) / len(hits), 4) if hits else None
+
+
+def _evaluate(rank: Ranker, questions: list[Question], id_of: dict[str, str]) -> dict[str, Any]:
+    """hit@1 / hit@5 per group, per question language and overall, plus timing and misses."""
+    per: dict[str, list[tuple[bool, bool]]] = {}
+    misses: list[str] = []
+    started = time.perf_counter()
+    for q in questions:
+        ids = [id_of[f"{h.record.scope}/{h.record.name}"] for h in rank(q["q"])]
+        hit1, hit5 = bool(set(ids[:1]) & set(q["answers"])), bool(set(ids[:5]) & set(q["answers"]))
+        for key in (q["group"], f"{q['lang']} (all)", "overall"):
+            per.setdefault(key, []).append((hit1, hit5))
+        if not hit5:
+            misses.append(f"[{q['group']}] {q['q']} → {', '.join(q['answers'])}; got {ids}")
+    elapsed = time.perf_counter() - started
+    scores = {
+        key: {"n": len(v), "hit@1": _rate([a for a, _ in v]), "hit@5": _rate([b for _, b in v])}
+        for key, v in per.items()
+    }
+    return {"scores": scores, "ms_per_query": round(1000 * elapsed / len(questions), 2),
+            "misses": misses}  # fmt: skip
+
+
+def _variants() -> dict[str, Weights] | str:
+    """Keyword-only and vector-only weights, or why they cannot be made."""
+    try:
+        return {
+            "keyword": dataclasses.replace(Weights(), vector=0.0),
+            "vector": dataclasses.replace(Weights(), keyword=0.0, entity=0.0),
+        }
+    except TypeError as exc:  # the formula's fields changed
+        return f"keyword/vector-only variants skipped: {exc}"
+
+
+def _embedders(names: list[str]) -> tuple[list[tuple[str, Embedder]], dict[str, str]]:
+    """(label, embedder) for the default and each name; a name that fails to load is skipped."""
+    chosen: list[tuple[str, Embedder]] = []
+    skipped: dict[str, str] = {}
+    default = get_embedder(None)
+    chosen.append((f"default ({default.model_id})", default))
+    for name in names:
+        try:
+            embedder = get_embedder(name)
+        except (MemdirError, ImportError, OSError) as exc:
+            skipped[name] = str(exc)
+            continue
+        if any(e.model_id == embedder.model_id for _, e in chosen):
+            continue  # the default already is this one
+        chosen.append((f"{name} ({embedder.model_id})", embedder))
+    return chosen, skipped
+
+
+def run(data_path: Path | None, embedders: list[str]) -> dict[str, Any]:
+    """Evaluate the default embedder and ``embedders``; returns every row's scores."""
+    path = data_path or DEFAULT_DATA
+    facts, questions = load(path)
+    chosen, skipped = _embedders(embedders)
+    variants = _variants()
+    rows: list[dict[str, Any]] = []
+    notes = [variants] if isinstance(variants, str) else []
+    for label, embedder in chosen:
+        with tempfile.TemporaryDirectory(prefix="memdir-zh-") as tmp:
+            m, id_of, index_s = _store(Path(tmp), embedder, facts)
+
+            def hybrid(q: str, m: Memory = m) -> list[Hit]:
+                return m.recall(q, top_k=TOP_K, track=False)
+
+            rows.append({"method": "hybrid", "embedder": label, "index_seconds": round(index_s, 2),
+                         **_evaluate(hybrid, questions, id_of)})  # fmt: skip
+            if isinstance(variants, str):
+                continue
+            indexes = {s: m.index(s) for s in m.scopes()}
+            for variant, weights in variants.items():
+                if variant == "keyword" and any(r["method"] == "keyword only" for r in rows):
+                    continue  # keyword-only does not depend on the embedder
+                recaller = Recaller(indexes, embedder, weights)
+
+                def ranked(q: str, r: Recaller = recaller) -> list[Hit]:
+                    return r.recall(q, top_k=TOP_K, track=False)
+
+                rows.append({"method": f"{variant} only",
+                             "embedder": label if variant == "vector" else "any (no vectors)",
+                             **_evaluate(ranked, questions, id_of)})  # fmt: skip
+    sizes = {g: sum(q["group"] == g for q in questions) for g in GROUPS}
+    return {"data": str(path), "facts": len(facts), "questions": len(questions),
+            "group_sizes": sizes, "top_k": TOP_K, "rows": rows, "skipped": skipped,
+            "notes": notes}  # fmt: skip
+
+
+# -- report -------------------------------------------------------------------------------------
+COLUMNS = (*GROUPS, "zh (all)", "en (all)", "overall")
+
+
+def table(result: dict[str, Any]) -> str:
+    """A Markdown table: hit@1 / hit@5 per column."""
+    head = "| method | embedder | " + " | ".join(COLUMNS) + " | ms/query |"
+    lines = [head, "|" + "---|" * (len(COLUMNS) + 3)]
+    for row in result["rows"]:
+        cells = []
+        for col in COLUMNS:
+            s = row["scores"].get(col)
+            cells.append(f"{s['hit@1']:.2f} / {s['hit@5']:.2f}" if s else "–")
+        lines.append(
+            f"| {row['method']} | {row['embedder']} | "
+            + " | ".join(cells)
+            + f" | {row['ms_per_query']:.1f} |"
+        )
+    return "\n".join(lines)
+
+
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return out.stdout.strip()
+
+
+def provenance(argv: list[str]) -> list[str]:
+    """Date, commit, machine and command line, as Markdown bullet lines."""
+    dirty = " (with uncommitted changes)" if _git("status", "--porcelain") else ""
+    return [
+        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- commit: {_git('rev-parse', '--short', 'HEAD')}{dirty}",
+        f"- machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"Python {platform.python_version()}",
+        f"- command: `{shlex.join(['python', *argv])}`",
+    ]
+
+
+def _shown(path: Path) -> str:
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
+def report(result: dict[str, Any], argv: list[str]) -> str:
+    sizes = ", ".join(f"{g} {n}" for g, n in result["group_sizes"].items())
+    default = next(r for r in result["rows"] if r["method"] == "hybrid")
+    lines = [
+        "# Chinese / English recall",
+        "",
+        *provenance(argv),
+        "",
+        f"{result['facts']} facts and {result['questions']} questions ({sizes}) from "
+        f"`{_shown(Path(result['data']))}`. "
+        f"Each cell is hit@1 / hit@5 (an answer fact first / in the top {result['top_k']}); "
+        "`zh (all)` and `en (all)` group by the language of the question. `hybrid` is "
+        "`Memory.recall` with the current formula; `keyword only` is `Weights(vector=0)`, "
+        "`vector only` is `Weights(keyword=0, entity=0)` (priors kept).",
+        "",
+        table(result),
+        "",
+    ]
+    for name, why in result["skipped"].items():
+        lines.append(f"- skipped `{name}`: {why}")
+    lines += [f"- {note}" for note in result["notes"]]
+    zh, en = default["scores"]["zh (all)"]["hit@5"], default["scores"]["en (all)"]["hit@5"]
+    lines += [
+        f"- default embedder, Chinese questions vs English questions at hit@5: {zh:.2f} vs "
+        f"{en:.2f} (target: within 0.05).",
+        "",
+        f"## Questions the hybrid default, {default['embedder']}, misses at hit@5",
+        "",
+        *(f"- {miss}" for miss in default["misses"]),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0] if __doc__ else None)
+    parser.add_argument("--data", type=Path, default=None, help=f"default: {DEFAULT_DATA}")
+    parser.add_argument("--embedders", default=",".join(DEFAULT_EMBEDDERS),
+                        help="besides the default, comma-separated (%(default)s)")  # fmt: skip
+    parser.add_argument("--out", type=Path, default=RESULTS, help="default: %(default)s")
+    args = parser.parse_args(argv[1:])
+    names = [n.strip() for n in args.embedders.split(",") if n.strip()]
+    result = run(args.data, names)
+    print(table(result))
+    for name, why in result["skipped"].items():
+        print(f"skipped {name}: {why}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(report(result, argv), encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
