@@ -21,6 +21,7 @@ Invariants:
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import threading
 import time
@@ -533,16 +534,22 @@ class FileStore:
 
     def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
-        import hashlib
-
-        digest = hashlib.sha256()
-        for path in self.memory_files():
-            try:
-                st = path.lstat()
-            except FileNotFoundError:
-                continue
-            digest.update(f"{path.name}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-        return digest.hexdigest()
+        parts: list[str] = []
+        try:
+            with os.scandir(self.dirs.memory) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".md") or name == "MEMORY.md" or name[0] == ".":
+                        continue
+                    try:
+                        st = entry.stat(follow_symlinks=False)
+                    except FileNotFoundError:
+                        continue
+                    parts.append(f"{name}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}")
+        except FileNotFoundError:
+            return "empty"
+        parts.sort()
+        return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
 
     def refresh_index(self) -> bool:
         """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last
