@@ -10,7 +10,8 @@ signals score a pool of candidates:
 * **time** — the query names a date, month or year ("in July 2022", "2023年5月") and the memory
   was learned then (or shortly after: people talk about things after they happen).
 
-Scores are normalised over the pool (keyword by its maximum, vector min–max) and added with
+Scores are normalised over the pool (keyword by its maximum, but at least ``KEYWORD_FLOOR``;
+vector min–max) and added with
 fixed weights into a *signal*. A fourth term, **session**, gives a memory a share of the best
 signal of another candidate learned in the same session (``session`` key): memories from one
 conversation share context that a single short memory often lacks ("yes, last Tuesday" answers
@@ -52,6 +53,7 @@ __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
 FORMULA = "hybrid-v4"
 CACHE_SECONDS = 30.0
+KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
 
 
@@ -227,7 +229,9 @@ class Recaller:
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
         rows = []
         for c in cands:
-            kw_n = c.keyword / max_kw if max_kw > 0 else 0.0
+            # BM25 collapses to ~0 when a term is in most documents (tiny stores): never let
+            # such a score stretch to 1
+            kw_n = c.keyword / max(max_kw, KEYWORD_FLOOR)
             vec_n = max((c.cosine - lo) / (hi - lo), 0.0) if hi > lo else float(c.cosine > 0)
             row = {
                 "keyword_bm25": c.keyword,
