@@ -35,9 +35,9 @@ from typing import Any
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from memdir import Memory  # noqa: E402
-from memdir.providers.embeddings import Embedder, Kind, Vectors, get_embedder  # noqa: E402
-from memdir.recall import Recaller, Weights  # noqa: E402
+from memdir import Memory
+from memdir.providers.embeddings import Embedder, Kind, Vectors, get_embedder
+from memdir.recall import Recaller, Weights
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
@@ -92,17 +92,20 @@ def load(path: Path) -> list[dict[str, Any]]:
 def turns_of(conv: dict[str, Any]) -> list[dict[str, Any]]:
     c = conv["conversation"]
     items = []
-    for key in sorted((k for k in c if re.fullmatch(r"session_\d+", k)),
-                      key=lambda k: int(k.split("_")[1])):
+    for key in sorted(
+        (k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
+    ):
         created = session_date(c[f"{key}_date_time"])
         for turn in c[key]:
-            items.append({
-                "text": f"{turn['speaker']}: {turn['text']}",
-                "type": "project",
-                "name": turn_name(turn["dia_id"]),
-                "created": created,
-                "session": key,
-            })
+            items.append(
+                {
+                    "text": f"{turn['speaker']}: {turn['text']}",
+                    "type": "project",
+                    "name": turn_name(turn["dia_id"]),
+                    "created": created,
+                    "session": key,
+                }
+            )
     return items
 
 
@@ -111,8 +114,11 @@ def questions_of(index: int, conv: dict[str, Any], names: set[str]) -> list[Ques
     for qa in conv["qa"]:
         if qa["category"] not in (1, 2, 3, 4):
             continue
-        turns = {f"d{int(s)}-{int(t)}" for ev in qa.get("evidence", [])
-                 for s, t in _EVIDENCE.findall(str(ev))}
+        turns = {
+            f"d{int(s)}-{int(t)}"
+            for ev in qa.get("evidence", [])
+            for s, t in _EVIDENCE.findall(str(ev))
+        }
         turns &= names
         if turns:
             sessions = {f"session_{t[1:].split('-')[0]}" for t in turns}
@@ -134,8 +140,10 @@ def store_for(index: int, conv: dict[str, Any], embedder: Embedder) -> Memory:
     t = time.perf_counter()
     report = m.reindex(scope="project")["project"]
     if report.embedded:
-        print(f"  conv {index}: embedded {report.embedded} turns in "
-              f"{time.perf_counter() - t:.0f}s", file=sys.stderr)
+        print(
+            f"  conv {index}: embedded {report.embedded} turns in {time.perf_counter() - t:.0f}s",
+            file=sys.stderr,
+        )
     return m
 
 
@@ -171,8 +179,14 @@ def score(ranking: list[str], q: Question, session_of: dict[str, str]) -> dict[s
 
 
 def methods(base: Weights) -> dict[str, Weights]:
-    no_priors = {"recency": 0.0, "importance": 0.0, "strength": 0.0, "source": 0.0,
-                 "confidence": 0.0, "session": 0.0}
+    no_priors = {
+        "recency": 0.0,
+        "importance": 0.0,
+        "strength": 0.0,
+        "source": 0.0,
+        "confidence": 0.0,
+        "session": 0.0,
+    }
     return {
         "memdir": base,
         "bm25": replace(base, vector=0.0, entity=0.0, time=0.0, **no_priors),
@@ -180,8 +194,9 @@ def methods(base: Weights) -> dict[str, Weights]:
     }
 
 
-def run(data: Path, embedder_name: str | None = None,
-        convs: Sequence[int] | None = None) -> dict[str, Any]:
+def run(
+    data: Path, embedder_name: str | None = None, convs: Sequence[int] | None = None
+) -> dict[str, Any]:
     """Evaluate every method; returns per-method, per-split mean metrics and timings."""
     embedder = QueryCache(get_embedder(embedder_name))
     dataset = load(data)
@@ -204,9 +219,12 @@ def run(data: Path, embedder_name: str | None = None,
                 result = score(ranked(recaller, q.text), q, session_of)
                 per.setdefault(name, {}).setdefault(split, []).append(result)
             recall_seconds += time.perf_counter() - t
-    summary: dict[str, Any] = {"methods": {}, "questions": n_questions,
-                               "embedder": embedder.model_id,
-                               "seconds": round(time.perf_counter() - started, 1)}
+    summary: dict[str, Any] = {
+        "methods": {},
+        "questions": n_questions,
+        "embedder": embedder.model_id,
+        "seconds": round(time.perf_counter() - started, 1),
+    }
     for name, splits in per.items():
         rows = {split: _mean(results) for split, results in splits.items()}
         rows["all"] = _mean([r for results in splits.values() for r in results])
@@ -224,13 +242,13 @@ def _mean(results: list[dict[str, float]]) -> dict[str, float]:
 
 def table(summary: dict[str, Any], split: str = "all") -> str:
     cols = ["turn_r5", "turn_r10", "turn_ndcg10", "sess_r5", "sess_r10", "sess_ndcg10"]
-    lines = [f"| method ({split}) | " + " | ".join(cols) + " | n |",
-             "|---" * (len(cols) + 2) + "|"]
+    lines = [f"| method ({split}) | " + " | ".join(cols) + " | n |", "|---" * (len(cols) + 2) + "|"]
     for name, rows in summary["methods"].items():
         row = rows.get(split)
         if row:
-            lines.append(f"| {name} | " + " | ".join(f"{row[c]:.3f}" for c in cols)
-                         + f" | {row['n']} |")
+            lines.append(
+                f"| {name} | " + " | ".join(f"{row[c]:.3f}" for c in cols) + f" | {row['n']} |"
+            )
     return "\n".join(lines)
 
 

@@ -21,30 +21,41 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 sys.path.insert(0, str(Path(__file__).parent))
 
-import chinese  # noqa: E402
-import locomo  # noqa: E402
-import speed  # noqa: E402
+import chinese
+import locomo
+import speed
 
-from memdir.recall import FORMULA, Weights  # noqa: E402
+from memdir.errors import MemdirError
+from memdir.recall import FORMULA, Weights
 
 RESULTS = Path(__file__).parent / "results"
 
 
 def header(command: str) -> str:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True, check=False).stdout.strip() or "unknown"
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True, check=False).stdout.strip()
-    return "\n".join([
-        "# Recall benchmark",
-        "",
-        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
-        f"- machine: {platform.platform()}, {os.cpu_count()} cores, Python "
-        f"{platform.python_version()}",
-        f"- formula: {FORMULA} {Weights()}",
-        f"- command: `{command}`",
-    ])
+    commit = (
+        subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+        ).stdout.strip()
+        or "unknown"
+    )
+    dirty = subprocess.run(
+        ["git", "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    return "\n".join(
+        [
+            "# Recall benchmark",
+            "",
+            f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
+            f"- commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
+            f"- machine: {platform.platform()}, {os.cpu_count()} cores, Python "
+            f"{platform.python_version()}",
+            f"- formula: {FORMULA} {Weights()}",
+            f"- command: `{command}`",
+        ]
+    )
 
 
 def main() -> None:
@@ -54,34 +65,58 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,10000")
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-locomo", action="store_true")
+    parser.add_argument(
+        "--locomo-embedders",
+        default="use,e5",
+        help="embedders to run LoCoMo with (default: %(default)s)",
+    )
     args = parser.parse_args()
     sections = [header("python bench/recall.py " + " ".join(sys.argv[1:]))]
 
     if not args.skip_locomo:
-        t = time.perf_counter()
-        result = locomo.run(args.data, args.embedder)
-        text = "\n\n".join(locomo.table(result, split) for split in ("all", "dev", "heldout"))
-        print(text)
         sections += [
             "## LoCoMo (categories 1–4, one memory per dialog turn)",
-            locomo.__doc__.split("\n\n", 1)[1].strip(),
-            f"Embedder `{result['embedder']}`, {result['questions']} questions, "
-            f"{time.perf_counter() - t:.0f} s; mean recall time "
-            f"{result['recall_ms_per_query']} ms per query and method.",
-            text,
+            (locomo.__doc__ or "").split("\n\n", 1)[1].strip(),
         ]
+        for name in args.locomo_embedders.split(","):
+            t = time.perf_counter()
+            try:
+                result = locomo.run(args.data, name)
+            except MemdirError as exc:
+                sections.append(f"`{name}`: not run ({exc})")
+                continue
+            text = "\n\n".join(locomo.table(result, split) for split in ("all", "dev", "heldout"))
+            print(f"LoCoMo with {result['embedder']}\n{text}\n")
+            sections += [
+                f"### Embedder `{result['embedder']}`",
+                f"{result['questions']} questions, {time.perf_counter() - t:.0f} s; mean recall "
+                f"time {result['recall_ms_per_query']} ms per query and method.",
+                text,
+            ]
 
-    zh = chinese.run(None, ["e5", "use", "hashing"])
-    zh_text = chinese.table(zh) if hasattr(chinese, "table") else str(zh)
+    zh = chinese.run(None, ["use", "e5", "hashing"])
+    zh_text = chinese.table(zh)
     print(zh_text)
-    sections += ["## Chinese / English slice (`tests/fixtures/recall_zh_en.yaml`)", zh_text]
+    sections += [
+        "## Chinese / English slice (`tests/fixtures/recall_zh_en.yaml`)",
+        "Each cell: hit@1 / hit@5.",
+        zh_text,
+    ]
 
     if not args.skip_speed:
         sizes = [int(x) for x in args.sizes.split(",") if x]
-        sp = speed.run(sizes, args.embedder, True)
-        sp_text = speed.table(sp) if hasattr(speed, "table") else str(sp)
+        sp = speed.run(sizes, args.embedder, False)
+        sp_text = "\n".join(
+            [
+                speed.table(sp),
+                "",
+                *speed.scale_lines(sp),
+                "",
+                *(f"- {note}" for note in sp.get("notes", [])),
+            ]
+        )
         print(sp_text)
-        sections += ["## Speed and scale", sp_text]
+        sections += ["## Speed and scale (synthetic memories, `bench/speed.py`)", sp_text]
 
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / "recall.md").write_text("\n\n".join(sections) + "\n", encoding="utf-8")

