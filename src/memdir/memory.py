@@ -413,7 +413,9 @@ class Memory:
         return reports
 
     def verify_index(self, *, scope: Scope | None = None) -> builtins.list[str]:
-        """Where the index and the files disagree (empty when in step)."""
+        """Bring the index up to date, then list where it and the files still disagree (empty
+        when the incremental sync did its job)."""
+        self.reindex(scope=scope)
         return [
             f"{s}: {p}"
             for s in ([scope] if scope else self.scopes())

@@ -82,7 +82,9 @@ def recall(
 @click.option("--scope", type=click.Choice(["user", "project"]), help="Only this scope.")
 @click.option("--rebuild", is_flag=True, help="Drop the index first (it is rebuilt from files).")
 @click.option(
-    "--verify", is_flag=True, help="Only check the index against the files; exit 1 if they differ."
+    "--verify",
+    is_flag=True,
+    help="Sync, then check the index against the files; exit 1 on a difference.",
 )
 @json_option
 @click.pass_context

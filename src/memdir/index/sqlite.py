@@ -124,19 +124,42 @@ class SqliteIndex:
         self._entities: tuple[str, dict[str, set[str]]] | None = None
 
     # -- connection ----------------------------------------------------------------------
-    def _connect(self) -> sqlite3.Connection:
-        if self._db is not None and self.path.exists():
-            return self._db
+    def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=NORMAL")
-        if self._schema(db) != str(SCHEMA_VERSION):
-            with self._sync_lock():
-                db = self._migrate(db)
+        return db
+
+    def _connect(self) -> sqlite3.Connection:
+        if self._db is not None and self.path.exists():
+            return self._db
+        db: sqlite3.Connection | None = None
+        ready = False
+        try:
+            db = self._open()
+            ready = self._schema(db) == str(SCHEMA_VERSION)
+        except sqlite3.DatabaseError:
+            pass  # unreadable: rebuilt below
+        if not ready:
+            if db is not None:
+                db.close()
+            with self._sync_lock():  # one process creates or migrates; the others wait
+                db = self._reopen()  # a fresh view: another process may have done it meanwhile
+                if self._schema(db) != str(SCHEMA_VERSION):
+                    db = self._migrate(db)
+        assert db is not None
         self._db = db
         self._matrix = None
         return db
+
+    def _reopen(self) -> sqlite3.Connection:
+        """Open the file, starting afresh if SQLite cannot read it (it is only a cache)."""
+        try:
+            return self._open()
+        except sqlite3.DatabaseError:
+            self._drop_files()
+            return self._open()
 
     @staticmethod
     def _schema(db: sqlite3.Connection) -> str | None:
@@ -147,11 +170,11 @@ class SqliteIndex:
         return None if row is None else str(row[0])
 
     def _migrate(self, db: sqlite3.Connection) -> sqlite3.Connection:
-        """Rebuild for a new schema. The embedding cache survives when its table still has
-        the same shape — it is keyed by text hash and model, not by schema — so a schema bump
-        re-indexes text but re-embeds nothing."""
-        if self._schema(db) == str(SCHEMA_VERSION):
-            return db  # another process migrated while we waited for the lock
+        """Create the tables, or rebuild them for a new schema; the caller holds the sync lock.
+
+        The embedding cache survives when its table still has the same shape — it is keyed by
+        text hash and model, not by schema — so a schema bump re-indexes text but re-embeds
+        nothing. Only a file SQLite cannot read at all is deleted and started afresh."""
         try:
             columns = [r[1] for r in db.execute("PRAGMA table_info(vectors)")]
             tables = [
@@ -160,19 +183,19 @@ class SqliteIndex:
                     "SELECT name FROM sqlite_master WHERE type='table' AND sql LIKE 'CREATE TABLE%'"
                 )
             ]
-        except sqlite3.DatabaseError:
-            columns, tables = [], []
-        if columns == ["embed_hash", "model", "vec"]:
-            db.execute("DROP TABLE IF EXISTS fts")
-            for table in tables:
-                if table != "vectors" and not table.startswith("fts_"):
-                    db.execute(f'DROP TABLE IF EXISTS "{table}"')
-        else:
+        except sqlite3.DatabaseError:  # not a database (or corrupt): it is only a cache
             db.close()
             self._drop_files()
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            db.execute("PRAGMA journal_mode=WAL")
-        db.executescript(_SCHEMA)
+            db = self._open()
+            columns, tables = [], []
+        db.execute("DROP TABLE IF EXISTS fts")
+        for table in tables:
+            keep = table == "vectors" and columns == ["embed_hash", "model", "vec"]
+            if not keep and not table.startswith("fts_"):
+                db.execute(f'DROP TABLE IF EXISTS "{table}"')
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                db.execute(statement)
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         return db
 

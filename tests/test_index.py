@@ -1,0 +1,91 @@
+"""The derived index under real concurrency and damage: it is a cache, so it must heal."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from memdir import Memory
+
+READER = """
+import sys
+from memdir import Memory
+m = Memory()
+for j in range(25):
+    assert m.recall(f"fact about things {j}", top_k=3)
+    if j % 8 == 0:
+        m.remember(f"new fact {sys.argv[1]} {j}", type="project")
+"""
+
+
+def _env() -> dict[str, str]:
+    return {**os.environ, "PYTHONPATH": str(Path(__file__).parents[1] / "src")}
+
+
+def test_processes_create_and_sync_one_index_at_once(mem: Memory) -> None:
+    mem.remember_many([{"text": f"fact {i} about things", "type": "project"} for i in range(200)])
+    assert not mem.store("project").dirs.derived.joinpath("index.sqlite").exists()
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", READER, str(i)], env=_env(), stderr=subprocess.PIPE, text=True
+        )
+        for i in range(4)
+    ]
+    errors = [p.communicate(timeout=300)[1] for p in procs]
+    assert [p.returncode for p in procs] == [0] * 4, errors
+    assert mem.verify_index() == []
+    assert len(mem.list(scope="project")) == 200 + 4 * 4
+
+
+def test_a_corrupt_index_is_rebuilt(mem: Memory) -> None:
+    rec = mem.remember("The staging database resets on Sundays", type="project")
+    assert mem.recall("staging database")[0].record.name == rec.name
+    index = mem.index("project")
+    index.close()
+    index.path.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{index.path}{suffix}").unlink(missing_ok=True)
+    fresh = Memory()
+    assert fresh.recall("staging database")[0].record.name == rec.name
+    assert fresh.verify_index() == []
+
+
+def test_a_schema_bump_keeps_the_embedding_cache(mem: Memory) -> None:
+    mem.remember_many([{"text": f"memory number {i}", "type": "project"} for i in range(20)])
+    mem.reindex()
+    index = mem.index("project")
+    index.close()
+    with sqlite3.connect(index.path) as db:
+        db.execute("UPDATE meta SET value='0' WHERE key='schema'")
+    report = Memory().reindex(scope="project")["project"]
+    assert report.added == 20 and report.embedded == 0  # text re-indexed, nothing re-embedded
+
+
+def test_verify_reports_an_index_that_drifted_from_the_files(mem: Memory) -> None:
+    rec = mem.remember("The staging database resets on Sundays", type="project")
+    assert mem.verify_index() == []
+    index = mem.index("project")
+    index.close()
+    with sqlite3.connect(index.path) as db:  # damage the index behind the sync's back
+        db.execute("UPDATE docs SET content_hash='sha256:0' WHERE name=?", (rec.name,))
+    problems = Memory().verify_index(scope="project")
+    assert problems == [f"project: {rec.name}: index has an old version"]
+    result = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from memdir.cli import main; sys.exit(main())",
+            "reindex",
+            "--verify",
+        ],
+        env=_env(),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode == 1 and "index has an old version" in result.stdout
+    Memory().reindex(scope="project", rebuild=True)
+    assert Memory().verify_index() == []
