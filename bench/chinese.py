@@ -27,18 +27,15 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import dataclasses  # noqa: E402
-import platform  # noqa: E402
-import shlex  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
-from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import yaml  # noqa: E402
+from provenance import provenance  # noqa: E402
 
 from memdir import MemdirError, Memory  # noqa: E402
 from memdir.providers.embeddings import Embedder, get_embedder  # noqa: E402
@@ -202,26 +199,6 @@ def table(result: dict[str, Any]) -> str:
             + f" | {row['ms_per_query']:.1f} |"
         )
     return "\n".join(lines)
-
-
-def _git(*args: str) -> str:
-    try:
-        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
-
-
-def provenance(argv: list[str]) -> list[str]:
-    """Date, commit, machine and command line, as Markdown bullet lines."""
-    dirty = " (with uncommitted changes)" if _git("status", "--porcelain") else ""
-    return [
-        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- commit: {_git('rev-parse', '--short', 'HEAD')}{dirty}",
-        f"- machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}",
-        f"- command: `{shlex.join(['python', *argv])}`",
-    ]
 
 
 def _shown(path: Path) -> str:

@@ -1,6 +1,6 @@
 """LoCoMo retrieval benchmark: memdir's hybrid recall next to BM25-only and vector-only.
 
-Protocol (fixed before looking at any per-question result):
+Protocol (fixed before any result was seen; the method was then developed on the dev split):
 
 * Data: ``locomo10.json`` read from ``../shared/data/locomo/`` or ``--data`` — never copied
   into the repository (CC BY-NC 4.0, evaluation only).

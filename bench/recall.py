@@ -10,11 +10,8 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import subprocess
 import sys
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -24,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 import chinese
 import locomo
 import speed
+from provenance import provenance
 
 from memdir.errors import MemdirError
 from memdir.recall import FORMULA, Weights
@@ -31,30 +29,9 @@ from memdir.recall import FORMULA, Weights
 RESULTS = Path(__file__).parent / "results"
 
 
-def header(command: str) -> str:
-    commit = (
-        subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
-        ).stdout.strip()
-        or "unknown"
-    )
-    dirty = subprocess.run(
-        ["git", "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-        check=False,
-    ).stdout.strip()
+def header(argv: list[str]) -> str:
     return "\n".join(
-        [
-            "# Recall benchmark",
-            "",
-            f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-            f"- commit: {commit}{' (with uncommitted changes)' if dirty else ''}",
-            f"- machine: {platform.platform()}, {os.cpu_count()} cores, Python "
-            f"{platform.python_version()}",
-            f"- formula: {FORMULA} {Weights()}",
-            f"- command: `{command}`",
-        ]
+        ["# Recall benchmark", "", *provenance(argv), f"- formula: {FORMULA} {Weights()}"]
     )
 
 
@@ -71,7 +48,7 @@ def main() -> None:
         help="embedders to run LoCoMo with (default: %(default)s)",
     )
     args = parser.parse_args()
-    sections = [header("python bench/recall.py " + " ".join(sys.argv[1:]))]
+    sections = [header(["bench/recall.py", *sys.argv[1:]])]
 
     if not args.skip_locomo:
         sections += [

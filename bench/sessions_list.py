@@ -5,8 +5,8 @@ Protocol:
 * ``--count`` (default 10,000) session files are written into a temporary directory with the
   real session format: a ``meta`` guide record (~3 KB) and then a seeded-random number of
   messages — most sessions short (4–40 messages of 100–600 characters), one in ten long (up to
-  400 messages, 1 in 100 of them a tool result of 20–200 KB) — and one in a hundred ending in a torn line
-  (a crash mid-write), so the tail reader has to step back a line.
+  400 messages, 1 in 100 of them a tool result of 20–200 KB) — and one in a hundred ending in a
+  torn line (a crash mid-write), so the tail reader has to step back a line.
 * ``list_sessions`` (what ``memdir sessions list`` and ``Memory.sessions()`` call) is timed
   ``--runs`` times (default 7) after one warm-up; the median and the min/max are reported.
   The files are in the page cache (they were just written): this measures memdir's work, not
@@ -21,17 +21,17 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import random
+import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
+
+from provenance import provenance
 
 from memdir.sessions import Session, list_sessions
 
@@ -117,26 +117,13 @@ def run(count: int, runs: int) -> dict[str, Any]:
     }
 
 
-def _git(*args: str) -> str:
-    try:
-        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
-
-
 def report(result: dict[str, Any], command: str) -> str:
-    dirty = " (with uncommitted changes)" if _git("status", "--porcelain") else ""
     per = result["median_s"] / result["count"] * 1e6
     return "\n".join(
         [
             "# Listing sessions (SPEC C4)",
             "",
-            f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-            f"- commit: {_git('rev-parse', '--short', 'HEAD')}{dirty}",
-            f"- machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-            f"Python {platform.python_version()}",
-            f"- command: `{command}`",
+            *provenance(shlex.split(command)[1:]),
             "",
             f"{result['count']:,} session files, {result['bytes'] / 1e6:.0f} MB in all "
             "(1 in 10 long, 1 in 100 ending in a torn line); files in the page cache.",
