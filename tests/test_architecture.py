@@ -34,7 +34,7 @@ ALLOWED.update(
         "tokens": set(),
         "chain": set(),
         "instructions": {"files"},
-        "sessions": {"chain", "config", "errors", "files"},
+        "sessions": {"chain", "config", "errors", "files", "history"},
         "context": {"chain", "config", "errors", "instructions", "sessions", "tokens"},
     }
 )

@@ -63,6 +63,7 @@ from .chain import Entry, is_result, message_text, repair, result_ids, tool_name
 from .config import SessionsPolicy
 from .errors import AmbiguousError, MemdirError, NotFoundError, SessionBusyError, ValidationError
 from .files import Problem
+from .history import fsync_dir
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -255,14 +256,6 @@ def _open_locked(path: Path, flags: int) -> int:
     return fd
 
 
-def _fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
 class Session:
     """One conversation's transcript. Made by ``Memory.session()``; reading one never writes.
 
@@ -294,7 +287,7 @@ class Session:
                 fd = _open_locked(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_EXCL)
             except FileExistsError:
                 continue  # same second, same 4 hex digits: draw again
-            _fsync_dir(directory)
+            fsync_dir(directory)
             return cls(path, fd=fd)
         raise MemdirError(f"could not create a new session file in {directory}")
 
@@ -649,10 +642,10 @@ def apply_prune(plan: Sequence[PruneAction], *, distill: Distill | None = None) 
                     archive = path.parent / "archive"
                     archive.mkdir(exist_ok=True)
                     os.replace(path, archive / path.name)
-                    _fsync_dir(archive)
+                    fsync_dir(archive)
                 else:
                     path.unlink()
-                _fsync_dir(path.parent)
+                fsync_dir(path.parent)
         except MemdirError as exc:
             report.skipped.append((action, str(exc)))
             continue
