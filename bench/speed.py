@@ -14,10 +14,12 @@ Protocol, per size N (``--sizes``, default 1000,10000,100000) and embedder:
   encode time is known and the rest is reported as *search*.
 * **size** — the index on disk (``stats()["bytes"]``) and the whole memory directory.
 
-Embedding 100k texts with e5 takes hours on two cores, so for N ≥ 50k a slow default embedder is
-replaced by ``use`` (else ``hashing``) for the write/index phase, and the report says so. The e5
-cost at that size is then given as two real measurements side by side: e5's own query-encode
-time for the same 100 queries, and the search time on the N-memory index.
+Embedding 100k texts with e5 takes hours on two cores, so for N ≥ 50k a slow embedder (anything
+but ``use`` and ``hashing``) is replaced for the write/index phase by ``--large-embedder``:
+``hashing`` built at the slow one's dimension (so the vector search does the same work), or
+``use``; the report says so. The e5 cost at that size is then given as two real measurements
+side by side: e5's own query-encode time for the same 100 queries, and the search time on the
+N-memory index.
 Thread pools are pinned to one thread before numpy loads. ``--fast`` adds runs with ``use``.
 
 ``run()`` returns the numbers; ``python bench/speed.py`` prints a table and writes
@@ -45,13 +47,19 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 from memdir import MemdirError, Memory  # noqa: E402
-from memdir.providers.embeddings import Embedder, Kind, Vectors, get_embedder  # noqa: E402
+from memdir.providers.embeddings import (  # noqa: E402
+    Embedder,
+    HashingEmbedder,
+    Kind,
+    Vectors,
+    get_embedder,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "speed.md"
 QUERIES = 100
 SLOW_FROM = 50_000  # sizes from here on do not write with a slow embedder
-FAST_EMBEDDERS = ("use", "hashing")  # in order of preference for the large sizes
+FAST_EMBEDDERS = ("use", "hashing")  # what counts as fast: anything else is slow at 50k+
 
 # -- synthetic memories ---------------------------------------------------------------------
 TECH = """deploy database cache index query server client staging production release build
@@ -235,26 +243,38 @@ def _load(name: str | None) -> Embedder | None:
         return None
 
 
-def run(sizes: Sequence[int], embedder: str | None, fast: bool) -> dict[str, Any]:
+def _large_embedder(name: str, slow: Embedder) -> Embedder:
+    """The embedder that writes the large sizes instead of ``slow``: ``hashing`` is built at
+    the slow one's dimension so that the vector search costs the same as it would with it."""
+    if name == "hashing":
+        return HashingEmbedder(dim=slow.dim)
+    return _load(name) or HashingEmbedder(dim=slow.dim)
+
+
+def run(
+    sizes: Sequence[int], embedder: str | None, fast: bool, *, large: str = "hashing"
+) -> dict[str, Any]:
     """Measure every size with ``embedder`` (default: memdir's default) and, with ``fast``,
-    with ``use`` too. Returns every run and the notes the report needs."""
+    with ``use`` too. A slow embedder is replaced from ``SLOW_FROM`` memories on by ``large``
+    (``hashing`` at the slow one's dimension, or ``use``). Returns every run and notes."""
     main = get_embedder(embedder)
     corpus = Corpus()
     queries = corpus.queries(QUERIES + 1)  # the first one is the warm-up
     notes: list[str] = []
     loaded = [e for e in map(_load, FAST_EMBEDDERS) if e is not None]
     slow = main.model_id not in {e.model_id for e in loaded}
-    large = loaded[0] if loaded else main
+    stand_in = _large_embedder(large, main) if slow and max(sizes) >= SLOW_FROM else main
     fast_embedder = _load("use") if fast else None
     if fast and fast_embedder is None:
         notes.append("--fast: the use embedder did not load (pip install 'memdir[fast]')")
     runs: list[dict[str, Any]] = []
     for size in sizes:
-        chosen = [large if slow and size >= SLOW_FROM else main]
+        chosen = [stand_in if slow and size >= SLOW_FROM else main]
         if chosen[0] is not main:
             notes.append(
-                f"N={size}: written and indexed with {large.model_id} instead of "
-                f"{main.model_id} (embedding {size} texts with it would take hours here)"
+                f"N={size}: written and indexed with {stand_in.model_id} ({stand_in.dim}-d) "
+                f"instead of {main.model_id} ({main.dim}-d): embedding {size:,} texts with "
+                "it would take hours here"
             )
         if fast_embedder is not None and fast_embedder.model_id != chosen[0].model_id:
             chosen.append(fast_embedder)
@@ -321,6 +341,8 @@ def report(result: dict[str, Any], argv: list[str], seconds: float) -> str:
         f"- commit: {_git('rev-parse', '--short', 'HEAD')}{dirty}",
         f"- machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
         f"Python {platform.python_version()}; BLAS/OpenMP threads pinned to 1",
+        f"- load average (1/5/15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
+        " — the machine is shared, so tails (p95) are noisy",
         f"- command: `{shlex.join(['python', *argv])}` ({seconds / 60:.1f} min)",
         "",
         "Synthetic memories (≈10 % Chinese), all in the project scope. `write/s`: "
@@ -343,11 +365,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sizes", default="1000,10000,100000", help="default: %(default)s")
     parser.add_argument("--embedder", default=None, help="default: memdir's default embedder")
     parser.add_argument("--fast", action="store_true", help="also measure the use embedder")
+    parser.add_argument("--large-embedder", choices=("hashing", "use"), default="hashing",
+                        help=f"writes N >= {SLOW_FROM:,} in place of a slow embedder "
+                        "(default: %(default)s, at the slow one's dimension)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=RESULTS, help="default: %(default)s")
     args = parser.parse_args(argv[1:])
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",") if s.strip()]
     started = time.perf_counter()
-    result = run(sizes, args.embedder, args.fast)
+    result = run(sizes, args.embedder, args.fast, large=args.large_embedder)
     print(table(result))
     for line in [*result["notes"], *scale_lines(result)]:
         print(line.removeprefix("- "))

@@ -2,7 +2,7 @@
 
 Memories are written through ``Memory`` or by hand with plain file I/O and then recalled. Every
 test embeds with the deterministic hashing embedder (conftest) except ``TestCrossLingualE5``,
-which loads the real default model. The ranking formula is still being tuned, so tests ask only
+which loads the real e5 model. The ranking formula is still being tuned, so tests ask only
 that the obviously right memory comes first (or within the top k), never for exact scores.
 """
 
