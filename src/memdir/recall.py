@@ -191,9 +191,10 @@ class Recaller:
                 order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
             cosines = {names[i]: float(sims[i]) for i in order}
             extra = (set(keyword) | set(entity)) - set(cosines)
-            if extra:  # hits of the other signals outside the vector pool get their cosine too
-                row = {n: i for i, n in enumerate(names)}
-                cosines.update({n: float(sims[row[n]]) for n in extra if n in row})
+            for n in extra:  # hits of the other signals outside the vector pool: their cosine
+                row = index.row_of(n)
+                if row is not None:
+                    cosines[n] = float(sims[row])
         return [
             _Candidate(
                 scope,

@@ -120,6 +120,7 @@ class SqliteIndex:
         self._db: sqlite3.Connection | None = None
         self._locked = False
         self._matrix: tuple[str, list[str], Vectors] | None = None
+        self._rows: dict[str, int] = {}
         self._docs: tuple[str, dict[str, DocMeta]] | None = None
         self._entities: tuple[str, dict[str, set[str]]] | None = None
 
@@ -261,14 +262,20 @@ class SqliteIndex:
         most every ``SCAN_INTERVAL`` seconds while the directory itself has not changed: an
         in-place edit of one file in a very large store is noticed within that interval.
         """
+        large = int(self._meta("count") or 0) > FULL_SCAN_LIMIT
+        quick = self._quick_state() if large else ""
         if (
-            int(self._meta("count") or 0) > FULL_SCAN_LIMIT
-            and self._meta("quick") == self._quick_state()
+            large
+            and self._meta("quick") == quick
             and time.time() - float(self._meta("full_scan_at") or 0) < SCAN_INTERVAL
         ):
             return True, None
         state = self._docs_state()
-        return self._meta("state") == state, state
+        fresh = self._meta("state") == state
+        if large and fresh:  # the next calls may trust the quick check again for a while
+            self._set_meta("quick", quick)
+            self._set_meta("full_scan_at", str(time.time()))
+        return fresh, state
 
     def sync(self, progress: Progress | None = None) -> SyncReport:
         """Bring the index in line with the files and the recall log; cheap when nothing
@@ -525,7 +532,12 @@ class SqliteIndex:
         for i, (_, blob) in enumerate(rows):
             matrix[i] = np.frombuffer(blob, dtype=np.float32)
         self._matrix = (state, names, matrix)
+        self._rows = {n: i for i, n in enumerate(names)}
         return names, matrix
+
+    def row_of(self, name: str) -> int | None:
+        """The row of ``name`` in the matrix ``vectors()`` returned last."""
+        return self._rows.get(name)
 
     def stats(self) -> dict[str, Any]:
         db = self._connect()
