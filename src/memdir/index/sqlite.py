@@ -43,7 +43,7 @@ from .text import cjk_bigrams, fts_query
 
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
-SCHEMA_VERSION = 3  # 3: created/updated stored as UTC
+SCHEMA_VERSION = 4  # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -348,8 +348,7 @@ class SqliteIndex:
                 report.updated += bool(old)
                 report.added += not old
             for name in set(rows) - seen:
-                db.execute("DELETE FROM docs WHERE name=?", (name,))
-                db.execute("DELETE FROM fts WHERE name=?", (name,))
+                self._forget_row(db, name)
                 report.removed += 1
             missing = {
                 r[0]
@@ -368,6 +367,14 @@ class SqliteIndex:
             pending.update(self._texts_for(db, missing - set(pending)))
         return pending
 
+    @staticmethod
+    def _forget_row(db: sqlite3.Connection, name: str) -> None:
+        """Delete ``name``'s doc and FTS rows (an FTS5 column cannot be indexed: go by rowid)."""
+        row = db.execute("SELECT rowid FROM docs WHERE name=?", (name,)).fetchone()
+        if row is not None:
+            db.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
+            db.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
+
     def _texts_for(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for name, ehash in db.execute("SELECT name, embed_hash FROM docs").fetchall():
@@ -384,8 +391,9 @@ class SqliteIndex:
         """Write the doc and FTS rows of ``rec``; return (embed hash, embed text)."""
         text = embed_text(rec)
         ehash = hashlib.sha256(text.encode("utf-8")).hexdigest()
-        db.execute(
-            "INSERT OR REPLACE INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        self._forget_row(db, rec.name)
+        cursor = db.execute(
+            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rec.name,
                 st.st_size,
@@ -407,9 +415,9 @@ class SqliteIndex:
         )
         head = " ".join([rec.name.replace("-", " "), rec.description, *rec.tags])
         body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
-        db.execute("DELETE FROM fts WHERE name=?", (rec.name,))
-        db.execute(
-            "INSERT INTO fts VALUES (?,?,?)", (rec.name, cjk_bigrams(head), cjk_bigrams(body))
+        db.execute(  # the FTS row shares the doc's rowid: deleting it is a lookup, not a scan
+            "INSERT INTO fts(rowid, name, head, body) VALUES (?,?,?,?)",
+            (cursor.lastrowid, rec.name, cjk_bigrams(head), cjk_bigrams(body)),
         )
         return ehash, text
 
