@@ -34,17 +34,15 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_var] = "1"  # before numpy loads: a second BLAS thread made search 8x slower
 
 import argparse  # noqa: E402
-import platform  # noqa: E402
 import random  # noqa: E402
-import shlex  # noqa: E402
-import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Sequence  # noqa: E402
-from datetime import UTC, datetime  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
+
+from provenance import provenance  # noqa: E402
 
 from memdir import MemdirError, Memory  # noqa: E402
 from memdir.providers.embeddings import (  # noqa: E402
@@ -324,26 +322,14 @@ def scale_lines(result: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _git(*args: str) -> str:
-    try:
-        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, check=True)
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
-
-
 def report(result: dict[str, Any], argv: list[str], seconds: float) -> str:
-    dirty = " (with uncommitted changes)" if _git("status", "--porcelain") else ""
     return "\n".join([
         "# Speed and scale",
         "",
-        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
-        f"- commit: {_git('rev-parse', '--short', 'HEAD')}{dirty}",
-        f"- machine: {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-        f"Python {platform.python_version()}; BLAS/OpenMP threads pinned to 1",
+        *provenance(argv),
+        f"- run time {seconds / 60:.1f} min; BLAS/OpenMP threads pinned to 1",
         f"- load average (1/5/15 min) at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}"
         " — the machine is shared, so tails (p95) are noisy",
-        f"- command: `{shlex.join(['python', *argv])}` ({seconds / 60:.1f} min)",
         "",
         "Synthetic memories (≈10 % Chinese), all in the project scope. `write/s`: "
         "`remember_many` file writes; `embed/s`: embeddings during `reindex()` (FTS included "

@@ -407,8 +407,7 @@ class Memory:
         for s in [scope] if scope else self.scopes():
             index = self.index(s)
             if rebuild:
-                index.close()
-                index._drop_files()
+                index.drop()
             reports[s] = index.sync(progress)
         return reports
 

