@@ -41,6 +41,19 @@ ALLOWED.update(
 ALLOWED["memory"] |= {"config", "context", "instructions", "sessions"}
 ALLOWED["cli"] |= {"chain", "sessions"}  # display helpers and result types; calls go via Memory
 ALLOWED["__init__"] |= {"config", "sessions"}
+# Issue 4: user settings (LLM endpoint), the guard, extraction (below the facade: it returns
+# operations, the facade applies them) and the memory tool (above the facade, like the CLI).
+ALLOWED.update(
+    {
+        "settings": {"errors", "paths"},
+        "guard": {"errors", "records"},
+        "extract": {"chain", "config", "errors", "guard", "providers", "records", "sessions"},
+        "tools": {"errors", "history", "memory", "paths", "recall", "records"},
+    }
+)
+ALLOWED["providers"] |= {"settings"}
+ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
+ALLOWED["cli"] |= {"providers", "settings"}
 
 
 def _internal_imports(path: Path) -> set[str]:

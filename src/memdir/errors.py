@@ -6,13 +6,16 @@ their edge and show its message, which always says what to do next::
     MemdirError
     ├── ConfigError            settings or layout are unusable (no project found, bad home)
     ├── ValidationError        a value given to memdir is not acceptable
-    │   └── UnsafeNameError    a memory name that could escape its scope or is not a valid file
+    │   ├── UnsafeNameError    a memory name that could escape its scope or is not a valid file
+    │   └── RefusedError       the guard refused to store it (a secret, a permission grant, …)
     ├── NotFoundError          no memory / change with that name or id
     ├── AmbiguousError         a name or id prefix matches more than one thing
     ├── ConflictError          the file changed underneath us; nothing was written
     ├── SessionBusyError       another process is writing that session (one writer per file)
     ├── BadFileError           a memory file on disk does not parse (see ``memdir doctor``)
-    └── LockTimeoutError       another process held the scope's write lock for too long
+    ├── LockTimeoutError       another process held the scope's write lock for too long
+    ├── ProviderError          an LLM endpoint failed, timed out or is not configured
+    └── ExtractionError        the extractor's model output stayed unusable after a retry
 """
 
 from __future__ import annotations
@@ -24,9 +27,12 @@ __all__ = [
     "BadFileError",
     "ConfigError",
     "ConflictError",
+    "ExtractionError",
     "LockTimeoutError",
     "MemdirError",
     "NotFoundError",
+    "ProviderError",
+    "RefusedError",
     "SessionBusyError",
     "UnsafeNameError",
     "ValidationError",
@@ -76,3 +82,20 @@ class BadFileError(MemdirError):
 
 class LockTimeoutError(MemdirError):
     """The scope's write lock stayed held past the timeout."""
+
+
+class RefusedError(ValidationError):
+    """The guard would not store this: it holds a secret, grants a permission, or tries to turn
+    external content into a rule. ``reasons`` lists why; the refusal is in the change log."""
+
+    def __init__(self, message: str, reasons: tuple[str, ...] = ()) -> None:
+        self.reasons = reasons
+        super().__init__(message)
+
+
+class ProviderError(MemdirError):
+    """An LLM endpoint is not configured, cannot be reached, or answered with an error."""
+
+
+class ExtractionError(MemdirError):
+    """The model's extraction output could not be used, even after one retry."""

@@ -1,0 +1,60 @@
+"""LLMs: the one interface memdir talks to a chat model through.
+
+``LLM.complete(messages, ...)`` sends a conversation and returns one ``LLMResponse``. Messages are
+plain dicts in a provider-neutral shape — ``{"role": "user" | "assistant", "content": str}`` — and
+each provider translates them to its own wire format (OpenAI chat completions, Anthropic
+messages). ``json_schema`` asks for output that matches a JSON schema: providers that support
+structured output send it on the wire (``response_format`` / a forced tool), others put it in the
+prompt, and the caller still parses tolerantly. Concrete providers live beside this module; tests
+use a real subclass with scripted answers, never a mock.
+
+Failures are ``ProviderError`` with a message that says what to fix (which setting, which URL).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["LLM", "LLMResponse", "ToolCall"]
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool the model asked to call: provider id, tool name, decoded arguments."""
+
+    id: str
+    name: str
+    arguments: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    """One model answer: its text, any tool calls, why it stopped, and the raw wire body."""
+
+    text: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    stop_reason: str | None = None
+    raw: Mapping[str, Any] = field(default_factory=dict)
+
+
+class LLM(ABC):
+    """A chat model endpoint. ``model_id`` names it in logs and in extraction records."""
+
+    model_id: str
+
+    @abstractmethod
+    def complete(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        system: str | None = None,
+        json_schema: Mapping[str, Any] | None = None,
+        schema_name: str = "output",
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+    ) -> LLMResponse:
+        """Send ``messages`` (after ``system``) and return the model's answer."""
