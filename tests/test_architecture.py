@@ -52,6 +52,9 @@ ALLOWED.update(
     }
 )
 ALLOWED["providers"] |= {"settings"}
+# extract/runner.py applies proposals through the facade it is handed (a type-only import; at run
+# time the facade imports the runner, never the other way round)
+ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
 

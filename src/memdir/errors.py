@@ -98,4 +98,9 @@ class ProviderError(MemdirError):
 
 
 class ExtractionError(MemdirError):
-    """The model's extraction output could not be used, even after one retry."""
+    """The model's extraction output could not be used, even after one retry. ``raw`` keeps
+    what the model answered, for ``memdir doctor`` and for a person to look at."""
+
+    def __init__(self, message: str, raw: str = "") -> None:
+        self.raw = raw
+        super().__init__(message)

@@ -508,6 +508,19 @@ class FileStore:
                 reason=reason,
             )
 
+    def log_refusal(self, name: str, *, actor: str, source: str | None, reason: str) -> Change:
+        """Record that the guard kept ``name`` out (SPEC G4): a ``refuse`` entry, no file."""
+        with self.locked():
+            return self.log.append(
+                op="refuse",
+                name=name,
+                actor=actor,
+                source=source,
+                before=None,
+                after=None,
+                reason=reason,
+            )
+
     def undo(self, change: Change, *, actor: str) -> Change:
         """Put the file of ``change`` back as it was before it; refuse if it moved on since."""
         with self.locked():

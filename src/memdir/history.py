@@ -1,9 +1,10 @@
 """The change log of one scope (SPEC A7): what changed, when, by whom, and how to undo it.
 
 ``.history/changes.jsonl`` gets one JSON line per change — create, update, delete, archive,
-restore, undo — with the content hash before and after. The bytes behind every hash are kept in
-``.history/objects/`` (content-addressed, written once), so any change can be shown and undone
-byte-for-byte, a deleted memory included.
+restore, undo, and ``refuse`` (the guard kept something out; nothing was written) — with the
+content hash before and after. The bytes behind every hash are kept in ``.history/objects/``
+(content-addressed, written once), so any change can be shown and undone byte-for-byte, a deleted
+memory included.
 
 Lines are appended under the scope's write lock and fsynced. A crash can leave at most a torn last
 line; readers skip lines that do not parse (and count them for ``memdir doctor``), and the next
@@ -27,7 +28,7 @@ from .paths import ScopeDirs
 
 __all__ = ["Change", "ChangeLog", "append_jsonl", "atomic_write", "fsync_dir", "read_jsonl"]
 
-OPS = ("create", "update", "delete", "archive", "restore", "undo")
+OPS = ("create", "update", "delete", "archive", "restore", "undo", "refuse")
 
 
 def fsync_dir(directory: Path) -> None:

@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
+from . import guard
 from .config import Policy, load_policy
 from .context import (
     GUIDE_VERSION,
@@ -27,13 +28,16 @@ from .context import (
     prepare,
     recorded_guide,
 )
-from .errors import AmbiguousError, ConfigError, NotFoundError, ValidationError
+from .errors import AmbiguousError, ConfigError, NotFoundError, RefusedError, ValidationError
+from .extract.runner import Extraction, SessionReport
+from .extract.state import Failure
 from .files import BODY_PARTS, FileStore, Problem
 from .history import Change
 from .index.sqlite import SqliteIndex, SyncReport
 from .instructions import Instructions, load_instructions
 from .paths import Scope, find_project_root, home_dir, policy_file, scope_dirs, sessions_dir
 from .providers.embeddings import Embedder, get_embedder
+from .providers.llm import LLM
 from .recall import Hit, Recaller, parse_time
 from .records import (
     FIELD_ORDER,
@@ -59,6 +63,8 @@ __all__ = ["Memory"]
 
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 _EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
+# what the guard reads before a change is written: everything a model could later read as a rule
+_GUARDED = ("statement", "body", "why", "how_to_apply", "description", "quote")
 _GITIGNORE = """\
 # Written by `memdir init`: personal and derived files stay out of git.
 AGENT.md
@@ -101,6 +107,7 @@ class Memory:
         cwd: str | Path | None = None,
         actor: str = "user",
         embedder: str | Embedder | None = None,
+        llm: LLM | bool | None = None,
     ) -> None:
         self.home = Path(home).expanduser().absolute() if home else home_dir()
         if project is not None:
@@ -115,6 +122,19 @@ class Memory:
         self._embedder_choice = embedder
         self._indexes: dict[Scope, SqliteIndex] = {}
         self._recallers: dict[tuple[Scope, ...], Recaller] = {}
+        self._llm_choice = llm
+        self._extraction: Extraction | None = None
+
+    def as_actor(self, actor: str) -> Memory:
+        """The same home, project, embedder and model, recording ``actor`` in the change log
+        (the memory tool writes as ``agent``, extraction as ``extractor``)."""
+        return Memory(
+            home=self.home,
+            project=self.project_root,
+            actor=actor,
+            embedder=self._embedder_choice,
+            llm=self._llm_choice,
+        )
 
     # -- scopes --------------------------------------------------------------------------
     def store(self, scope: Scope) -> FileStore:
@@ -167,6 +187,33 @@ class Memory:
         return created
 
     # -- writing -------------------------------------------------------------------------
+    def _guard(
+        self,
+        scope: Scope,
+        name: str,
+        *,
+        type: str,
+        source: str,
+        parts: Mapping[str, str | None],
+    ) -> dict[str, str | None]:
+        """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
+        when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
+        joined = "\n".join(v for v in parts.values() if v)
+        verdict = guard.check(joined, type=type, source=source, quote=parts.get("quote"))
+        if not verdict.allowed:
+            why = "; ".join(verdict.reasons) or "refused by the guard"
+            self.store(scope).log_refusal(
+                name, actor=self.actor, source=source, reason=f"{guard.GUARD_VERSION}: {why}"
+            )
+            raise RefusedError(
+                f"not stored: {why}. Nothing was written; the refusal is in `memdir history`",
+                verdict.reasons,
+            )
+        out: dict[str, str | None] = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
+        count = sum(guard.redact(v)[1] for v in parts.values() if v)
+        out["redacted"] = f"{count} secret(s) redacted ({guard.GUARD_VERSION})" if count else None
+        return out
+
     def remember(
         self,
         text: str,
@@ -197,6 +244,24 @@ class Memory:
             raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
         if source not in SOURCES:
             raise ValidationError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
+        target = scope or default_scope(type)
+        safe = self._guard(
+            target,
+            name or slugify(description or _short(text)),
+            type=type,
+            source=source,
+            parts={
+                "text": text,
+                "description": description,
+                "why": why,
+                "how": how_to_apply,
+                "quote": quote,
+            },
+        )
+        text, why, how_to_apply, quote = safe["text"] or "", safe["why"], safe["how"], safe["quote"]
+        description = safe["description"]
+        if safe["redacted"]:
+            reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
         description = description if description is not None else _short(text)
         meta: dict[str, Any] = {
             "description": description,
@@ -212,7 +277,7 @@ class Memory:
             "updated": created,
         }
         meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
-        store = self.store(scope or default_scope(type))
+        store = self.store(target)
         record, _ = store.create(
             meta,
             statement=text.strip(),
@@ -270,7 +335,21 @@ class Memory:
                 checked[key] = value
             else:
                 raise ValidationError(f"{key!r} is not a usable frontmatter key")
-        record, _ = self._locate(name, scope).update(name, checked, actor=self.actor, reason=reason)
+        store = self._locate(name, scope)
+        texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
+        if texts:
+            current = store.read(name)
+            safe = self._guard(
+                store.dirs.scope,
+                name,
+                type=checked.get("type") or current.type,
+                source=checked.get("source") or current.source,
+                parts=texts,
+            )
+            checked.update({k: safe[k] for k in texts})
+            if safe["redacted"]:
+                reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
+        record, _ = store.update(name, checked, actor=self.actor, reason=reason)
         return record
 
     def rewrite(
@@ -286,6 +365,14 @@ class Memory:
         produces). It must parse, keep its name, and the file must still hash to
         ``expected_hash`` — otherwise nothing is written."""
         store = self._locate(name, scope)
+        current = store.read(name)
+        text = content.decode("utf-8", errors="replace")
+        safe = self._guard(
+            store.dirs.scope, name, type=current.type, source=current.source, parts={"file": text}
+        )
+        if safe["redacted"]:
+            content = (safe["file"] or "").encode("utf-8")
+            reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
         record, _ = store.replace_bytes(
             name, content, actor=self.actor, reason=reason, expect_hash=expected_hash
         )
@@ -306,6 +393,11 @@ class Memory:
         if len(matches) > 1:
             raise AmbiguousError(f"change id {change_id!r} is in both scopes: give more characters")
         scope, change = matches[0]
+        if change.op == "refuse":
+            raise ValidationError(
+                f"change {change.id} is a refusal: nothing was written then, so there is nothing "
+                "to undo — remember it again if you mean it"
+            )
         return self.store(scope).undo(change, actor=self.actor)
 
     # -- reading -------------------------------------------------------------------------
@@ -422,8 +514,18 @@ class Memory:
         ]
 
     def doctor(self) -> builtins.list[Problem]:
-        """Every problem found in the scope directories; nothing is changed."""
-        return [p for s in self.scopes() for p in self.store(s).problems()]
+        """Every problem found in the scope directories, and every failed extraction;
+        nothing is changed."""
+        problems = [p for s in self.scopes() for p in self.store(s).problems()]
+        for session_id, failure in self.extraction_failures():
+            problems.append(
+                Problem(
+                    self.sessions_dir() / f"{session_id}.jsonl",
+                    f"extraction of turn {failure.turn} failed at {failure.time}: {failure.error}",
+                    severity="warning",
+                )
+            )
+        return problems
 
     # -- sessions and context (issue 3) --
     def policy(self) -> Policy:
@@ -431,7 +533,8 @@ class Memory:
         ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
         return load_policy(policy_file(home=self.home, project_root=self.project_root))
 
-    def _sessions_dir(self) -> Path:
+    def sessions_dir(self) -> Path:
+        """Where this project's session transcripts live (``<root>/.agent/sessions``)."""
         return sessions_dir(home=self.home, project_root=self.project_root)
 
     def instructions(self) -> Instructions:
@@ -481,7 +584,7 @@ class Memory:
         when over the threshold (``session.notices`` says what was done). Close it when done
         (or use ``with``)."""
         policy = self.policy()
-        folder = self._sessions_dir()
+        folder = self.sessions_dir()
         if id is None:
             session = Session.create(folder)
         else:
@@ -504,11 +607,11 @@ class Memory:
 
     def read_session(self, id: str) -> Session:
         """The session ``id``, read-only (no lock taken, nothing written); archived ones too."""
-        return Session.open(find_session(self._sessions_dir(), id, archived=True), write=False)
+        return Session.open(find_session(self.sessions_dir(), id, archived=True), write=False)
 
     def sessions(self, *, archived: bool = False) -> builtins.list[SessionInfo]:
         """Every session, oldest first, from file names and last lines only (C4)."""
-        return list_sessions(self._sessions_dir(), archived=archived)
+        return list_sessions(self.sessions_dir(), archived=archived)
 
     def context(
         self,
@@ -544,7 +647,7 @@ class Memory:
         ``sessions.retention_days``): each goes to ``distill`` first, then to the archive — or
         is deleted, only when the policy says so. ``dry_run`` returns the plan untouched."""
         policy = self.policy().sessions
-        folder = self._sessions_dir()
+        folder = self.sessions_dir()
         plan = plan_prune(
             list_sessions(folder),
             list_sessions(folder, archived=True),
@@ -555,3 +658,65 @@ class Memory:
         if dry_run:
             return PruneReport(plan, dry_run=True)
         return apply_prune(plan, distill=distill)
+
+    # -- extraction (issue 4) --
+    @property
+    def llm(self) -> LLM | None:
+        """The model extraction uses: the one given to ``Memory(llm=...)``, else the configured
+        one (``memdir config set llm.*`` or ``MEMDIR_LLM_*``), else ``None`` (offline rules).
+        ``llm=False`` forces the offline rules."""
+        if self._llm_choice is None:
+            self._llm_choice = _configured_llm(self.home)
+        return self._llm_choice if isinstance(self._llm_choice, LLM) else None
+
+    @property
+    def extraction(self) -> Extraction:
+        if self._extraction is None:
+            self._extraction = Extraction(self, self.llm)
+        return self._extraction
+
+    def capture_explicit(
+        self, text: str, *, session: str | None = None
+    ) -> builtins.list[MemoryRecord]:
+        """Store the explicit requests in what the person just wrote ("remember that …",
+        "记住 …") at once (SPEC G3) and return them, so the agent can say what it stored."""
+        return self.extraction.capture_explicit(text, session=session)
+
+    def after_turn(self, session: Session) -> builtins.list[MemoryRecord]:
+        """Call when a turn has ended: stores its explicit requests now (returned), and queues
+        the turn for extraction in the background (LLM if configured, else the offline rules).
+        Returns at once; ``flush_extraction`` waits for the queue."""
+        return self.extraction.after_turn(session)
+
+    def flush_extraction(self, timeout: float | None = None) -> bool:
+        """Wait for queued extraction; ``False`` if ``timeout`` passed first."""
+        return self.extraction.flush(timeout)
+
+    def resume_extraction(self) -> builtins.list[str]:
+        """Queue the turns a previous process left unextracted (it crashed, or exited before
+        the worker ran); returns the session ids queued."""
+        return self.extraction.resume()
+
+    def extract_session(
+        self,
+        id: str,
+        *,
+        dry_run: bool = False,
+        everything: bool = False,
+        offline: bool = False,
+    ) -> SessionReport:
+        """Extract a stored session's turns now (``memdir extract``): those not done yet and
+        those that failed; ``everything`` reads every turn again; ``dry_run`` writes nothing."""
+        return self.extraction.run_session(
+            id, dry_run=dry_run, everything=everything, offline=offline
+        )
+
+    def extraction_failures(self) -> builtins.list[tuple[str, Failure]]:
+        """``(session id, failure)`` for every turn whose extraction failed and was not
+        retried successfully since."""
+        return self.extraction.failures()
+
+
+def _configured_llm(home: Path) -> LLM | bool:
+    """The LLM from the user's settings, or ``False`` when none is configured."""
+    return False

@@ -1,0 +1,388 @@
+"""Running extraction for a ``Memory``: the hot path, the background pass and crash pickup.
+
+* **Hot path (G3).** ``capture_explicit`` runs the offline rules over what the person just wrote
+  and stores explicit requests ("remember that …", "记住…") at once, returning the records so the
+  agent can say what it stored. ``after_turn`` does the same for the finished turn (a request
+  already captured is not stored twice: same session, same quote).
+* **Background pass (G1/G2).** ``after_turn`` then queues the session on the worker and returns.
+  The job extracts every finished turn not yet handled: one LLM call per turn when a model is
+  configured (``llm.py``), the offline rules otherwise. Every proposal is applied through the
+  ``Memory`` facade, so the guard sees it and the change log records it (actor ``extractor``).
+* **Crash pickup.** Progress is kept per session (``state.py``); ``resume`` finds sessions whose
+  file grew since and queues them, so turns pending when a process died are extracted next time.
+
+Applying keeps the person's words on top (SPEC H3): an inference never updates or deletes a
+memory whose source is the person, and nothing identical to an existing memory is added again.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING, Any
+
+from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError, ValidationError
+from ..sessions import Session, find_session, list_sessions
+from . import rules
+from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
+from .state import ExtractState, Failure, all_states, locked
+from .turns import Turn, finished_turns
+from .worker import Worker
+
+if TYPE_CHECKING:
+    from ..memory import Memory
+    from ..providers.llm import LLM
+    from ..records import MemoryRecord
+
+__all__ = ["Extraction", "Outcome", "SessionReport"]
+
+ACTOR = "extractor"
+FULL_LIST = 60  # up to this many memories the model sees them all; past it, the recalled ones
+RECALLED = 40
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What happened to one proposed operation."""
+
+    op: str
+    status: str  # stored | updated | forgotten | refused | skipped | planned
+    name: str | None
+    scope: str | None
+    reason: str | None = None
+    proposal: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "status": self.status,
+            "name": self.name,
+            "scope": self.scope,
+            "reason": self.reason,
+            "proposal": self.proposal,
+        }
+
+
+@dataclass
+class SessionReport:
+    """The result of extracting one session's turns."""
+
+    session: str
+    method: str  # "llm:<model>" or "rules:<version>"
+    turns: int = 0
+    outcomes: list[Outcome] = field(default_factory=list)
+    failures: list[Failure] = field(default_factory=list)
+    dry_run: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "method": self.method,
+            "turns": self.turns,
+            "dry_run": self.dry_run,
+            "outcomes": [o.to_dict() for o in self.outcomes],
+            "failures": [f.to_dict() for f in self.failures],
+        }
+
+
+def _norm(text: str | None) -> str:
+    return " ".join(re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text or "")).split())
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _offline_ops(turn: Turn, previous: str | None) -> list[Operation]:
+    ops: list[Operation] = []
+    for text in turn.user:
+        for c in rules.extract(text, previous_assistant=previous):
+            ops.append(
+                Operation(
+                    op="ADD",
+                    type=c.type,
+                    text=c.text,
+                    why=c.why,
+                    how_to_apply=c.how_to_apply,
+                    source="user",
+                    quote=c.quote,
+                    confidence=c.confidence,
+                )
+            )
+    return ops
+
+
+class Extraction:
+    """Extraction for one ``Memory`` (made by the facade; use its methods)."""
+
+    def __init__(self, memory: Memory, llm: LLM | None) -> None:
+        self.memory = memory
+        self.llm = llm
+        self._writer: Memory | None = None
+        self._worker: Worker | None = None
+
+    # -- the writer the extractor's changes go through (actor "extractor") ----------------
+    def _clone(self) -> Memory:
+        # its own facade (own stores, own index connections) for the thread that writes
+        return self.memory.as_actor(ACTOR)
+
+    @property
+    def writer(self) -> Memory:
+        if self._writer is None:
+            self._writer = self._clone()
+        return self._writer
+
+    # -- hot path -------------------------------------------------------------------------
+    def capture_explicit(self, text: str, *, session: str | None = None) -> list[MemoryRecord]:
+        """Store the explicit memory requests in ``text`` now; return what was stored."""
+        ops = [
+            Operation(
+                op="ADD",
+                type=c.type,
+                text=c.text,
+                why=c.why,
+                how_to_apply=c.how_to_apply,
+                source="user",
+                quote=c.quote,
+                confidence=c.confidence,
+            )
+            for c in rules.extract(text)
+            if c.explicit
+        ]
+        stored: list[MemoryRecord] = []
+        for op in ops:
+            outcome = self._apply(
+                self.writer, op, session, f"explicit request ({rules.RULES_VERSION})"
+            )
+            if outcome.status == "stored" and outcome.name and outcome.scope:
+                stored.append(self.writer.get(outcome.name, scope=outcome.scope))  # type: ignore[arg-type]
+        return stored
+
+    def after_turn(self, session: Session) -> list[MemoryRecord]:
+        turns = finished_turns(session.messages)
+        stored: list[MemoryRecord] = []
+        if turns:
+            for text in turns[-1].user:
+                stored += self.capture_explicit(text, session=session.id)
+        if self._worker is None:
+            self._worker = Worker()
+        session_id = session.id
+        self._worker.submit(lambda: self._background(session_id))
+        return stored
+
+    def _background(self, session_id: str) -> None:
+        writer = self._clone()
+        try:
+            self.run_session(session_id, writer=writer)
+        except NotFoundError:
+            return  # the session was pruned before its turn came: nothing left to read
+
+    def flush(self, timeout: float | None = None) -> bool:
+        return self._worker.flush(timeout) if self._worker else True
+
+    # -- a whole session ------------------------------------------------------------------
+    def run_session(
+        self,
+        session_id: str,
+        *,
+        writer: Memory | None = None,
+        dry_run: bool = False,
+        everything: bool = False,
+        offline: bool = False,
+    ) -> SessionReport:
+        """Extract the turns of ``session_id`` not handled yet (and those that failed);
+        ``everything`` reads every turn again; ``dry_run`` plans without writing."""
+        writer = writer or self.writer
+        llm = None if offline else self.llm
+        method = f"llm:{llm.model_id}" if llm else f"rules:{rules.RULES_VERSION}"
+        folder = self.memory.sessions_dir()
+        path = find_session(folder, session_id, archived=True)
+        report = SessionReport(path.stem, method, dry_run=dry_run)
+        with locked(folder, path.stem):
+            state = ExtractState.load(folder, path.stem)
+            session = Session.open(path, write=False)
+            turns = finished_turns(session.messages)
+            retry = {f.turn for f in state.failed}
+            for i, turn in enumerate(turns):
+                if not (everything or turn.end > state.done or turn.key in retry):
+                    continue
+                report.turns += 1
+                previous = turns[i - 1].assistant[-1] if i and turns[i - 1].assistant else None
+                self._run_turn(writer, llm, turn, previous, path.stem, state, report)
+                if not dry_run:
+                    state.done = max(state.done, turn.end)
+                    state.save()
+            if not dry_run:
+                state.size = path.stat().st_size
+                state.save()
+        return report
+
+    def _run_turn(
+        self,
+        writer: Memory,
+        llm: LLM | None,
+        turn: Turn,
+        previous: str | None,
+        session_id: str,
+        state: ExtractState,
+        report: SessionReport,
+    ) -> None:
+        try:
+            if llm is None:
+                ops = _offline_ops(turn, previous)
+            else:
+                ops = plan_turn(llm, turn, self._existing(writer, turn, session_id))
+        except (ExtractionError, ProviderError) as exc:
+            failure = Failure(
+                turn=turn.key,
+                time=_now(),
+                error=str(exc),
+                model=llm.model_id if llm else None,
+                prompt=PROMPT_VERSION,
+                raw=getattr(exc, "raw", ""),
+            )
+            report.failures.append(failure)
+            if not report.dry_run:
+                state.fail(failure)
+            return
+        state.resolve(turn.key)
+        why = f"session {session_id} turn {turn.key} ({report.method}, {PROMPT_VERSION})"
+        for op in ops:
+            if report.dry_run:
+                target = op.target
+                report.outcomes.append(
+                    Outcome(
+                        op.op,
+                        "planned",
+                        target.name if target else None,
+                        target.scope if target else None,
+                        None,
+                        op.to_dict(),
+                    )
+                )
+            else:
+                report.outcomes.append(self._apply(writer, op, session_id, why))
+
+    def _existing(self, writer: Memory, turn: Turn, session_id: str) -> list[Existing]:
+        records = writer.list()
+        if len(records) > FULL_LIST:
+            query = " ".join(turn.user)[:2000]
+            picked = (
+                {
+                    (h.record.scope, h.record.name): h.record
+                    for h in writer.recall(query, top_k=RECALLED, track=False)
+                }
+                if query.strip()
+                else {}
+            )
+            for r in records:
+                if r.session == session_id:
+                    picked[(r.scope, r.name)] = r
+            records = list(picked.values())
+        return [
+            Existing(i + 1, r.name, r.scope, r.type, r.description) for i, r in enumerate(records)
+        ]
+
+    # -- applying one operation -----------------------------------------------------------
+    def _apply(self, writer: Memory, op: Operation, session: str | None, why: str) -> Outcome:
+        proposal = op.to_dict()
+        try:
+            if op.op == "ADD":
+                return self._add(writer, op, session, why, proposal)
+            assert op.target is not None  # parse_operations guarantees it
+            target = writer.get(op.target.name, scope=op.target.scope)  # type: ignore[arg-type]
+            if target.source == "user" and op.source != "user":
+                return Outcome(
+                    op.op,
+                    "skipped",
+                    target.name,
+                    target.scope,
+                    "an inference never overrides the person's own words",
+                    proposal,
+                )
+            if op.op == "DELETE":
+                writer.forget(target.name, scope=target.scope, reason=f"extractor: {op.why or why}")
+                return Outcome(op.op, "forgotten", target.name, target.scope, op.why, proposal)
+            fields = {
+                k: v
+                for k, v in (
+                    ("statement", op.text),
+                    ("description", op.description),
+                    ("why", op.why),
+                    ("how_to_apply", op.how_to_apply),
+                )
+                if v
+            }
+            record = writer.update(
+                target.name, scope=target.scope, reason=why, confidence=op.confidence, **fields
+            )
+            return Outcome(op.op, "updated", record.name, record.scope, None, proposal)
+        except RefusedError as exc:
+            return Outcome(op.op, "refused", None, None, str(exc), proposal)
+        except (ValidationError, NotFoundError) as exc:
+            return Outcome(op.op, "skipped", None, None, str(exc), proposal)
+
+    def _add(
+        self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
+    ) -> Outcome:
+        assert op.type is not None and op.text is not None
+        for r in writer.list():
+            same_quote = session and r.session == session and op.quote and r.quote == op.quote
+            if same_quote or _norm(r.statement) == _norm(op.text):
+                return Outcome(op.op, "skipped", r.name, r.scope, "already remembered", proposal)
+        record = writer.remember(
+            op.text,
+            type=op.type,
+            description=op.description,
+            why=op.why,
+            how_to_apply=op.how_to_apply,
+            source=op.source,
+            quote=op.quote if op.source == "user" else None,
+            confidence=op.confidence,
+            session=session,
+            reason=why,
+        )
+        return Outcome(op.op, "stored", record.name, record.scope, None, proposal)
+
+    # -- crash pickup and reporting -------------------------------------------------------
+    def pending(self, *, within: timedelta = timedelta(days=30)) -> list[str]:
+        """Sessions with turns not yet extracted: the file grew since its state was saved."""
+        folder = self.memory.sessions_dir()
+        cutoff = datetime.now(UTC) - within
+        out: list[str] = []
+        for info in list_sessions(folder):
+            if info.idle_since < cutoff:
+                continue
+            state = ExtractState.load(folder, info.id)
+            if state.size == info.size:
+                continue
+            done = finished_turns(Session.open(info.path, write=False).messages)
+            if any(t.end > state.done for t in done):
+                out.append(info.id)
+        return out
+
+    def resume(self) -> list[str]:
+        """Queue every session with pending turns on the background worker."""
+        ids = self.pending()
+        if ids and self._worker is None:
+            self._worker = Worker()
+        for session_id in ids:
+            assert self._worker is not None
+            self._worker.submit(lambda s=session_id: self._background(s))  # type: ignore[misc]
+        return ids
+
+    def failures(self) -> list[tuple[str, Failure]]:
+        folder = self.memory.sessions_dir()
+        return [(s.session, f) for s in all_states(folder) for f in s.failed]
+
+
+def describe(outcomes: Sequence[Outcome]) -> str:
+    """One line per outcome, for people."""
+    return "\n".join(
+        f"{o.status:9} {o.op:6} {o.scope or '-'}/{o.name or '-'}"
+        + (f"  ({o.reason})" if o.reason else "")
+        for o in outcomes
+    )

@@ -1,0 +1,141 @@
+"""Where extraction is up to, per session, so no finished turn is lost to a crash (SPEC G1).
+
+``<sessions>/.extract/<session-id>.json`` records how far extraction got in that session
+(``done``: the number of messages whose turns were handled), the session file's size then
+(``size``: a cheap "anything new?" check on start-up), and the turns whose extraction **failed**
+(model unreachable, output unusable after the retry) with the error and the model's raw answer —
+``memdir doctor`` lists them and ``memdir extract SESSION_ID`` retries them. The file is derived
+bookkeeping: deleting it makes the next start extract that session's turns again (a quote
+already stored from the same session is not stored twice).
+
+Each state file is replaced atomically, and read-modify-write happens under an ``flock`` on
+``<session-id>.lock`` beside it, so two processes picking up the same pending session do the work
+once: the second waits, re-reads the state and finds nothing left.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["ExtractState", "Failure", "all_states", "locked", "state_dir"]
+
+STATE_VERSION = 1
+RAW_LIMIT = 4000  # characters of a failed answer kept for a person to look at
+
+
+def state_dir(sessions: Path) -> Path:
+    return sessions / ".extract"
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One turn whose extraction failed."""
+
+    turn: str  # "start-end" message indices
+    time: str
+    error: str
+    model: str | None = None
+    prompt: str | None = None
+    raw: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "turn": self.turn,
+            "time": self.time,
+            "error": self.error,
+            "model": self.model,
+            "prompt": self.prompt,
+            "raw": self.raw[:RAW_LIMIT],
+        }
+
+
+@dataclass
+class ExtractState:
+    """The extraction state of one session (see the module docstring)."""
+
+    path: Path
+    session: str
+    done: int = 0
+    size: int = 0
+    failed: list[Failure] = field(default_factory=list)
+
+    @classmethod
+    def load(cls, sessions: Path, session_id: str) -> ExtractState:
+        path = state_dir(sessions) / f"{session_id}.json"
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return cls(path, session_id)
+        except (OSError, ValueError):
+            # unreadable bookkeeping is rebuilt, not trusted: at worst a turn is read twice
+            return cls(path, session_id)
+        if not isinstance(data, dict):
+            return cls(path, session_id)
+        failed = [
+            Failure(
+                turn=f["turn"],
+                time=str(f.get("time", "")),
+                error=str(f.get("error", "")),
+                model=f.get("model"),
+                prompt=f.get("prompt"),
+                raw=str(f.get("raw", "")),
+            )
+            for f in data.get("failed", [])
+            if isinstance(f, dict) and isinstance(f.get("turn"), str)
+        ]
+        return cls(
+            path,
+            session_id,
+            done=int(data.get("done", 0)),
+            size=int(data.get("size", 0)),
+            failed=failed,
+        )
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        data = {
+            "version": STATE_VERSION,
+            "session": self.session,
+            "done": self.done,
+            "size": self.size,
+            "failed": [f.to_dict() for f in self.failed],
+        }
+        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex[:8]}.tmp")
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
+        os.replace(tmp, self.path)
+
+    def fail(self, failure: Failure) -> None:
+        self.failed = [f for f in self.failed if f.turn != failure.turn] + [failure]
+
+    def resolve(self, turn: str) -> None:
+        self.failed = [f for f in self.failed if f.turn != turn]
+
+
+@contextmanager
+def locked(sessions: Path, session_id: str) -> Iterator[None]:
+    """Hold the extraction lock of one session (blocking; the kernel drops it on a crash)."""
+    folder = state_dir(sessions)
+    folder.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder / f"{session_id}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def all_states(sessions: Path) -> Iterator[ExtractState]:
+    """Every state file of ``sessions`` (for ``memdir doctor``)."""
+    folder = state_dir(sessions)
+    if not folder.is_dir():
+        return
+    for path in sorted(folder.glob("*.json")):
+        yield ExtractState.load(sessions, path.stem)
