@@ -30,7 +30,7 @@ from .context import (
 )
 from .errors import AmbiguousError, ConfigError, NotFoundError, RefusedError, ValidationError
 from .extract.runner import Extraction, SessionReport
-from .extract.state import Failure
+from .extract.state import Failure, all_states
 from .files import BODY_PARTS, FileStore, Problem
 from .history import Change
 from .index.sqlite import SqliteIndex, SyncReport
@@ -714,7 +714,7 @@ class Memory:
     def extraction_failures(self) -> builtins.list[tuple[str, Failure]]:
         """``(session id, failure)`` for every turn whose extraction failed and was not
         retried successfully since."""
-        return self.extraction.failures()
+        return [(st.session, f) for st in all_states(self.sessions_dir()) for f in st.failed]
 
 
 def _configured_llm(home: Path) -> LLM | bool:

@@ -17,9 +17,9 @@ memory whose source is the person, and nothing identical to an existing memory i
 
 from __future__ import annotations
 
+import contextlib
 import re
 import unicodedata
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
@@ -28,7 +28,7 @@ from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError
 from ..sessions import Session, find_session, list_sessions
 from . import rules
 from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
-from .state import ExtractState, Failure, all_states, locked
+from .state import ExtractState, Failure, locked
 from .turns import Turn, finished_turns
 from .worker import Worker
 
@@ -169,9 +169,16 @@ class Extraction:
                 stored += self.capture_explicit(text, session=session.id)
         if self._worker is None:
             self._worker = Worker()
+            # the first turn of this process also picks up what an earlier one left pending
+            # (a crash, or an exit before its worker ran) — found in the background
+            self._worker.submit(self._background_pending)
         session_id = session.id
         self._worker.submit(lambda: self._background(session_id))
         return stored
+
+    def _background_pending(self) -> None:
+        for session_id in self.pending():
+            self._background(session_id)
 
     def _background(self, session_id: str) -> None:
         writer = self._clone()
@@ -201,7 +208,8 @@ class Extraction:
         folder = self.memory.sessions_dir()
         path = find_session(folder, session_id, archived=True)
         report = SessionReport(path.stem, method, dry_run=dry_run)
-        with locked(folder, path.stem):
+        # a dry run only reads: no lock file, no state written
+        with contextlib.nullcontext() if dry_run else locked(folder, path.stem):
             state = ExtractState.load(folder, path.stem)
             session = Session.open(path, write=False)
             turns = finished_turns(session.messages)
@@ -373,16 +381,3 @@ class Extraction:
             assert self._worker is not None
             self._worker.submit(lambda s=session_id: self._background(s))  # type: ignore[misc]
         return ids
-
-    def failures(self) -> list[tuple[str, Failure]]:
-        folder = self.memory.sessions_dir()
-        return [(s.session, f) for s in all_states(folder) for f in s.failed]
-
-
-def describe(outcomes: Sequence[Outcome]) -> str:
-    """One line per outcome, for people."""
-    return "\n".join(
-        f"{o.status:9} {o.op:6} {o.scope or '-'}/{o.name or '-'}"
-        + (f"  ({o.reason})" if o.reason else "")
-        for o in outcomes
-    )
