@@ -7,14 +7,13 @@ the parsing, the retry, the guard, the store) is memdir's real code.
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
-import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from memdir.providers.llm import LLM, LLMResponse
-
 
 Answer = str | Mapping[str, Any] | Callable[[str], "str | Mapping[str, Any]"]
 

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from llm_fakes import ScriptedLLM, id_of, ops
 
+from llm_fakes import ScriptedLLM, id_of, ops
 from memdir import Memory
 from memdir.cli import main
 from memdir.extract.llm import Existing, check_provenance, parse_operations
