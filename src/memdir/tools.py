@@ -170,19 +170,18 @@ def _check_chars(raw: str) -> None:
         raise _refuse(raw, "it contains '%' (percent-encoding is not decoded); write the name")
     if "~" in raw:
         raise _refuse(raw, "'~' is not expanded: paths start with /memories")
-    normal = unicodedata.normalize("NFKC", raw)
-    if normal != raw:
-        ch = next(c for c in raw if unicodedata.normalize("NFKC", c) != c)
+    if unicodedata.normalize("NFKC", raw) != raw:
+        odd = [c for c in raw if unicodedata.normalize("NFKC", c) != c]
+        if not odd:  # e.g. a letter followed by a combining accent, which NFKC composes
+            raise _refuse(raw, "it is not in Unicode normal form NFKC; type the name plainly")
+        ch = odd[0]
         raise _refuse(
             raw,
-            f"it contains {unicodedata.name(ch, ascii(ch))} (U+{ord(ch):04X}), which looks "
-            f"like {unicodedata.normalize('NFKC', ch)!r}",
+            f"it contains {unicodedata.name(ch, 'an unnamed character')} (U+{ord(ch):04X}), "
+            f"which looks like {unicodedata.normalize('NFKC', ch)!r}",
         )
     for ch in raw:
-        if ch.isascii():
-            if ch not in _ASCII_OK:
-                raise _refuse(raw, f"it contains {ch!r}")
-        elif unicodedata.category(ch)[0] not in "LNM":
+        if not ch.isascii() and unicodedata.category(ch)[0] not in "LNM":
             name = unicodedata.name(ch, "an unnamed character")
             raise _refuse(raw, f"it contains {name} (U+{ord(ch):04X}), not a letter or digit")
 
@@ -196,6 +195,9 @@ def _split(raw: Any, arg: str = "path") -> tuple[str, ...]:
     _check_chars(raw)
     if raw != ROOT and not raw.startswith(ROOT + "/"):
         raise _refuse(raw, "every path starts with /memories")
+    odd = next((ch for ch in raw if ch.isascii() and ch not in _ASCII_OK), None)
+    if odd is not None:
+        raise _refuse(raw, f"it contains {odd!r}")
     parts = raw[len(ROOT) :].split("/")[1:]
     if parts and parts[-1] == "":
         parts.pop()  # one trailing slash names the same folder
