@@ -54,6 +54,7 @@ ALLOWED.update(
 ALLOWED["providers"] |= {"settings"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
+ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
 
 
 def _internal_imports(path: Path) -> set[str]:
