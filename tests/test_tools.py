@@ -4,12 +4,15 @@ every write goes through the facade (logged as the agent, undoable)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memdir import ConflictError, Memory, MemoryTool
+from memdir import tools as tools_module
 from memdir.tools import COMMANDS, DESCRIPTION, INPUT_SCHEMA, RULES
 
 
@@ -448,3 +451,47 @@ def test_actor_is_configurable_and_the_facade_keeps_its_own(mem: Memory) -> None
     _create(bot, "/memories/user/x.md", "A fact")
     mem.remember("Another", type="user", name="y")
     assert {c.name: c.actor for c in mem.history()} == {"x": "bot-7", "y": "user"}
+
+
+def test_memdir_undo_on_the_command_line_reverts_a_tool_rename(
+    tool: MemoryTool, mem: Memory
+) -> None:
+    _create(tool, "/memories/user/pnpm.md", PNPM)
+    before = _user_file(mem, "pnpm").read_bytes()
+    tool.handle(
+        {
+            "command": "rename",
+            "old_path": "/memories/user/pnpm.md",
+            "new_path": "/memories/user/pm.md",
+        }
+    )
+    change = mem.history("pm")[-1]
+
+    def memdir(*args: str) -> str:
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import sys; from memdir.cli import main; sys.exit(main())",
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        return done.stdout
+
+    logged = json.loads(memdir("history", "pm", "--json"))[-1]
+    assert (logged["op"], logged["renamed_from"], logged["actor"]) == ("rename", "pnpm", "agent")
+    memdir("undo", change.id)
+    assert _user_file(mem, "pnpm").read_bytes() == before
+    assert not _user_file(mem, "pm").exists()
+
+
+def test_the_tool_never_writes_a_file_itself() -> None:
+    """Every write goes through the facade (where the guard and the change log are)."""
+    source = Path(tools_module.__file__).read_text(encoding="utf-8")
+    for call in ("write_text(", "write_bytes(", ".unlink(", "open(", "os.replace(", "rmtree"):
+        assert call not in source, call
+    assert "FileStore" not in source.split('"""', 2)[2]  # only the docstring may name it
