@@ -414,7 +414,7 @@ def test_search_returns_paths_descriptions_and_scores(tool: MemoryTool) -> None:
     _create(tool, "/memories/project/orders-db.md", FULL)
     out = tool.handle({"command": "search", "query": "PostgreSQL orders", "top_k": 1})
     head, row = out.splitlines()
-    assert head.startswith('1 memories for "PostgreSQL orders"')
+    assert head.startswith('1 memory for "PostgreSQL orders"')
     score, path, description = row.split("\t")
     assert float(score) > 0
     assert (path, description) == ("/memories/project/orders-db.md", "Orders run on PostgreSQL 15")

@@ -624,7 +624,8 @@ class MemoryTool:
         hits = self.memory.recall(query, top_k=top_k, scopes=[scope] if scope else None)
         if not hits:
             return f'No memories match "{query}". View /memories to see every file.'
-        lines = [f'{len(hits)} memories for "{query}", best first (score, path, description):']
+        found = f"{len(hits)} memor{'y' if len(hits) == 1 else 'ies'}"
+        lines = [f'{found} for "{query}", best first (score, path, description):']
         lines += [
             f"{hit.score:.3f}\t{ROOT}/{hit.record.scope}/{hit.record.name}.md\t"
             f"{hit.record.description}"
