@@ -495,3 +495,29 @@ def test_the_tool_never_writes_a_file_itself() -> None:
     for call in ("write_text(", "write_bytes(", ".unlink(", "open(", "os.replace(", "rmtree"):
         assert call not in source, call
     assert "FileStore" not in source.split('"""', 2)[2]  # only the docstring may name it
+
+
+def test_create_with_bom_and_crlf_adds_keys_in_the_same_style(
+    tool: MemoryTool, mem: Memory
+) -> None:
+    text = "\ufeff---\r\ndescription: Tabs, not spaces\r\ntype: feedback\r\n---\r\nUse tabs.\r\n"
+    assert _create(tool, "/memories/user/tabs.md", text).startswith("File created")
+    data = _user_file(mem, "tabs").read_bytes()
+    assert data.startswith("\ufeff---\r\nname: tabs\r\ncreated: ".encode())
+    assert data.endswith(b"description: Tabs, not spaces\r\ntype: feedback\r\n---\r\nUse tabs.\r\n")
+    assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
+    assert mem.get("tabs").type == "feedback"
+
+
+def test_view_refuses_what_is_not_small_text(tool: MemoryTool, mem: Memory) -> None:
+    folder = mem.store("user").dirs.memory
+    (folder / "blob.md").write_bytes(b"\xff\xfe not utf-8")
+    (folder / "huge.md").write_bytes(b"x" * (1024 * 1024 + 1))
+    out = tool.handle({"command": "view", "path": "/memories/user/blob.md"})
+    assert out == "Error: /memories/user/blob.md is not UTF-8 text"
+    out = tool.handle({"command": "view", "path": "/memories/user/huge.md"})
+    assert out.startswith("Error: /memories/user/huge.md is over 1 MiB")
+    edit = {"command": "str_replace", "path": "/memories/user/blob.md", "old_str": "x"}
+    out = tool.handle({**edit, "new_str": "y"})
+    assert out.startswith("Error: nothing was written: not UTF-8 text"), out
+    assert str(folder) not in out
