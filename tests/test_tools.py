@@ -507,6 +507,11 @@ def test_create_with_bom_and_crlf_adds_keys_in_the_same_style(
     assert data.endswith(b"description: Tabs, not spaces\r\ntype: feedback\r\n---\r\nUse tabs.\r\n")
     assert b"\r\n" in data and b"\n" not in data.replace(b"\r\n", b"")
     assert mem.get("tabs").type == "feedback"
+    shown = tool.handle({"command": "view", "path": "/memories/user/tabs.md"})
+    assert shown.splitlines()[1] == "     1\t---"
+    edit = {"command": "str_replace", "path": "/memories/user/tabs.md", "old_str": "Use tabs."}
+    assert tool.handle({**edit, "new_str": "Tabs."}).startswith("The memory file has been edited")
+    assert _user_file(mem, "tabs").read_bytes().startswith("\ufeff---\r\n".encode())
 
 
 def test_view_refuses_what_is_not_small_text(tool: MemoryTool, mem: Memory) -> None:

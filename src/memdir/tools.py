@@ -407,7 +407,7 @@ class MemoryTool:
             text = target.real.read_bytes().decode("utf-8")
         except UnicodeDecodeError:
             raise _Reply(f"Error: {target.shown} is not UTF-8 text") from None
-        lines = text.splitlines()
+        lines = text.removeprefix("\ufeff").splitlines()  # a BOM is kept on edits, not shown
         if len(lines) > MAX_LINES:
             raise _Reply(f"File {target.shown} exceeds maximum line limit of 999,999 lines.")
         first, last = self._range(view_range, len(lines))
