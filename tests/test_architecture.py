@@ -57,6 +57,7 @@ ALLOWED["providers"] |= {"settings"}
 ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
+ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
 
 
 def _internal_imports(path: Path) -> set[str]:

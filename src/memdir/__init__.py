@@ -29,6 +29,7 @@ from .history import Change
 from .memory import Memory
 from .records import MemoryRecord
 from .sessions import Session, SessionInfo
+from .tools import MemoryTool
 
 __all__ = [
     "AmbiguousError",
@@ -41,6 +42,7 @@ __all__ = [
     "MemdirError",
     "Memory",
     "MemoryRecord",
+    "MemoryTool",
     "NotFoundError",
     "Policy",
     "Problem",

@@ -1,10 +1,12 @@
 """The change log of one scope (SPEC A7): what changed, when, by whom, and how to undo it.
 
 ``.history/changes.jsonl`` gets one JSON line per change — create, update, delete, archive,
-restore, undo, and ``refuse`` (the guard kept something out; nothing was written) — with the
-content hash before and after. The bytes behind every hash are kept in ``.history/objects/``
+restore, rename, undo, and ``refuse`` (the guard kept something out; nothing was written) — with
+the content hash before and after. The bytes behind every hash are kept in ``.history/objects/``
 (content-addressed, written once), so any change can be shown and undone byte-for-byte, a deleted
-memory included.
+memory included. A rename (and the undo of one) also names the file it came from,
+``renamed_from``: that one change moves ``renamed_from`` (bytes ``before``) to ``name`` (bytes
+``after``), so one undo puts both names back.
 
 Lines are appended under the scope's write lock and fsynced. A crash can leave at most a torn last
 line; readers skip lines that do not parse (and count them for ``memdir doctor``), and the next
@@ -28,7 +30,7 @@ from .paths import ScopeDirs
 
 __all__ = ["Change", "ChangeLog", "append_jsonl", "atomic_write", "fsync_dir", "read_jsonl"]
 
-OPS = ("create", "update", "delete", "archive", "restore", "undo", "refuse")
+OPS = ("create", "update", "delete", "archive", "restore", "rename", "undo", "refuse")
 
 
 def fsync_dir(directory: Path) -> None:
@@ -126,6 +128,7 @@ class Change:
     after: str | None
     reason: str | None = None
     undoes: str | None = None
+    renamed_from: str | None = None  # set on a rename (and its undo): the name before it
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -182,6 +185,7 @@ class ChangeLog:
         after: str | None,
         reason: str | None = None,
         undoes: str | None = None,
+        renamed_from: str | None = None,
     ) -> Change:
         """Write one entry; the caller holds the scope's lock."""
         change = Change(
@@ -196,8 +200,12 @@ class ChangeLog:
             after=after,
             reason=reason,
             undoes=undoes,
+            renamed_from=renamed_from,
         )
-        append_jsonl(self.dirs.changes, change.to_dict())
+        line = change.to_dict()
+        if renamed_from is None:
+            del line["renamed_from"]  # only renames carry it: other lines stay as they were
+        append_jsonl(self.dirs.changes, line)
         return change
 
     def entries(self) -> Iterator[Change]:

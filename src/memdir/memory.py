@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import copy
 import re
 from collections.abc import Iterable, Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 from . import guard
 from .config import Policy, load_policy
@@ -58,6 +59,9 @@ from .sessions import (
     list_sessions,
     plan_prune,
 )
+
+if TYPE_CHECKING:
+    from .tools import MemoryTool
 
 __all__ = ["Memory"]
 
@@ -658,6 +662,57 @@ class Memory:
         if dry_run:
             return PruneReport(plan, dry_run=True)
         return apply_prune(plan, distill=distill)
+
+    # -- memory tool support (issue 4) --
+    def tool(self, *, actor: str = "agent") -> MemoryTool:
+        """The memory tool a model reads and writes memories with (SPEC F1–F3): Anthropic's
+        ``memory_20250818`` commands over ``/memories`` plus ``search``. Its writes go through
+        a copy of this facade (same paths, stores and indexes) that logs them as ``actor``."""
+        from .tools import MemoryTool  # the tool sits above the facade, so import it on use
+
+        twin = copy.copy(self)
+        twin.actor = actor
+        return MemoryTool(twin)
+
+    def create_file(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        scope: Scope,
+        reason: str | None = None,
+        defaults: Mapping[str, Any] | None = None,
+    ) -> MemoryRecord:
+        """Store a new memory ``name`` from a whole file (frontmatter and body). It must read as
+        a memory (``description`` and ``type`` at least); missing ``name`` / ``created`` /
+        ``updated`` keys, and any key of ``defaults`` it lacks, are added. Nothing else of
+        ``content`` changes. ``ConflictError`` if the name is taken."""
+        checked = {k: check_field(k, v) for k, v in (defaults or {}).items()}
+
+        def vet(record: MemoryRecord, data: bytes) -> bytes:
+            safe = self._guard(
+                scope,
+                record.name,
+                type=record.type,
+                source=record.source,
+                parts={"file": data.decode("utf-8", errors="replace")},
+            )
+            return (safe["file"] or "").encode("utf-8") if safe["redacted"] else data
+
+        record, _ = self.store(scope).create_bytes(
+            name, content, actor=self.actor, reason=reason, defaults=checked, vet=vet
+        )
+        return record
+
+    def rename(
+        self, name: str, new_name: str, *, scope: Scope | None = None, reason: str | None = None
+    ) -> MemoryRecord:
+        """Rename a memory within its scope (file name and ``name`` key, nothing else).
+        Reversible: ``undo`` of the change puts the old name and bytes back."""
+        record, _ = self._locate(name, scope).rename(
+            name, new_name, actor=self.actor, reason=reason
+        )
+        return record
 
     # -- extraction (issue 4) --
     @property
