@@ -204,6 +204,35 @@ def test_openai_json_object_fallback_keeps_the_callers_system_message() -> None:
     assert server.requests[1].body["response_format"] == {"type": "json_object"}
 
 
+def test_openai_adapts_to_models_that_refuse_max_tokens_and_temperature() -> None:
+    no_max_tokens = {
+        "error": {
+            "message": "Unsupported parameter: 'max_tokens' is not supported with this model. "
+            "Use 'max_completion_tokens' instead.",
+            "param": "max_tokens",
+            "code": "unsupported_parameter",
+        }
+    }
+    no_temperature = {
+        "error": {
+            "message": "Unsupported value: 'temperature' does not support 0.0 with this model. "
+            "Only the default (1) value is supported.",
+            "param": "temperature",
+            "code": "unsupported_value",
+        }
+    }
+    replies = [Reply(400, no_max_tokens), Reply(400, no_temperature), Reply(body=openai_answer())]
+    with serving(*replies) as server:
+        llm = openai(server.url)
+        llm.complete([{"role": "user", "content": "x"}], max_tokens=50)
+        llm.complete([{"role": "user", "content": "y"}], max_tokens=60)
+    first, second, third, fourth = (r.body for r in server.requests)
+    assert first["max_tokens"] == 50 and "max_completion_tokens" not in first
+    assert second["max_completion_tokens"] == 50 and "max_tokens" not in second
+    assert "temperature" in second and "temperature" not in third
+    assert fourth["max_completion_tokens"] == 60 and "temperature" not in fourth  # remembered
+
+
 def test_openai_other_400_is_not_a_fallback_and_not_retried() -> None:
     with (
         serving(Reply(400, {"error": {"message": "max_tokens is too large"}})) as server,

@@ -19,6 +19,11 @@ also put in the system message (``json_object`` mode requires the prompt to ment
 server with neither still needs to know the shape). The caller parses the text tolerantly either
 way.
 
+**Newer OpenAI models** (the o-series, gpt-5) refuse ``max_tokens`` ("use
+``max_completion_tokens``") and any ``temperature`` but the default; such a 400 is answered the
+same way — resend with ``max_completion_tokens`` / without ``temperature``, and remember it.
+Every adaptation only moves one way, so a request is sent at most a handful of times.
+
 **Tool-call arguments** arrive as a JSON string. A string that is not a JSON object is not an
 exception (a small local model produces them): the call keeps it under ``RAW_ARGUMENTS`` with
 the reason under ``ARGUMENTS_ERROR``, so the agent loop can answer the model with the error.
@@ -154,9 +159,18 @@ def parse_choice(url: str, data: Mapping[str, Any]) -> LLMResponse:
     )
 
 
-def _rejects_format(error: RejectedRequest) -> bool:
-    text = error.body.lower()
-    return error.status in (400, 422) and ("response_format" in text or "json_schema" in text)
+def _rejects_format(text: str) -> bool:
+    return "response_format" in text or "json_schema" in text
+
+
+def _rejects_max_tokens(text: str) -> bool:
+    return "max_completion_tokens" in text and "max_tokens" in text.replace(
+        "max_completion_tokens", ""
+    )
+
+
+def _rejects_temperature(text: str) -> bool:
+    return "temperature" in text and ("unsupported" in text or "not support" in text)
 
 
 class OpenAIChat(LLM):
@@ -189,7 +203,10 @@ class OpenAIChat(LLM):
             transport=transport,
             sleep=sleep,
         )
-        self.response_format = _FORMATS[0]  # moves down when the server rejects a level
+        # what this server accepts, learnt from its 400s (see the module docstring)
+        self.response_format = _FORMATS[0]
+        self.token_field = "max_tokens"
+        self.send_temperature = True
 
     def close(self) -> None:
         self.endpoint.close()
@@ -212,9 +229,10 @@ class OpenAIChat(LLM):
         body: dict[str, Any] = {
             "model": self.model,
             "messages": wire_messages(messages, system),
-            "max_tokens": max_tokens,
-            "temperature": temperature,
+            self.token_field: max_tokens,
         }
+        if self.send_temperature:
+            body["temperature"] = temperature
         if json_schema is not None and response_format == "json_schema":
             body["response_format"] = {
                 "type": "json_schema",
@@ -237,7 +255,7 @@ class OpenAIChat(LLM):
         max_tokens: int = 1024,
         temperature: float = 0.0,
     ) -> LLMResponse:
-        """Send the conversation; on a rejected ``response_format`` step down and resend."""
+        """Send the conversation; when the server rejects a field it may lack, adapt and resend."""
         while True:
             body = self.request_body(
                 messages,
@@ -252,9 +270,24 @@ class OpenAIChat(LLM):
             try:
                 data = self.endpoint.post("chat/completions", body)
             except RejectedRequest as exc:
-                level = _FORMATS.index(self.response_format)
-                if json_schema is None or level + 1 == len(_FORMATS) or not _rejects_format(exc):
+                if not self._adapt(exc, json_schema is not None):
                     raise
-                self.response_format = _FORMATS[level + 1]
                 continue
             return parse_choice(self.endpoint.url("chat/completions"), data)
+
+    def _adapt(self, error: RejectedRequest, with_schema: bool) -> bool:
+        """Learn from a 400 what the server does not accept; False when there is nothing left
+        to change (the error then stands)."""
+        text = error.body.lower()
+        if error.status not in (400, 422):
+            return False
+        level = _FORMATS.index(self.response_format)
+        if with_schema and level + 1 < len(_FORMATS) and _rejects_format(text):
+            self.response_format = _FORMATS[level + 1]
+        elif self.token_field == "max_tokens" and _rejects_max_tokens(text):
+            self.token_field = "max_completion_tokens"
+        elif self.send_temperature and _rejects_temperature(text):
+            self.send_temperature = False
+        else:
+            return False
+        return True
