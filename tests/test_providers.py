@@ -267,6 +267,16 @@ def test_429_then_success_honours_retry_after() -> None:
     assert waits.delays == [7.0]
 
 
+def test_retry_after_as_an_http_date_in_the_past_means_the_usual_backoff() -> None:
+    waits = Waits()
+    dated = Reply(503, "busy", {"Retry-After": "Wed, 21 Oct 2015 07:28:00 GMT"})
+    with serving(dated, Reply(body=openai_answer())) as server:
+        openai(server.url, sleep=waits, backoff=0.25).complete([{"role": "user", "content": "x"}])
+    assert len(server.requests) == 2
+    [delay] = waits.delays
+    assert 0.125 <= delay <= 0.25
+
+
 def test_retry_after_longer_than_memdir_waits_fails_at_once() -> None:
     waits = Waits()
     with (
