@@ -38,6 +38,7 @@ from .index.sqlite import SqliteIndex, SyncReport
 from .instructions import Instructions, load_instructions
 from .paths import Scope, find_project_root, home_dir, policy_file, scope_dirs, sessions_dir
 from .providers.embeddings import Embedder, get_embedder
+from .providers.factory import get_llm, llm_configured
 from .providers.llm import LLM
 from .recall import Hit, Recaller, parse_time
 from .records import (
@@ -59,6 +60,7 @@ from .sessions import (
     list_sessions,
     plan_prune,
 )
+from .settings import load_settings
 
 if TYPE_CHECKING:
     from .tools import MemoryTool
@@ -773,5 +775,8 @@ class Memory:
 
 
 def _configured_llm(home: Path) -> LLM | bool:
-    """The LLM from the user's settings, or ``False`` when none is configured."""
-    return False
+    """The LLM from the user's settings, or ``False`` when none is configured (extraction then
+    uses the offline rules). A configured but broken setting is a ``ConfigError``, not a
+    silent fallback."""
+    settings = load_settings(home)
+    return get_llm(settings) if llm_configured(settings) else False
