@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from local_model import LocalModel, local_model  # noqa: F401  (a pytest fixture)
+from local_model import LocalModel, local_model, serve_local_model  # noqa: F401
+from memdir import Memory
 from memdir.cli import main
 from memdir.providers import OpenAIChat, get_llm
 
@@ -71,3 +72,25 @@ def test_the_configured_endpoint_is_the_local_model(
     assert main(["config", "test", "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["ok"] is True and data["model"] == local_model.name and data["reply"].strip()
+
+
+def test_one_extraction_through_the_local_model(local_model: LocalModel) -> None:  # noqa: F811
+    """The whole G1 pipeline against a real model over the wire: prompt, schema, parse, apply.
+    A 135M model extracts poorly: this proves the pipeline, not the quality. Its own server:
+    the prompt, a retry and the answers need more context than the shared one has."""
+    with serve_local_model(context=8192) as model:
+        _extract_once(OpenAIChat(model.name, base_url=model.base_url, timeout=300))
+
+
+def _extract_once(llm: OpenAIChat) -> None:
+    m = Memory(llm=llm)
+    m.init()
+    with m.session() as s:
+        s.append({"role": "user", "content": "We use PostgreSQL 15 for the orders service."})
+        s.append({"role": "assistant", "content": "Noted: PostgreSQL 15 for orders."})
+    report = m.extract_session(s.id)
+    assert report.failures == [], report.failures[0].raw
+    assert report.method == f"llm:{llm.model_id}" and report.turns == 1
+    stored = {o.name for o in report.outcomes if o.status == "stored"}
+    assert stored == {r.name for r in m.list()}
+    assert {o.status for o in report.outcomes} <= {"stored", "skipped", "refused", "updated"}

@@ -239,10 +239,12 @@ class Extraction:
         report: SessionReport,
     ) -> None:
         try:
+            invalid: list[str] = []
             if llm is None:
                 ops = _offline_ops(turn, previous)
             else:
-                ops = plan_turn(llm, turn, self._existing(writer, turn, session_id))
+                plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
+                ops, invalid = plan.operations, plan.invalid
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,
@@ -257,6 +259,9 @@ class Extraction:
                 state.fail(failure)
             return
         state.resolve(turn.key)
+        report.outcomes += [
+            Outcome("?", "skipped", None, None, f"invalid: {why}") for why in invalid
+        ]
         why = f"session {session_id} turn {turn.key} ({report.method}, {PROMPT_VERSION})"
         for op in ops:
             if report.dry_run:
