@@ -618,7 +618,8 @@ _TRAILING = re.compile(r"[\s.!！。~～…]+$")
 _CAPITALIZE = re.compile(
     r"^(?:use|never|don't|dont|do|stop|prefer|keep|make|avoid|write|run|we|our|the|it's|its|"
     r"it|i|i'm|i'd|my|always|please|add|put|call|check|ask|reply|answer|explain|test|commit|"
-    r"push|deploy|format|name|follow|respond|switch|stick|go|not|no)\b"
+    r"push|deploy|format|name|follow|respond|switch|stick|go|not|no|you|close|open|create|"
+    r"delete|be|a|an|when|before|after|all|every|each|only|tests?|staging|production|prod)\b"
 )
 
 
