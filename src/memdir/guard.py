@@ -373,7 +373,7 @@ _APPROVAL_EN = (
 )
 _GRANTS: tuple[re.Pattern[str], ...] = (
     re.compile(
-        r"\byou\s*(?:['’]re|\s are)?\s*(?:may|can|could|(?:now\s+)?(?:allowed|permitted|"
+        r"\byou(?:['’]re|\s+are)?\s+(?:may|can|could|(?:now\s+)?(?:allowed|permitted|"
         r"authori[sz]ed|cleared|free) to|(?:now )?have (?:my )?(?:permission|approval|clearance|"
         r"the green light) to|no longer need (?:approval|permission) to)"
         r"(?!['’]?t\b|not\b|n't\b)\s+(?:\w+\s+){0,2}(?:" + _RISKY_EN + r")",

@@ -18,11 +18,12 @@ Pipeline, per utterance:
    or a correction of the assistant with some substance in it (a name, a version, a path).
 4. A hedge anywhere in the sentence ("maybe", "might", "可能", "还没定") makes it ``tentative``.
 
-Invariants: ``text`` is the user's own words with the request/correction wrapper removed —
-never translated, names and versions untouched (G5); ``quote`` is the exact slice of the input
-it came from; ``rule`` names the rule that fired, so a wrong candidate can be traced to one
-pattern; the module is pure (no I/O, no clock, no model) and ``RULES_VERSION`` changes whenever
-a rule's behaviour does (STYLE habit 6).
+Invariants: a sentence longer than ``MAX_SENTENCE`` characters is pasted content and gives
+nothing (this also bounds the regex work per sentence); ``text`` is the user's own words with
+the request/correction wrapper removed — never translated, names and versions untouched (G5);
+``quote`` is the exact slice of the input it came from; ``rule`` names the rule that fired, so
+a wrong candidate can be traced to one pattern; the module is pure (no I/O, no clock, no model)
+and ``RULES_VERSION`` changes whenever a rule's behaviour does (STYLE habit 6).
 """
 
 from __future__ import annotations
@@ -33,9 +34,12 @@ from dataclasses import dataclass
 
 from ..records import Confidence, MemoryType
 
-__all__ = ["RULES_VERSION", "Candidate", "extract", "language"]
+__all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "extract", "language"]
 
 RULES_VERSION = "rules-v1"
+# A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
+# left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
+MAX_SENTENCE = 400
 
 
 @dataclass(frozen=True)
@@ -569,7 +573,7 @@ def _classify(sentence: str, lex: _Lexicon, *, explicit: bool, correcting: bool)
     corrections; ``None`` for everything else."""
     body = lex.filler.sub("", sentence.strip(), count=1).strip()
     body = _trim(body)
-    if len(body) < 2 or _is_noise(body, lex):
+    if not 2 <= len(body) <= MAX_SENTENCE or _is_noise(body, lex):
         return None
     tentative = bool(lex.hedge.search(body))
     body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
