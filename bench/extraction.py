@@ -3,7 +3,8 @@
 Protocol:
 
 * Data: ``tests/fixtures/extraction_labeled.yaml`` (the set the rules were tuned on) and
-  ``tests/fixtures/extraction_heldout.yaml`` (written before the rules, never tuned on). Each item
+  ``tests/fixtures/extraction_heldout.yaml`` (never tuned on; its ``batch`` field says when each
+  item was written, and each batch is also scored on its own). Each item
   is one user utterance (and optionally the assistant's reply before it) with the memories that
   should come out of it, or ``none``.
 * Every utterance goes through ``rules.extract(text, previous_assistant=...)`` once.
@@ -67,7 +68,9 @@ class Tally:
 
 @dataclass
 class Score:
-    by_lang: dict[str, Tally] = field(default_factory=dict)
+    slices: dict[str, Tally] = field(
+        default_factory=dict
+    )  # per language, and "batch N" where items have one
     overall: Tally = field(default_factory=Tally)
     misses: list[str] = field(default_factory=list)
 
@@ -120,8 +123,10 @@ def score(path: Path) -> Score:
     """Precision, recall and the misses of the rules on one labeled file."""
     result = Score()
     for item in load(path):
-        lang = result.by_lang.setdefault(item["lang"], Tally())
-        _score_item(item, [lang, result.overall], result.misses)
+        tallies = [result.slices.setdefault(item["lang"], Tally()), result.overall]
+        if "batch" in item:
+            tallies.append(result.slices.setdefault(f"batch {item['batch']}", Tally()))
+        _score_item(item, tallies, result.misses)
     return result
 
 
@@ -139,9 +144,13 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
     lines += [
         "",
         f"Targets on the labeled set: precision ≥ {TARGET_PRECISION:.2f}, recall ≥ "
-        f"{TARGET_RECALL:.2f}. The held-out set was written before the rules and never used to "
-        "tune them. Precision: matched candidates / candidates; recall: expected memories found "
-        "with the right type (and the labeled substring) / expected. `confidence` and "
+        f"{TARGET_RECALL:.2f}. The held-out set was never used to tune the rules: batch 1 was "
+        "written with the labeled set, before any rule existed (by the same author, who had "
+        "the rule design in mind); batch 2 was written after rules-v1 existed and committed "
+        "before the rules were run on it, in messier phrasing — read batch 2 as the estimate "
+        "for conversations the rules were not written for. Precision: matched candidates / "
+        "candidates; recall: expected memories found with the right type (and the labeled "
+        "substring) / expected. `confidence` and "
         "`explicit`: share of found memories whose flag matches the label.",
     ]
     for name, (path, s) in scores.items():
@@ -153,8 +162,9 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
             "| explicit |",
             "|---|---|---|---|---|---|---|---|",
         ]
-        lines += [_row(lang, t) for lang, t in sorted(s.by_lang.items())]
+        lines += [_row(lang, t) for lang, t in sorted(s.slices.items()) if "batch" not in lang]
         lines.append(_row("overall", s.overall))
+        lines += [_row(name, t) for name, t in sorted(s.slices.items()) if "batch" in name]
         lines += ["", "Misses and extras:", ""]
         lines += [f"- {m}" for m in s.misses] or ["- none"]
     return "\n".join(lines) + "\n"

@@ -79,7 +79,7 @@ def test_labeled_set_meets_the_targets() -> None:
     detail = "\n".join(score.misses)
     assert overall.precision >= bench.TARGET_PRECISION, detail
     assert overall.recall >= bench.TARGET_RECALL, detail
-    for lang, tally in score.by_lang.items():
+    for lang, tally in score.slices.items():
         assert tally.precision >= bench.TARGET_PRECISION, (lang, detail)
         assert tally.recall >= bench.TARGET_RECALL, (lang, detail)
 
