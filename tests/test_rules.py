@@ -249,6 +249,15 @@ def test_explicit_covers_only_the_sentence_it_introduced() -> None:
     assert found[0].text == "The staging DB is on port 5433"
 
 
+def test_a_correction_covers_only_its_own_sentence() -> None:
+    text = "No, use Poetry. I'm a backend engineer."
+    found = extract(text, previous_assistant="Run pip install.")
+    assert [c.type for c in found] == ["feedback", "user"]
+    assert found[0].why is not None and found[1].why is None
+    assert found[0].quote == "No, use Poetry."
+    assert found[1].quote == "I'm a backend engineer."
+
+
 def test_names_and_versions_are_kept_exactly() -> None:
     cand = _one("we use pnpm 9.1.0-rc.2 and iOS 17 for the app")
     assert "pnpm 9.1.0-rc.2" in cand.text

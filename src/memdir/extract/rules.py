@@ -65,28 +65,32 @@ def language(text: str) -> str:
 def extract(text: str, *, previous_assistant: str | None = None) -> list[Candidate]:
     """One user utterance → zero or more candidates (one per sentence at most).
 
-    ``previous_assistant`` is the agent's last reply: with it, a correction ("no, it's X") that
-    matches no other rule still becomes a memory, and ``why`` says what was corrected."""
+    ``previous_assistant`` is the agent's last reply: when the utterance corrects it ("no, use
+    X", "不对，…"), the candidate's ``why`` says what was corrected."""
     lang = language(text)
     lex = _ZH if lang == "zh" else _EN
     spans = _sentences(text)
     out: list[Candidate] = []
     seen: set[str] = set()
     explicit = correcting = False
+    quote_from: int | None = None
     for i, (start, end) in enumerate(spans):
         sentence = text[start:end]
         if i == 0:
             sentence, explicit, correcting = _unwrap(sentence, lex)
             if not sentence.strip(" ,，:：。.!！") and len(spans) > 1:
-                continue  # "No." / "记住：" alone: the flags carry to the next sentence
-        quote = text[0 if i <= 1 and (explicit or correcting) else start : end].strip()
+                quote_from = start  # "No." / "记住：" alone: it carries to the next sentence
+                continue
+        quote = text[start if quote_from is None else quote_from : end].strip()
         found = _classify(sentence, lex, explicit=explicit, correcting=correcting)
         if found is not None:
             cand = _candidate(found, quote, explicit, correcting, previous_assistant, lex)
             if cand.text and cand.text not in seen:
                 seen.add(cand.text)
                 out.append(cand)
-        explicit = False  # "remember" covers the sentence it introduced, not the rest
+        # A request or a correction covers the sentence it introduced, not the rest.
+        explicit = correcting = False
+        quote_from = None
     return out
 
 
