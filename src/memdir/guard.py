@@ -79,7 +79,9 @@ def check(text: str, *, type: str, source: str, quote: str | None = None) -> Ver
         reasons.append(
             f"redacted {count} secret{'s' if count > 1 else ''} ({', '.join(sorted(kinds))})"
         )
-    refusals = _refusals(text, quote, clean, count, type=type, source=source)
+    # Grants and instructions are looked for in the redacted words, so a reason that quotes
+    # them can never carry the secret into the change log.
+    refusals = _refusals(clean, clean_quote, count, type=type, source=source)
     return Verdict(
         allowed=not refusals,
         text=clean,
@@ -115,9 +117,7 @@ def find_injection(text: str, *, external: bool) -> str | None:
     return None
 
 
-def _refusals(
-    text: str, quote: str | None, clean: str, count: int, *, type: str, source: str
-) -> list[str]:
+def _refusals(clean: str, quote: str | None, count: int, *, type: str, source: str) -> list[str]:
     out: list[str] = []
     external = source == "external"
     if external and type in ("user", "feedback"):
@@ -130,7 +130,7 @@ def _refusals(
             "what is left after redacting the secret says only that there is one: store where "
             "the secret lives (a vault path, an environment variable name), never its value"
         )
-    for words in (text, quote or ""):
+    for words in (clean, quote or ""):
         grant = find_grant(words)
         if grant:
             out.append(
@@ -138,7 +138,7 @@ def _refusals(
                 f"asks each time, and standing approval belongs in the tool's own settings"
             )
             break
-    for words in (text, quote or ""):
+    for words in (clean, quote or ""):
         injection = find_injection(words, external=external)
         if injection:
             out.append(
