@@ -169,6 +169,11 @@ def test_luhn_decides_card_numbers() -> None:
     assert redact("card 4111111111111112 works")[1] == 0  # one digit off: not a card
     assert redact("card 5555-5555-5555-4444 works")[1] == 1
     assert redact("card 0000000000000000 works")[1] == 0  # Luhn-valid, but no card is all zeros
+    # Luhn-valid ids after an id word are ids; the same digits after "card" are a card.
+    assert redact("Order ID 1000000000000008 shipped")[1] == 0
+    assert redact("订单号 1000000000000008 已发货")[1] == 0
+    assert redact("card number 1000000000000008 declined")[1] == 1
+    assert redact("卡号 4111111111111111")[1] == 1
 
 
 def test_redaction_is_idempotent_and_counts_each_secret() -> None:
@@ -251,6 +256,10 @@ def test_permission_grants_are_refused_from_any_source(text: str) -> None:
         "不要跳过代码评审",
         "未经审批不得部署",
         "你可以看看 README",
+        "You can skip the intro in explanations",
+        "Skip the tests folder when searching",
+        "请跳过测试目录",
+        "You may use emojis in commit messages",
     ],
 )
 def test_restrictions_and_style_are_not_grants(text: str) -> None:

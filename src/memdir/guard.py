@@ -159,7 +159,8 @@ class _Secret:
     # The group that holds the secret; the rest of the match (a "password:" label, the
     # "Bearer " scheme, a URL's user and host) stays, so the memory still reads.
     group: int | str = 0
-    accept: Callable[[str], bool] | None = None
+    # Decides on the whole match, so a pattern can look at the words around the value.
+    accept: Callable[[re.Match[str]], bool] | None = None
 
 
 def _entropy(value: str) -> float:
@@ -232,7 +233,7 @@ _SECRETS: tuple[_Secret, ...] = (
     _Secret(
         "openai-key",
         re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
-        accept=lambda v: _tokenish(v.removeprefix("sk-")),
+        accept=lambda m: _tokenish(m.group().removeprefix("sk-")),
     ),
     _Secret("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
     _Secret("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
@@ -256,13 +257,13 @@ _SECRETS: tuple[_Secret, ...] = (
         "bearer-token",
         re.compile(r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"),
         group="v",
-        accept=lambda v: not v.startswith("[REDACTED"),
+        accept=lambda m: not m.group("v").startswith("[REDACTED"),
     ),
     _Secret(
         "password",
         re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<v>[^\s@/]+)@[^\s@]", re.IGNORECASE),
         group="v",
-        accept=lambda v: not v.startswith("[REDACTED"),
+        accept=lambda m: not m.group("v").startswith("[REDACTED"),
     ),
     _Secret(
         "password",
@@ -271,7 +272,7 @@ _SECRETS: tuple[_Secret, ...] = (
             r"[A-Z_]*PASSWORD)|密码|口令)[\"']?\s*(?:[:=：]|为)\s*[\"']?(?P<v>[^\s\"',;，。；]+)"
         ),
         group="v",
-        accept=_password,
+        accept=lambda m: _password(m.group("v")),
     ),
     _Secret(
         "password",
@@ -280,7 +281,7 @@ _SECRETS: tuple[_Secret, ...] = (
             r"(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
         ),
         group="v",
-        accept=_spoken_password,
+        accept=lambda m: _spoken_password(m.group("v")),
     ),
     _Secret(
         "password",
@@ -289,9 +290,20 @@ _SECRETS: tuple[_Secret, ...] = (
             r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
         ),
         group="v",
-        accept=_spoken_password,
+        accept=lambda m: _spoken_password(m.group("v")),
     ),
-    _Secret("card-number", re.compile(r"(?<![\w.-])\d(?:[ -]?\d){12,18}(?![\w.-])"), accept=_card),
+    _Secret(
+        "card-number",
+        # After an id word ("order id", "订单号") a Luhn-valid run is an id: order, invoice and
+        # tracking numbers pass the check one time in ten.
+        re.compile(
+            r"(?P<ctx>(?i:\b(?:id|order|invoice|tracking|ticket|ref)\b)"
+            r"[:#]?\s*|(?:订单号?|编号|单号|工单)[:：]?\s*)?"
+            r"(?<![\w.-])(?P<v>\d(?:[ -]?\d){12,18})(?![\w.-])"
+        ),
+        group="v",
+        accept=lambda m: m.group("ctx") is None and _card(m.group("v")),
+    ),
     _Secret(
         "token",
         re.compile(
@@ -300,7 +312,7 @@ _SECRETS: tuple[_Secret, ...] = (
             r"[\"']?\s*(?:[:=：]|is|was|是|为)?\s*[\"'“`]?(?P<v>[A-Za-z0-9_\-./+=]{16,})"
         ),
         group="v",
-        accept=_tokenish,
+        accept=lambda m: _tokenish(m.group("v")),
     ),
 )
 
@@ -312,8 +324,7 @@ def _redact(text: str) -> tuple[str, int, set[str]]:
 
         def replace(m: re.Match[str], secret: _Secret = secret) -> str:
             nonlocal count
-            value = m.group(secret.group)
-            if secret.accept is not None and not secret.accept(value):
+            if secret.accept is not None and not secret.accept(m):
                 return m.group()
             count += 1
             kinds.add(secret.kind)
@@ -362,7 +373,7 @@ def _negated(text: str, start: int) -> bool:
 
 _RISKY_EN = (
     r"deploy|push|force[- ]push|merge|delete|drop|remove|wipe|truncate|release|publish|ship|"
-    r"approve|bypass|skip|disable|override|overwrite|rm\b|rewrite history|reset|revert|"
+    r"approve|bypass|disable|override|overwrite|rm\b|rewrite history|reset|revert|"
     r"commit (?:directly )?to (?:main|master|prod)|run (?:migrations|\S+ in prod)|"
     r"access (?:prod|production)|modify (?:prod|production)|spend|pay|transfer|purchase|buy|"
     r"sudo|install|execute|email|send|share|rotate|grant|change (?:prod|production|permissions)"
@@ -396,7 +407,8 @@ _GRANTS: tuple[re.Pattern[str], ...] = (
         r"\b(?:skip|bypass|ignore|disable|turn off|circumvent|override|get around)\s+(?:the\s+|"
         r"all\s+|any\s+|our\s+|code\s+)?(?:code )?(?:review|reviews|approval|approvals|"
         r"confirmation|confirmations|checks|branch protection|ci|tests|2fa|mfa|sign[- ]off|"
-        r"safety checks|guardrails|permission prompts?)\b",
+        r"safety checks|guardrails|permission prompts?)\b"
+        r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter))",
         re.IGNORECASE,
     ),
     re.compile(
@@ -415,7 +427,7 @@ _GRANTS: tuple[re.Pattern[str], ...] = (
     ),
     re.compile(
         r"(?:跳过|绕过|忽略|省略|关掉|关闭|免)(?:掉)?(?:代码)?(?:审批|审核|评审|审查|review|确认|检查|"
-        r"测试|CI|权限|安全检查)"
+        r"测试|CI|权限|安全检查)(?!目录|文件|用例目录|章节)"
     ),
     re.compile(
         r"(?:不用|不必|不需要|无需|用不着|没必要)(?:再|先)?(?:问我|问|请示|确认|审批|批准|等我|"
