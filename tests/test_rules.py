@@ -191,6 +191,12 @@ def test_hedges_are_tentative_or_nothing(text: str) -> None:
         "以后再说吧",
         "No.",
         "记住：",
+        "不要了",
+        "别删",
+        "不能这么写",
+        "我们在开会",
+        "项目是什么时候开始的",
+        "I always forget the flags for tar",
     ],
 )
 def test_noise_gives_nothing(text: str) -> None:

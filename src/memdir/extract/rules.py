@@ -259,7 +259,8 @@ _EN = _Lexicon(
             "user",
             _en(
                 r"^i\s+(?:always|never|usually|generally|normally|typically|mostly|tend to|only|"
-                r"don'?t ever|do not ever)\s+(?!ask\b|want\b)\w+"
+                r"don'?t ever|do not ever)\s+(?!ask\b|want\b|forget|know|remember|understand|"
+                r"get\b|seem|feel|think|see\b|mix|wonder|struggle|lose|miss|end up)\w+"
             ),
         ),
         _Rule(
@@ -367,7 +368,7 @@ _EN = _Lexicon(
 
 _ZH_DEICTIC = (
     r"这里|这儿|这边|这个|这段|这次|这行|这一行|这块|这份|这两|这几|那个|那段|那行|上面|下面|"
-    r"刚才|刚刚|现在|当前|第\s*\d+\s*行|它"
+    r"刚才|刚刚|现在|当前|第\s*\d+\s*行|它|这么|这样|那样"
 )
 _ZH_ROLE = (
     r"工程师|开发|程序员|设计师|经理|负责人|架构师|学生|研究员|分析师|创始人|实习生|运维|测试|"
@@ -395,7 +396,8 @@ _ZH = _Lexicon(
     question=re.compile(
         r"[?？]\s*$|(?:什么|怎么|怎样|哪个|哪些|哪里|哪儿|哪种|多少|为什么|为啥|是否|要不要|"
         r"能不能|可不可以|会不会|是不是|有没有|用不用|对不对|行不行|吗|呢)[。.!！\s]*$|"
-        r"^(?:什么|怎么|为什么|哪|谁|几)"
+        r"^(?:什么|怎么|为什么|哪|谁|几)|(?:什么时候|什么样|为什么|为啥|怎么办|怎么样|多少|哪里|哪个|"
+        r"哪些)"
     ),
     hypothetical=re.compile(
         r"^\s*(?:如果|假设|假如|要是|万一|倘若|设想|比如|假定|即使|就算)|的话[，,]"
@@ -472,7 +474,10 @@ _ZH = _Lexicon(
             "feedback",
             re.compile(
                 r"^(?:请|你)?(?:不要|别再?|千万别|千万不要|绝对不要|永远别|禁止|不许|不准|不能|"
-                r"不用再|少用|避免)(?!忘|担心|客气|管|急)\S"
+                r"不用再|少用|避免)(?!忘|担心|客气|管|急|紧)"
+                # Something to avoid, not a bare reply: "不要动", "别删", "不要加了" are about
+                # the moment; at least three characters other than a closing particle.
+                r"\s*(?:[^\s了吧啊呀哦。！，]\s*){3,}"
             ),
         ),
         _Rule(
@@ -489,7 +494,10 @@ _ZH = _Lexicon(
                 r"^(?:我们|咱们|我们团队|我们组|团队|项目|这个项目|本项目|我们项目|公司|我们公司|"
                 r"这个仓库|仓库)(?:的\s*\S{1,12}?)?\s*(?:现在|目前|一直|主要|都|全部|统一|已经|正在|"
                 r"还是|打算|准备|计划|可能|会|要)*\s*(?:用|使用|采用|基于|跑在|部署在|部署到|放在|托管在|"
-                r"是用|是|迁到|迁移到|换成|改用|切到|上了|在|依赖|只支持|支持|写的)"
+                r"是用|迁到|迁移到|换成|改用|切到|上了|依赖|只支持|支持|写的|"
+                # Bare "是"/"在" only with a name in the clause: "我们的主库是 MySQL 8" is a
+                # fact, "我们是朋友" and "我们在开会" are not.
+                r"(?:是|在)(?=[^，。,；;]*?[A-Za-z0-9]))"
             ),
         ),
         _Rule(
