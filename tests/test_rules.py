@@ -203,6 +203,13 @@ def test_noise_gives_nothing(text: str) -> None:
     assert extract(text) == []
 
 
+def test_this_project_is_not_the_task_at_hand() -> None:
+    assert _one("This project uses Poetry 1.8.").type == "project"
+    assert _one("这个仓库在 GitLab 上").type == "project"
+    assert extract("Don't change this file") == []
+    assert extract("这次不要加测试") == []
+
+
 def test_correction_uses_the_previous_reply() -> None:
     previous = "You can install it with pip install -r requirements.txt."
     cand = _one("No, that's wrong, use Poetry instead.", previous)

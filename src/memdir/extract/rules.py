@@ -190,7 +190,9 @@ _EN = _Lexicon(
         r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b"
     ),
     deictic=_en(
-        r"\b(?:this|that|these|those|here(?!'s)|now|today|tonight|for now|this time|right now|"
+        # "this project" is the project itself, not the task at hand
+        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
+        r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         r"above|below|line \d+|it|again|yet|anymore)\b"
     ),
     hedge=_en(
@@ -367,7 +369,7 @@ _EN = _Lexicon(
 
 
 _ZH_DEICTIC = (
-    r"这里|这儿|这边|这个|这段|这次|这行|这一行|这块|这份|这两|这几|那个|那段|那行|上面|下面|"
+    r"这里|这儿|这边|这个(?!项目|仓库|团队|组|公司)|这段|这次|这行|这一行|这块|这份|这两|这几|那个|那段|那行|上面|下面|"
     r"刚才|刚刚|现在|当前|第\s*\d+\s*行|它|这么|这样|那样"
 )
 _ZH_ROLE = (
