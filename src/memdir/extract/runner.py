@@ -262,7 +262,8 @@ class Extraction:
         report.outcomes += [
             Outcome("?", "skipped", None, None, f"invalid: {why}") for why in invalid
         ]
-        why = f"session {session_id} turn {turn.key} ({report.method}, {PROMPT_VERSION})"
+        method = f"{report.method}, {PROMPT_VERSION}" if llm else report.method
+        why = f"session {session_id} turn {turn.key} ({method})"
         for op in ops:
             if report.dry_run:
                 target = op.target
