@@ -190,13 +190,21 @@ class Recaller:
         if not docs:
             return []
         pool = self.weights.pool
-        found = index.keyword(query_terms(query), pool * 4 if any(filters) else pool)
+        terms = query_terms(query)
+        found = index.keyword(terms, pool * 4 if any(filters) else pool)
         keyword = dict(
             sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
         )
         entity = self._entity_scores(index.entities(), query_entities(query), docs)
-        terms = query_terms(query)
+        # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
+        shares: dict[tuple[str, ...], float] = {}  # few distinct script sets: once each
+
+        def share(scripts: tuple[str, ...]) -> float:
+            if scripts not in shares:
+                shares[scripts] = script_share(terms, scripts)
+            return shares[scripts]
+
         periods = query_periods(query)
         cosines: dict[str, float] = {}
         names, matrix = index.vectors()
@@ -221,7 +229,7 @@ class Recaller:
                 entity.get(n, 0.0),
                 self._time_score(docs[n], periods),
                 sessions.get(docs[n].session or "", 0.0),
-                script_share(terms, docs[n].scripts),
+                share(docs[n].scripts),
             )
             for n in set(keyword) | set(cosines) | set(entity)
         ]
