@@ -7,7 +7,7 @@ import click
 from ..records import TYPES
 from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory
 
-SIGNALS = ("keyword", "vector", "entity", "time", "session")
+SIGNALS = ("keyword", "vector", "entity", "time", "session", "session_text")
 PRIORS = ("recency", "importance", "strength", "source", "confidence")
 
 
