@@ -408,3 +408,32 @@ def test_turns_pending_at_a_crash_are_picked_up_on_the_next_start(mem: Memory) -
     assert m.flush_extraction(timeout=30)
     assert [r.statement for r in m.list()] == ["We use Kafka for events"]
     assert Memory(llm=ScriptedLLM()).resume_extraction() == []  # done: nothing pending
+
+
+EXITER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    from llm_fakes import ScriptedLLM, ops
+    from memdir import Memory
+    llm = ScriptedLLM(ops({{"op": "ADD", "type": "project", "text": "We use Kafka"}}), delay=1.0)
+    m = Memory(llm=llm)
+    with m.session() as s:
+        s.append({{"role": "user", "content": "we use Kafka"}})
+        s.append({{"role": "assistant", "content": "Noted."}})
+        m.after_turn(s)
+    # a normal exit without flush_extraction(): the queued turn must still be extracted
+    """
+)
+
+
+def test_queued_turns_are_flushed_at_a_normal_exit(mem: Memory) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXITER.format(tests=str(TESTS))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r.statement for r in mem.list()] == ["We use Kafka"]
