@@ -126,6 +126,11 @@ class Change:
     after: str | None
     reason: str | None = None
     undoes: str | None = None
+    # issue 5: the sleep run (or other multi-file operation) this change belongs to, so the
+    # whole run can be undone as one; and where the file is when it is not ``<name>.md`` in the
+    # scope directory (``archive/<name>.md``) — for archive/restore, the archive side
+    run: str | None = None
+    path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -182,6 +187,8 @@ class ChangeLog:
         after: str | None,
         reason: str | None = None,
         undoes: str | None = None,
+        run: str | None = None,
+        path: str | None = None,
     ) -> Change:
         """Write one entry; the caller holds the scope's lock."""
         change = Change(
@@ -196,6 +203,8 @@ class ChangeLog:
             after=after,
             reason=reason,
             undoes=undoes,
+            run=run,
+            path=path,
         )
         append_jsonl(self.dirs.changes, change.to_dict())
         return change
