@@ -13,7 +13,7 @@ import builtins
 import contextlib
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, get_args
 
@@ -35,6 +35,18 @@ from .files import BODY_PARTS, FileStore, Problem
 from .history import Change
 from .index.sqlite import SqliteIndex, SyncReport
 from .instructions import Instructions, load_instructions
+from .lifecycle import (
+    ACTOR as SLEEP_ACTOR,
+)
+from .lifecycle import (
+    LLMJudge,
+    SleepReport,
+    apply_plan,
+    new_run_id,
+    plan_sleep,
+    take_snapshot,
+    undo_run,
+)
 from .paths import Scope, find_project_root, home_dir, policy_file, scope_dirs, sessions_dir
 from .providers.embeddings import Embedder, get_embedder
 from .providers.llm import LLM
@@ -124,6 +136,7 @@ class Memory:
         self._recallers: dict[tuple[Scope, ...], Recaller] = {}
         self._llm_choice = llm
         self._extraction: Extraction | None = None
+        self._archive_indexes: dict[Scope, SqliteIndex] = {}
 
     def as_actor(self, actor: str) -> Memory:
         """The same home, project, embedder and model, recording ``actor`` in the change log
@@ -715,6 +728,173 @@ class Memory:
         """``(session id, failure)`` for every turn whose extraction failed and was not
         retried successfully since."""
         return [(st.session, f) for st in all_states(self.sessions_dir()) for f in st.failed]
+
+    # -- sleep (issue 5) --
+    def _sleep_scopes(self, scope: Scope | None) -> builtins.list[Scope]:
+        return [scope] if scope else self.scopes()
+
+    def last_activity(self) -> datetime | None:
+        """When a session of this project last had a message (``None``: no sessions)."""
+        return max((info.idle_since for info in self.sessions()), default=None)
+
+    def sleep(
+        self,
+        *,
+        dry_run: bool = False,
+        now: datetime | None = None,
+        if_quiet: timedelta | None = None,
+        scope: Scope | None = None,
+        offline: bool = False,
+    ) -> SleepReport:
+        """Consolidate (SPEC H2–H7): plan merges, conflict resolutions, archiving and deletions
+        from the files, the index and ``now``; apply them in one step unless ``dry_run``. The
+        report's ``run`` id undoes the whole run (``undo_run``). ``if_quiet``: do nothing unless
+        no session had activity for that long. ``offline`` ignores a configured LLM."""
+        now = now or datetime.now(UTC)
+        if if_quiet is not None:
+            last = self.last_activity()
+            if last is not None and now - last < if_quiet:
+                idle = max(int((now - last).total_seconds() // 60), 0)
+                return SleepReport(
+                    None,
+                    dry_run=dry_run,
+                    skipped=f"not quiet: last session activity {idle} min ago",
+                )
+        policy = self.policy()
+        limits = {"project": policy.long_memory.project, "user": policy.long_memory.user}
+        scopes = self._sleep_scopes(scope)
+        states = [take_snapshot(self.store(s), self.index(s), limits[s].max_chars) for s in scopes]
+        llm = None if offline else self.llm
+        plan = plan_sleep(
+            states, policy=policy, now=now, judge=LLMJudge(llm) if llm is not None else None
+        )
+        if dry_run or not plan.ops:
+            return SleepReport(plan, dry_run=dry_run)
+        run = new_run_id(now)
+        stores = {s: self.store(s) for s in scopes}
+        changes = apply_plan(plan, stores, run=run, actor=SLEEP_ACTOR)
+        return SleepReport(plan, run=run, changes=changes)
+
+    consolidate = sleep  # the alias SPEC H7 names
+
+    def undo_run(self, run: str) -> builtins.list[Change]:
+        """Revert every change of one run (``sleep-…``, ``confirm-…``, ``undo-…``) in every
+        scope, newest first: all of it, or — if a file moved on since — nothing."""
+        return undo_run({s: self.store(s) for s in self.scopes()}, run.strip(), actor=self.actor)
+
+    def tentative(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
+        """Memories marked ``tentative`` (a conflict sleep could not settle, or an uncertain
+        extraction), waiting for the person to confirm or drop them."""
+        return [r for r in self.list(scope=scope) if r.confidence == "tentative"]
+
+    def confirm(
+        self,
+        name: str,
+        *,
+        drop: bool = False,
+        scope: Scope | None = None,
+        now: datetime | None = None,
+    ) -> builtins.list[Change]:
+        """Settle a tentative memory with one call, as one undoable run (``confirm-…``):
+        confirm it (its rivals, the memories it conflicted with, are archived as superseded),
+        or ``drop`` it (it is deleted and its rivals lose the conflict mark)."""
+        store = self._locate(name, scope)
+        rec = store.read(name)
+        if rec.confidence != "tentative":
+            raise ValidationError(
+                f"{name!r} is not tentative: see `memdir list --tentative` for those that are"
+            )
+        stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        rivals = []
+        for other in _names(rec.extra.get("conflicts_with")):
+            with contextlib.suppress(NotFoundError):
+                rivals.append(store.read(other))
+        rivals = [r for r in rivals if name in _names(r.extra.get("conflicts_with"))]
+        changes: builtins.list[Change | None] = []
+        why = "confirmed by the person" if not drop else "dropped by the person"
+        with store.batch(), store.run_as(new_run_id(now or datetime.now(UTC), "confirm")):
+            if drop:
+                changes.append(store.delete(name, actor=self.actor, reason=why))
+            else:
+                fields = {"confidence": "confirmed", "conflicts_with": None, "updated": stamp}
+                changes.append(store.update(name, fields, actor=self.actor, reason=why)[1])
+            for r in rivals:
+                left = [n for n in _names(r.extra.get("conflicts_with")) if n != name]
+                if drop:
+                    update: dict[str, Any] = {"conflicts_with": left or None}
+                    if not left:
+                        update["confidence"] = "confirmed"
+                    changes.append(store.update(r.name, update, actor=self.actor, reason=why)[1])
+                else:
+                    reason = f"{name!r} was confirmed instead"
+                    pointer = {"superseded_by": name}
+                    changes.append(
+                        store.update(r.name, pointer, actor=self.actor, reason=reason)[1]
+                    )
+                    changes.append(
+                        store.archive(r.name, actor=self.actor, stamp=stamp, reason=reason)
+                    )
+        return [c for c in changes if c is not None]
+
+    def archived(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
+        """The memories in each scope's ``archive/`` (still readable, out of the guide)."""
+        return [r for s in self._sleep_scopes(scope) for r in self.store(s).archived().scan()[0]]
+
+    def recall_archived(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        scopes: Iterable[Scope] | None = None,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        explain: bool = False,
+    ) -> builtins.list[Hit]:
+        """``recall`` over the archived memories only (``recall --archived``), with their own
+        index under ``archive/.index/``. Not tracked: a memory found in the archive gains no
+        use until it is restored."""
+        chosen = tuple(sorted(scopes if scopes is not None else self.scopes()))
+        indexes = {}
+        for s in chosen:
+            if s not in self._archive_indexes:
+                self._archive_indexes[s] = SqliteIndex(self.store(s).archived(), self.embedder)
+            indexes[s] = self._archive_indexes[s]
+        hits = Recaller(indexes, self.embedder).recall(
+            query,
+            top_k=top_k,
+            types=types,
+            tags=tags,
+            since=parse_time(since),
+            until=parse_time(until),
+            track=False,
+        )
+        return hits if explain else [Hit(h.record, h.score) for h in hits]
+
+    def restore(self, name: str, *, scope: Scope | None = None) -> Change:
+        """Bring an archived memory back among the others (undoable)."""
+        for s in self._sleep_scopes(scope):
+            archive = self.store(s).archived()
+            if archive.exists(name):
+                return self.store(s).restore(name, actor=self.actor, reason="restored by request")
+        raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
+
+    def forget_archived(
+        self, name: str, *, scope: Scope | None = None, reason: str | None = None
+    ) -> Change:
+        """Delete an archived memory — the explicit command that the person's own words need
+        (sleep never deletes them). Undoable like every change."""
+        for s in self._sleep_scopes(scope):
+            if self.store(s).archived().exists(name):
+                return self.store(s).delete_archived(
+                    name, actor=self.actor, reason=reason or "forgotten by request"
+                )
+        raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
+
+
+def _names(value: Any) -> builtins.list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, builtins.list) else []
 
 
 def _configured_llm(home: Path) -> LLM | bool:

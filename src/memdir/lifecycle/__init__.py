@@ -1,0 +1,50 @@
+"""Sleep: the lifecycle pass that keeps a memory store small, current and consistent (SPEC H).
+
+It is built as *plan, then apply* (STYLE habit 4):
+
+* ``plan.py`` — ``take_snapshot`` reads a scope (files, archive, use counts, vectors) and
+  ``plan_sleep`` turns snapshots, the policy and an explicit clock into a ``Plan`` of steps:
+  merge duplicates, supersede or mark tentative conflicting statements, archive what decayed,
+  delete what outlived the archive TTL, and name what to distill. Pure: no writes, no clock.
+* ``similar.py`` — candidate pairs from embeddings (per-model threshold) and normalised text,
+  and the offline rules that say duplicate / replaced value / unclear.
+* ``judge.py`` — the LLM's say where one is configured (confirm, settle, write a conditional).
+* ``apply.py`` — one locked, batched, hash-checked step through the ``FileStore``; each change
+  logged with actor ``sleep``, its reason and the run id; ``undo_run`` reverts a whole run.
+
+Invariants: the person's own words (``source: user``) are never deleted by sleep, and an
+inference never overrides them; every file sleep touches comes back byte-for-byte with
+``memdir undo RUN_ID``.
+"""
+
+from __future__ import annotations
+
+from .apply import ACTOR, SleepReport, apply_plan, new_run_id, run_changes, undo_run
+from .judge import JUDGE_PROMPT, Judge, LLMJudge
+from .plan import PLAN_VERSION, Op, Plan, ScopeState, Step, plan_sleep, strength, take_snapshot
+from .similar import RELATION_RULES, candidate_pairs, content_tokens, normalise, relate
+
+__all__ = [
+    "ACTOR",
+    "JUDGE_PROMPT",
+    "PLAN_VERSION",
+    "RELATION_RULES",
+    "Judge",
+    "LLMJudge",
+    "Op",
+    "Plan",
+    "ScopeState",
+    "SleepReport",
+    "Step",
+    "apply_plan",
+    "candidate_pairs",
+    "content_tokens",
+    "new_run_id",
+    "normalise",
+    "plan_sleep",
+    "relate",
+    "run_changes",
+    "strength",
+    "take_snapshot",
+    "undo_run",
+]
