@@ -10,8 +10,15 @@ from typing import Any
 import pytest
 
 from conftest import snapshot
+from llm_fakes import ScriptedLLM
 from memdir import Memory
-from memdir.errors import ConfigError, ConflictError, NotFoundError, ValidationError
+from memdir.errors import (
+    ConfigError,
+    ConflictError,
+    NotFoundError,
+    ProviderError,
+    ValidationError,
+)
 from memdir.lifecycle import apply_plan, plan_sleep, relate, take_snapshot
 from memdir.paths import Scope
 
@@ -374,3 +381,47 @@ def test_distill_lists_the_largest_groups_when_the_index_is_over_its_limit(mem: 
     assert len(distill) == 1 and not distill[0].ops
     assert "project/ports: 12 memories" in distill[0].reason
     assert "over its limit of 400" in distill[0].reason
+
+
+# -- with an LLM (H2, H3) ----------------------------------------------------------------------
+def test_the_llm_writes_one_conditional_memory(sandbox: Path) -> None:
+    llm = ScriptedLLM(
+        {"relation": "conditional", "statement": "Personal projects: pnpm; work projects: npm"}
+    )
+    m = Memory(llm=llm)
+    m.init()
+    a = m.remember("Personal projects use pnpm", type="user", created=ago(3), quote="pnpm at home")
+    b = m.remember("Work projects use npm", type="user", created=ago(2), quote="npm at work")
+    report = m.sleep(now=NOW)
+    assert report.plan is not None
+    assert [s.action for s in report.plan.steps] == ["conditional"]
+    assert len(llm.requests) == 1 and "Personal projects use pnpm" in str(llm.requests[0])
+    (kept,) = m.list()
+    assert kept.statement == "Personal projects: pnpm; work projects: npm"
+    assert sorted(kept.extra["quotes"]) == ["npm at work", "pnpm at home"]
+    assert {r.name for r in m.archived()} == ({a.name, b.name} - {kept.name})
+
+
+def test_the_llm_cannot_let_an_inference_beat_the_persons_words(sandbox: Path) -> None:
+    m = Memory(llm=ScriptedLLM({"relation": "conflict"}))
+    m.init()
+    said = m.remember("Deploys go out on Tuesdays", type="project", created=ago(20))
+    guess = m.remember(
+        "Deploys go out on Fridays", type="project", created=ago(1), source="inferred"
+    )
+    m.sleep(now=NOW)
+    assert [r.name for r in m.list()] == [said.name]
+    assert [r.name for r in m.archived()] == [guess.name]
+
+
+def test_an_unreadable_llm_answer_is_an_error_not_a_guess(sandbox: Path) -> None:
+    m = Memory(llm=ScriptedLLM("I think they are sort of related?"))
+    m.init()
+    m.remember("Personal projects use pnpm", type="user", created=ago(3))
+    m.remember("Work projects use npm", type="user", created=ago(2))
+    before = tree(m)
+    with pytest.raises(ProviderError, match="--offline"):
+        m.sleep(now=NOW)
+    assert tree(m) == before
+    report = m.sleep(now=NOW, offline=True)  # the offline rules still work
+    assert report.plan is not None and [s.action for s in report.plan.steps] == ["tentative"]
