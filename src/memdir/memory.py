@@ -28,7 +28,14 @@ from .context import (
     prepare,
     recorded_guide,
 )
-from .errors import AmbiguousError, ConfigError, NotFoundError, RefusedError, ValidationError
+from .errors import (
+    AmbiguousError,
+    ConfigError,
+    ExtractionError,
+    NotFoundError,
+    RefusedError,
+    ValidationError,
+)
 from .extract.runner import Extraction, SessionReport
 from .extract.state import Failure, all_states
 from .files import BODY_PARTS, FileStore, Problem
@@ -41,6 +48,7 @@ from .lifecycle import (
 from .lifecycle import (
     LLMJudge,
     SleepReport,
+    append_note,
     apply_plan,
     new_run_id,
     plan_sleep,
@@ -745,11 +753,14 @@ class Memory:
         if_quiet: timedelta | None = None,
         scope: Scope | None = None,
         offline: bool = False,
+        sessions: bool = True,
     ) -> SleepReport:
         """Consolidate (SPEC H2–H7): plan merges, conflict resolutions, archiving and deletions
         from the files, the index and ``now``; apply them in one step unless ``dry_run``. The
         report's ``run`` id undoes the whole run (``undo_run``). ``if_quiet``: do nothing unless
-        no session had activity for that long. ``offline`` ignores a configured LLM."""
+        no session had activity for that long. ``offline`` ignores a configured LLM.
+        ``sessions``: sessions past the retention window are distilled (extraction runs over
+        them) and then archived (SPEC C6); the report's ``notes`` say which."""
         now = now or datetime.now(UTC)
         if if_quiet is not None:
             last = self.last_activity()
@@ -768,12 +779,38 @@ class Memory:
         plan = plan_sleep(
             states, policy=policy, now=now, judge=LLMJudge(llm) if llm is not None else None
         )
-        if dry_run or not plan.ops:
-            return SleepReport(plan, dry_run=dry_run)
-        run = new_run_id(now)
-        stores = {s: self.store(s) for s in scopes}
-        changes = apply_plan(plan, stores, run=run, actor=SLEEP_ACTOR)
-        return SleepReport(plan, run=run, changes=changes)
+        report = SleepReport(plan, dry_run=dry_run)
+        if not dry_run and plan.ops:
+            report.run = new_run_id(now)
+            stores = {s: self.store(s) for s in scopes}
+            report.changes = apply_plan(plan, stores, run=report.run, actor=SLEEP_ACTOR)
+        if sessions:
+            report.notes += self._expire_sessions(dry_run=dry_run, now=now, offline=offline)
+        return report
+
+    def _expire_sessions(
+        self, *, dry_run: bool, now: datetime, offline: bool
+    ) -> builtins.list[str]:
+        """C6: each session past retention goes through extraction, then to the archive (or
+        away, if the policy says delete). A session whose extraction failed stays put."""
+
+        def distill(session: Session) -> None:
+            done = self.extract_session(session.path.stem, offline=offline)
+            if done.failures:
+                raise ExtractionError(
+                    f"extraction of session {session.path.stem} failed "
+                    f"({done.failures[0].error}); it stays until `memdir extract` succeeds"
+                )
+
+        pruned = self.prune_sessions(dry_run=dry_run, distill=distill, now=now)
+        if dry_run:
+            return [
+                f"session {a.session.id}: {a.reason} — would be distilled, then {a.action}d"
+                for a in pruned.plan
+            ]
+        notes = [f"session {a.session.id}: distilled, then {a.action}d" for a in pruned.done]
+        notes += [f"session {a.session.id}: kept ({why})" for a, why in pruned.skipped]
+        return notes
 
     consolidate = sleep  # the alias SPEC H7 names
 
@@ -835,6 +872,35 @@ class Memory:
                         store.archive(r.name, actor=self.actor, stamp=stamp, reason=reason)
                     )
         return [c for c in changes if c is not None]
+
+    def log_note(
+        self,
+        text: str,
+        *,
+        scope: Scope | None = None,
+        source: str = "user",
+        session: str | None = None,
+        now: datetime | None = None,
+    ) -> Path:
+        """Append a note to today's daily log (``<scope>/log/YYYY-MM-DD.md``, append-only;
+        the project's by default). Sleep promotes notes reused ``promotion.min_reuse`` times or
+        asked for ("remember: …", "!"), and turns one seen in ``promotion.rule_sessions``
+        sessions into a feedback rule (SPEC H6)."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("the note is empty: say what to note")
+        if source not in ("user", "inferred"):
+            raise ValidationError(f"a note's source is user or inferred (got {source!r})")
+        target = scope or ("project" if self.project_root is not None else "user")
+        safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
+        store = self.store(target)
+        with store.locked():
+            return append_note(
+                store.dirs.log,
+                safe["text"] or "",
+                now=now or datetime.now(UTC),
+                source=source,
+                session=session,
+            )
 
     def archived(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
         """The memories in each scope's ``archive/`` (still readable, out of the guide)."""

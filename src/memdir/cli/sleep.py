@@ -1,4 +1,4 @@
-"""Commands of the lifecycle: sleep (alias consolidate), confirm, restore."""
+"""Commands of the lifecycle: sleep (alias consolidate), confirm, restore, log."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def _print_report(report: SleepReport) -> None:
         click.echo(f"Nothing done: {report.skipped}.")
         return
     plan = report.plan
+    for note in report.notes:
+        click.echo(note)
     if plan is None or not plan.steps:
         click.echo("Nothing to do: no duplicates, conflicts or faded memories.")
         return
@@ -157,3 +159,25 @@ def restore(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> 
         emit_json(change.to_dict())
         return
     click.echo(f"Restored {change.name} ({change.scope} scope). Undo with: memdir undo {change.id}")
+
+
+@cli.command(name="log")
+@click.argument("text")
+@click.option("--session", help="The session the note comes from (counts toward a rule).")
+@click.option(
+    "--scope",
+    type=click.Choice(["user", "project"]),
+    help="Whose log (default: the project's, else the user's).",
+)
+@json_option
+@click.pass_context
+def log_(
+    ctx: click.Context, text: str, session: str | None, scope: str | None, as_json: bool
+) -> None:
+    """Add TEXT to today's daily log (append-only). Sleep promotes notes that are reused or
+    start with "remember:" or "!"; one seen in three sessions becomes a feedback rule."""
+    path = memory(ctx).log_note(text, scope=as_scope(scope), session=session)
+    if as_json:
+        emit_json({"path": str(path), "text": text, "session": session})
+        return
+    click.echo(f"Noted in {path}")

@@ -25,6 +25,8 @@ The rules, in the order they claim memories (a memory is touched by one step per
    every use or point of importance buys time. Tentative memories wait for the person.
 5. **Delete** archived memories idle past ``archive_ttl_days`` — never the person's own words
    (``source: user``): those are listed as kept; only ``memdir forget --archived`` deletes them.
+7. **Promote** notes of the daily log (``promote.py``): reused or asked for → a memory; the
+   same note in several sessions → a ``feedback`` rule.
 6. **Distill**: when a scope's MEMORY.md would still exceed its ``long_memory`` limit, the plan
    names the largest groups (type + first tag) to condense; the guide cuts the index at the
    limit with a pointer to the rest (E3), so nothing is silently truncated.
@@ -33,15 +35,17 @@ The rules, in the order they claim memories (a memory is touched by one step per
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any, Literal
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..config import Policy
 from ..records import MemoryRecord, utc_iso
-from .similar import RELATION_RULES, candidate_pairs, content_tokens, normalise, relate
+from .promote import Note, plan_promotions, read_notes
+from .similar import candidate_pairs, content_tokens, normalise, relate
+from .steps import PLAN_VERSION, Op, Plan, Step, iso
 
 if TYPE_CHECKING:
     from ..files import FileStore
@@ -60,75 +64,8 @@ __all__ = [
     "take_snapshot",
 ]
 
-PLAN_VERSION = f"sleep-v1/{RELATION_RULES}"
 THRESHOLD = 0.5  # strength below which a memory is archived
 SOURCE_RANK = {"user": 3, "imported": 2, "external": 1, "inferred": 0}
-
-OpKind = Literal["update", "archive", "delete_archived", "create"]
-
-
-@dataclass(frozen=True)
-class Op:
-    """One file operation. ``expect`` is the file's content hash when the plan was made."""
-
-    kind: OpKind
-    scope: Scope
-    name: str
-    expect: str | None = None
-    fields: Mapping[str, Any] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "op": self.kind,
-            "scope": self.scope,
-            "name": self.name,
-            "fields": dict(self.fields),
-        }
-
-
-@dataclass(frozen=True)
-class Step:
-    """One decision: ``action`` on ``names`` because of ``reason``, carried out by ``ops``."""
-
-    action: str  # merge | supersede | tentative | conditional | archive | delete | keep | distill
-    scope: Scope
-    names: tuple[str, ...]
-    reason: str
-    ops: tuple[Op, ...] = ()
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "action": self.action,
-            "scope": self.scope,
-            "names": list(self.names),
-            "reason": self.reason,
-            "ops": [o.to_dict() for o in self.ops],
-        }
-
-
-@dataclass(frozen=True)
-class Plan:
-    now: datetime
-    steps: tuple[Step, ...]
-    version: str = PLAN_VERSION
-
-    def counts(self) -> dict[str, int]:
-        out: dict[str, int] = {}
-        for step in self.steps:
-            out[step.action] = out.get(step.action, 0) + 1
-        return out
-
-    @property
-    def ops(self) -> list[Op]:
-        return [op for step in self.steps for op in step.ops]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "version": self.version,
-            "now": _iso(self.now),
-            "counts": self.counts(),
-            "steps": [s.to_dict() for s in self.steps],
-        }
 
 
 @dataclass(frozen=True)
@@ -143,6 +80,7 @@ class ScopeState:
     vectors: np.ndarray[Any, Any]
     model_id: str
     max_index_chars: int
+    notes: tuple[Note, ...] = ()  # the scope's daily log (``log/YYYY-MM-DD.md``)
 
 
 def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) -> ScopeState:
@@ -161,11 +99,8 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         vectors=matrix,
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
+        notes=read_notes(store.dirs.log),
     )
-
-
-def _iso(when: datetime) -> str:
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _time(value: Any) -> datetime | None:
@@ -244,7 +179,7 @@ def _merge_fields(
         "merged_from": _union([_strs(keep.extra.get("merged_from")), [r.name for r in others]]),
         "uses_merged": _merged_uses(keep)
         + sum(state.uses.get(r.name, (0, None))[0] + _merged_uses(r) for r in others),
-        "updated": _iso(now),
+        "updated": iso(now),
     }
     return {k: v for k, v in fields.items() if v is not None}
 
@@ -254,7 +189,7 @@ def _strs(value: Any) -> list[str]:
 
 
 def _archive_op(rec: MemoryRecord, now: datetime, **pointer: str) -> Op:
-    return Op("archive", rec.scope, rec.name, rec.content_hash, {"archived": _iso(now), **pointer})
+    return Op("archive", rec.scope, rec.name, rec.content_hash, {"archived": iso(now), **pointer})
 
 
 def _merge_step(
@@ -298,7 +233,7 @@ def _tentative_step(a: MemoryRecord, b: MemoryRecord, now: datetime, why: str) -
         rivals = _union([_strs(rec.extra.get("conflicts_with")), [other.name]])
         if rec.confidence == "tentative" and rivals == _strs(rec.extra.get("conflicts_with")):
             continue
-        fields = {"confidence": "tentative", "conflicts_with": rivals, "updated": _iso(now)}
+        fields = {"confidence": "tentative", "conflicts_with": rivals, "updated": iso(now)}
         ops.append(Op("update", rec.scope, rec.name, rec.content_hash, fields))
     if not ops:
         return None  # already waiting for the person
@@ -497,4 +432,10 @@ def plan_sleep(
         scope_steps += _ttl_steps(state, now, policy)
         distill = _distill_step(state, scope_steps)
         steps += scope_steps + ([distill] if distill else [])
+    steps += plan_promotions(
+        {s.scope: s.notes for s in states},
+        {s.scope: (*s.records, *s.archived) for s in states},
+        policy=policy.promotion,
+        now=now,
+    )
     return Plan(now, tuple(steps))
