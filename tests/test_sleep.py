@@ -425,3 +425,55 @@ def test_an_unreadable_llm_answer_is_an_error_not_a_guess(sandbox: Path) -> None
     assert tree(m) == before
     report = m.sleep(now=NOW, offline=True)  # the offline rules still work
     assert report.plan is not None and [s.action for s in report.plan.steps] == ["tentative"]
+
+
+def test_the_llm_condenses_an_index_over_its_limit(sandbox: Path) -> None:
+    def answer(prompt: str) -> dict[str, Any]:
+        if "Merge related ones" not in prompt:
+            return {"relation": "unrelated"}
+        return {
+            "memories": [
+                {"statement": "Services 0-5 listen on ports 8000-8005", "from": [0, 1, 2, 3, 4, 5]},
+                {
+                    "statement": "Services 6-11 listen on ports 8006-8011",
+                    "from": list(range(6, 12)),
+                },
+                {"statement": "ignored: names no memory", "from": [99]},
+            ]
+        }
+
+    m = Memory(llm=ScriptedLLM(*[answer] * 200))
+    m.init()
+    Path(".agent/memory-policy.yaml").write_text(
+        "long_memory:\n  project: {max_chars: 900}\n", encoding="utf-8"
+    )
+    ports = [
+        m.remember(
+            f"Service {i:02d} listens on port {8000 + i}",  # listed to the model in this order
+            type="project",
+            tags=["ports"],
+            created=ago(1),
+            quote=f"port {8000 + i}" if i == 3 else None,
+        )
+        for i in range(12)
+    ]
+    other = m.remember("Lunch is at noon on Fridays", type="project", created=ago(1))
+    before = tree(m)
+    report = m.sleep(now=NOW)
+    assert report.plan is not None and report.run is not None
+    distilled = [s for s in report.plan.steps if s.action == "distill"]
+    assert len(distilled) == 2 and all(s.ops for s in distilled)
+    active = {r.name: r for r in m.list()}
+    assert set(active) == {
+        "services-0-5-listen-on-ports-8000-8005",
+        "services-6-11-listen-on-ports-8006-8011",
+        other.name,
+    }
+    first = active["services-0-5-listen-on-ports-8000-8005"]
+    assert first.quote == "port 8003" and first.tags == ("ports",)
+    assert first.extra["merged_from"] == [p.name for p in ports[:6]]
+    assert {r.name for r in m.archived()} == {p.name for p in ports}
+    index = m.store("project").dirs.index_file.read_text(encoding="utf-8")
+    assert len(index) < 900
+    m.undo_run(report.run)
+    assert tree(m) == before

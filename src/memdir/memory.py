@@ -52,6 +52,7 @@ from .lifecycle import (
     apply_plan,
     new_run_id,
     plan_sleep,
+    settle,
     take_snapshot,
     undo_run,
 )
@@ -836,42 +837,7 @@ class Memory:
         confirm it (its rivals, the memories it conflicted with, are archived as superseded),
         or ``drop`` it (it is deleted and its rivals lose the conflict mark)."""
         store = self._locate(name, scope)
-        rec = store.read(name)
-        if rec.confidence != "tentative":
-            raise ValidationError(
-                f"{name!r} is not tentative: see `memdir list --tentative` for those that are"
-            )
-        stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        rivals = []
-        for other in _names(rec.extra.get("conflicts_with")):
-            with contextlib.suppress(NotFoundError):
-                rivals.append(store.read(other))
-        rivals = [r for r in rivals if name in _names(r.extra.get("conflicts_with"))]
-        changes: builtins.list[Change | None] = []
-        why = "confirmed by the person" if not drop else "dropped by the person"
-        with store.batch(), store.run_as(new_run_id(now or datetime.now(UTC), "confirm")):
-            if drop:
-                changes.append(store.delete(name, actor=self.actor, reason=why))
-            else:
-                fields = {"confidence": "confirmed", "conflicts_with": None, "updated": stamp}
-                changes.append(store.update(name, fields, actor=self.actor, reason=why)[1])
-            for r in rivals:
-                left = [n for n in _names(r.extra.get("conflicts_with")) if n != name]
-                if drop:
-                    update: dict[str, Any] = {"conflicts_with": left or None}
-                    if not left:
-                        update["confidence"] = "confirmed"
-                    changes.append(store.update(r.name, update, actor=self.actor, reason=why)[1])
-                else:
-                    reason = f"{name!r} was confirmed instead"
-                    pointer = {"superseded_by": name}
-                    changes.append(
-                        store.update(r.name, pointer, actor=self.actor, reason=reason)[1]
-                    )
-                    changes.append(
-                        store.archive(r.name, actor=self.actor, stamp=stamp, reason=reason)
-                    )
-        return [c for c in changes if c is not None]
+        return settle(store, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
 
     def log_note(
         self,
@@ -957,10 +923,6 @@ class Memory:
                     name, actor=self.actor, reason=reason or "forgotten by request"
                 )
         raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
-
-
-def _names(value: Any) -> builtins.list[str]:
-    return [v for v in value if isinstance(v, str)] if isinstance(value, builtins.list) else []
 
 
 def _configured_llm(home: Path) -> LLM | bool:

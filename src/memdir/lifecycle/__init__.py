@@ -10,6 +10,7 @@ It is built as *plan, then apply* (STYLE habit 4):
   and the offline rules that say duplicate / replaced value / unclear.
 * ``promote.py`` — the daily log (``log/YYYY-MM-DD.md``) and the notes it promotes (H6).
 * ``steps.py`` — ``Op``, ``Step``, ``Plan``: what a plan is made of.
+* ``settle.py`` — ``memdir confirm NAME [--drop]``: one command ends a tentative conflict.
 * ``judge.py`` — the LLM's say where one is configured (confirm, settle, write a conditional).
 * ``apply.py`` — one locked, batched, hash-checked step through the ``FileStore``; each change
   logged with actor ``sleep``, its reason and the run id; ``undo_run`` reverts a whole run.
@@ -25,6 +26,7 @@ from .apply import ACTOR, SleepReport, apply_plan, new_run_id, run_changes, undo
 from .judge import JUDGE_PROMPT, Judge, LLMJudge
 from .plan import ScopeState, plan_sleep, strength, take_snapshot
 from .promote import Note, append_note, plan_promotions, read_notes
+from .settle import settle
 from .similar import RELATION_RULES, candidate_pairs, content_tokens, normalise, relate
 from .steps import PLAN_VERSION, Op, Plan, Step
 
@@ -52,6 +54,7 @@ __all__ = [
     "read_notes",
     "relate",
     "run_changes",
+    "settle",
     "strength",
     "take_snapshot",
     "undo_run",

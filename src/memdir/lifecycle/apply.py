@@ -62,6 +62,11 @@ def apply_plan(
             stack.enter_context(stores[scope].batch())
             stack.enter_context(stores[scope].run_as(run))
         for op in plan.ops:
+            if op.kind == "create" and stores[op.scope].exists(op.name):
+                raise ConflictError(
+                    f"a memory named {op.name!r} ({op.scope} scope) appeared since the plan was "
+                    "made; nothing was written — run `memdir sleep` again"
+                )
             if op.kind != "create" and _current(stores[op.scope], op) != op.expect:
                 raise ConflictError(
                     f"{op.name!r} ({op.scope} scope) changed since the plan was made; nothing "
@@ -96,7 +101,7 @@ def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Chan
         how_to_apply=fields.get("how_to_apply"),
         actor=actor,
         reason=reason,
-        base_name=op.name,
+        name=op.name,
     )
     return [change]
 

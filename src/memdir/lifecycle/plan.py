@@ -27,9 +27,11 @@ The rules, in the order they claim memories (a memory is touched by one step per
    (``source: user``): those are listed as kept; only ``memdir forget --archived`` deletes them.
 7. **Promote** notes of the daily log (``promote.py``): reused or asked for → a memory; the
    same note in several sessions → a ``feedback`` rule.
-6. **Distill**: when a scope's MEMORY.md would still exceed its ``long_memory`` limit, the plan
-   names the largest groups (type + first tag) to condense; the guide cuts the index at the
-   limit with a pointer to the rest (E3), so nothing is silently truncated.
+6. **Distill**: when a scope's MEMORY.md would still exceed its ``long_memory`` limit, the judge
+   (an LLM) condenses the largest groups (type + first tag) into fewer, denser memories —
+   merged like duplicates, the originals archived — until it fits. Offline, the plan names the
+   largest groups for the person; the guide cuts the index at the limit with a pointer to the
+   rest (E3), so nothing is silently truncated.
 """
 
 from __future__ import annotations
@@ -42,10 +44,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..config import Policy
-from ..records import MemoryRecord, utc_iso
+from ..records import MemoryRecord, slugify, utc_iso
 from .promote import Note, plan_promotions, read_notes
 from .similar import candidate_pairs, content_tokens, normalise, relate
-from .steps import PLAN_VERSION, Op, Plan, Step, iso
+from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
 
 if TYPE_CHECKING:
     from ..files import FileStore
@@ -65,6 +67,7 @@ __all__ = [
 ]
 
 THRESHOLD = 0.5  # strength below which a memory is archived
+DISTILL_GROUP = 40  # memories shown to the judge at once when condensing a group
 SOURCE_RANK = {"user": 3, "imported": 2, "external": 1, "inferred": 0}
 
 
@@ -394,25 +397,106 @@ def _ttl_steps(state: ScopeState, now: datetime, policy: Policy) -> list[Step]:
     return steps
 
 
-def _distill_step(state: ScopeState, steps: Sequence[Step]) -> Step | None:
-    gone = {op.name for s in steps for op in s.ops if op.kind == "archive"}
-    left = [r for r in state.records if r.name not in gone]
-    lines = {r.name: len(f"- [{r.name}]({r.name}.md) — {r.description}\n") for r in left}
-    total = sum(lines.values())
-    if total <= state.max_index_chars:
-        return None
-    groups: dict[str, list[str]] = {}
-    for r in left:
-        groups.setdefault(f"{r.type}/{r.tags[0] if r.tags else '-'}", []).append(r.name)
-    largest = sorted(groups.items(), key=lambda kv: (-sum(lines[n] for n in kv[1]), kv[0]))[:5]
-    listed = "; ".join(f"{key}: {len(names)} memories" for key, names in largest)
+def _line(name: str, description: str) -> int:
+    """The characters a memory's pointer line takes in MEMORY.md."""
+    return len(f"- [{name}]({name}.md) — {description}\n")
+
+
+def _listing(state: ScopeState, groups: list[tuple[str, list[MemoryRecord]]], total: int) -> Step:
+    listed = "; ".join(f"{key}: {len(members)} memories" for key, members in groups[:5])
     return Step(
         "distill",
         state.scope,
-        tuple(n for _, names in largest for n in sorted(names)[:5]),
+        tuple(r.name for _, members in groups[:5] for r in sorted(members, key=_name)[:5]),
         f"MEMORY.md would be {total} chars, over its limit of {state.max_index_chars}: the guide "
         f"cuts it there with a pointer to the rest. Largest groups to condense: {listed}",
     )
+
+
+def _name(rec: MemoryRecord) -> str:
+    return rec.name
+
+
+def _distill_steps(
+    state: ScopeState, steps: Sequence[Step], judge: Judge | None, now: datetime, taken: set[str]
+) -> list[Step]:
+    """H5: over the index limit, the judge condenses the largest groups (type + first tag) into
+    fewer memories until the index fits; offline, the groups are listed for the person."""
+    gone = {op.name for s in steps for op in s.ops if op.kind == "archive"}
+    left = [r for r in state.records if r.name not in gone]
+    total = sum(_line(r.name, r.description) for r in left)
+    if total <= state.max_index_chars:
+        return []
+    by_key: dict[str, list[MemoryRecord]] = {}
+    for r in left:
+        by_key.setdefault(f"{r.type}/{r.tags[0] if r.tags else '-'}", []).append(r)
+    groups = sorted(
+        by_key.items(), key=lambda kv: (-sum(_line(r.name, r.description) for r in kv[1]), kv[0])
+    )
+    if judge is None:
+        return [_listing(state, groups, total)]
+    out: list[Step] = []
+    for key, members in groups:
+        if total <= state.max_index_chars:
+            break
+        members = sorted(members, key=_name)[:DISTILL_GROUP]
+        used: set[int] = set()
+        for statement, ids in judge.condense(members):
+            picked = [members[i] for i in dict.fromkeys(ids) if 0 <= i < len(members)]
+            picked = [r for r in picked if id(r) not in used]
+            if len(picked) < 2:
+                continue
+            used.update(id(r) for r in picked)
+            step = _condensed(state, key, picked, statement, now, taken)
+            out.append(step)
+            total += _line(step.names[0], _short(statement)) - sum(
+                _line(r.name, r.description) for r in picked
+            )
+    if total > state.max_index_chars:
+        out.append(_listing(state, groups, total))
+    return out
+
+
+def _short(text: str, limit: int = 150) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def _condensed(
+    state: ScopeState,
+    key: str,
+    members: Sequence[MemoryRecord],
+    statement: str,
+    now: datetime,
+    taken: set[str],
+) -> Step:
+    name = free_name(slugify(_short(statement, 60)), taken)
+    fields = _merge_fields(members[0], members[1:], state, now)
+    fields.update(
+        statement=statement.strip(),
+        description=_short(statement),
+        type=members[0].type,
+        confidence="confirmed",
+        created=iso(now),
+        merged_from=[r.name for r in members],
+    )
+    ops = [Op("create", state.scope, name, None, fields)]
+    ops += [_archive_op(r, now, merged_into=name) for r in members]
+    return Step(
+        "distill",
+        state.scope,
+        (name, *(r.name for r in members)),
+        f"{len(members)} related memories ({key}) condensed into one: MEMORY.md was over its "
+        f"limit of {state.max_index_chars} chars",
+        tuple(ops),
+    )
+
+
+def _created(steps: Sequence[Step]) -> dict[Scope, set[str]]:
+    out: dict[Scope, set[str]] = {}
+    for op in (op for s in steps for op in s.ops if op.kind == "create"):
+        out.setdefault(op.scope, set()).add(op.name.lower())
+    return out
 
 
 def plan_sleep(
@@ -430,12 +514,14 @@ def plan_sleep(
         scope_steps = _pair_steps(state, now, threshold, judge, claimed)
         scope_steps += _decay_steps(state, now, policy, claimed)
         scope_steps += _ttl_steps(state, now, policy)
-        distill = _distill_step(state, scope_steps)
-        steps += scope_steps + ([distill] if distill else [])
+        taken = {r.name.lower() for r in (*state.records, *state.archived)}
+        scope_steps += _distill_steps(state, scope_steps, judge, now, taken)
+        steps += scope_steps
     steps += plan_promotions(
         {s.scope: s.notes for s in states},
         {s.scope: (*s.records, *s.archived) for s in states},
         policy=policy.promotion,
         now=now,
+        taken=_created(steps),
     )
     return Plan(now, tuple(steps))

@@ -35,7 +35,7 @@ from ..config import PromotionPolicy
 from ..history import fsync_dir
 from ..records import MemoryRecord, slugify
 from .similar import normalise
-from .steps import Op, Step, iso
+from .steps import Op, Step, free_name, iso
 
 if TYPE_CHECKING:
     from ..paths import Scope
@@ -121,8 +121,13 @@ def plan_promotions(
     *,
     policy: PromotionPolicy,
     now: datetime,
+    taken: Mapping[Scope, set[str]] | None = None,
 ) -> list[Step]:
-    """The ``promote`` and ``rule`` steps the notes earn (see the module docstring)."""
+    """The ``promote`` and ``rule`` steps the notes earn (see the module docstring).
+    ``taken``: lowercased names already in use per scope (the plan's new names included)."""
+    names = {s: {r.name.lower() for r in recs} for s, recs in known.items()}
+    for scope, extra in (taken or {}).items():
+        names.setdefault(scope, set()).update(extra)
     seen = {s: {normalise(r.statement) for r in recs} for s, recs in known.items()}
     steps: list[Step] = []
     for scope, scope_notes in notes.items():
@@ -148,7 +153,7 @@ def plan_promotions(
             if key in seen.get(target, set()):
                 continue
             seen.setdefault(target, set()).add(key)
-            op = _create(target, kind, group, sessions, now)
+            op = _create(target, kind, group, sessions, now, names.setdefault(target, set()))
             steps.append(Step(action, target, (op.name,), why, (op,)))
     return steps
 
@@ -159,6 +164,7 @@ def _create(
     group: Sequence[Note],
     sessions: Sequence[str],
     now: datetime,
+    taken: set[str],
 ) -> Op:
     first = group[0]
     statement = first.statement
@@ -173,4 +179,5 @@ def _create(
         "promoted_from": sorted({n.file for n in group}),
         "statement": statement,
     }
-    return Op("create", scope, slugify(statement), None, {k: v for k, v in fields.items() if v})
+    name = free_name(slugify(statement), taken)
+    return Op("create", scope, name, None, {k: v for k, v in fields.items() if v})

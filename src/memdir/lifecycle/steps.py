@@ -13,9 +13,19 @@ from .similar import RELATION_RULES
 if TYPE_CHECKING:
     from ..paths import Scope
 
-__all__ = ["PLAN_VERSION", "Op", "OpKind", "Plan", "Step", "iso"]
+__all__ = ["PLAN_VERSION", "Op", "OpKind", "Plan", "Step", "free_name", "iso"]
 
 PLAN_VERSION = f"sleep-v1/{RELATION_RULES}"
+
+
+def free_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``… — the first not in ``taken`` (lowercased), which
+    it joins: names the plan gives new memories are fixed before anything is written."""
+    name, n = base, 2
+    while name.lower() in taken:
+        name, n = f"{base}-{n}", n + 1
+    taken.add(name.lower())
+    return name
 
 
 def iso(when: datetime) -> str:
