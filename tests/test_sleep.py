@@ -70,6 +70,9 @@ def steps(m: Memory, **kw: Any) -> list[tuple[str, tuple[str, ...]]]:
         ("Use npm, not pnpm", "Use pnpm, not npm", "unclear"),
         ("Personal projects use pnpm", "Work projects use npm", "unclear"),
         ("The deploy script is ops/deploy.sh", "Coffee is in the kitchen", "unrelated"),
+        ("我们用 PostgreSQL 15", "我们用 PostgreSQL 16", "replace"),
+        ("以后都用 pnpm", "以后都用 pnpm 安装依赖", "duplicate"),
+        ("提交前运行 lint", "提交前不要运行 lint", "unclear"),
     ],
 )
 def test_relation_rules(a: str, b: str, relation: str) -> None:
@@ -477,3 +480,21 @@ def test_the_llm_condenses_an_index_over_its_limit(sandbox: Path) -> None:
     assert len(index) < 900
     m.undo_run(report.run)
     assert tree(m) == before
+
+
+def test_bad_files_and_symlinks_are_left_alone(mem: Memory) -> None:
+    folder = mem.store("project").dirs.memory
+    bad = folder / "broken.md"
+    bad.write_bytes(b"---\nname: broken\ndescription: [unclosed\n---\nold\n")
+    stale = mem.remember("Billing cron runs at 02:00 UTC", type="project", created=ago(60))
+    linked = mem.remember("Invoices go out on the 3rd", type="project", created=ago(60))
+    (folder / "alias.md").symlink_to(linked.path.name)
+    report = mem.sleep(now=NOW)
+    assert report.plan is not None
+    assert [(s.action, s.names) for s in report.plan.steps] == [("archive", (stale.name,))]
+    assert bad.read_bytes() == b"---\nname: broken\ndescription: [unclosed\n---\nold\n"
+    assert (folder / "alias.md").read_bytes() == linked.path.read_bytes()
+    # a dangling symlink (its target removed by hand) is a bad file, not a crash
+    linked.path.unlink()
+    assert "does not exist" in " ".join(p.reason for p in mem.doctor())
+    assert mem.sleep(dry_run=True, now=NOW).plan is not None

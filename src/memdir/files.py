@@ -250,7 +250,12 @@ class FileStore:
                 raise BadFileError(
                     path, f"symlink points outside the scope (to {target}); not followed"
                 )
-            st = target.stat()
+            try:
+                st = target.stat()
+            except FileNotFoundError:
+                raise BadFileError(
+                    path, f"symlink points to {target}, which does not exist"
+                ) from None
         if not target.is_file():
             raise BadFileError(path, "not a regular file")
         if st.st_size > MAX_FILE_BYTES:

@@ -274,6 +274,7 @@ def history(
         return
     for c in changes:
         extra = f"  ({c.reason})" if c.reason else ""
+        extra += f"  [run {c.run}]" if c.run else ""
         click.echo(
             f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
             f"{c.name}  by {c.actor}{extra}"

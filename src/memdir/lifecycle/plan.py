@@ -93,9 +93,12 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     archived, _ = store.archived().scan()
     uses = {n: (m.uses, m.last_used) for n, m in index.docs().items() if m.uses}
     names, matrix = index.vectors()
+    # a symlinked memory, and the file it points to, are left where they are: moving either
+    # would leave the other dangling
+    linked = {r.path.resolve() for r in records if r.path.is_symlink()}
     return ScopeState(
         scope=store.dirs.scope,
-        records=tuple(r for r in records if not r.path.is_symlink()),
+        records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
         archived=tuple(r for r in archived if not r.path.is_symlink()),
         uses=uses,
         names=tuple(names),
