@@ -148,6 +148,12 @@ def run(count: int, embedder: str) -> dict[str, Any]:
 def report(result: dict[str, Any], argv: list[str]) -> str:
     t, b, a = result["timings"], result["before"], result["after"]
     steps = ", ".join(f"{n} {k}" for k, n in sorted(result["steps"].items()))
+    found = result["steps"]
+    exact = (
+        found.get("merge") == result["planted"]["duplicate"]
+        and found.get("supersede") == result["planted"]["replaced"]
+        and found.get("tentative") == result["planted"]["unclear"]
+    )
     planted = ", ".join(f"{n} {k}" for k, n in result["planted"].items())
     lines = [
         "# Sleep at scale (issue 5)",
@@ -165,7 +171,8 @@ def report(result: dict[str, Any], argv: list[str]) -> str:
         f"| **plan + apply** (`sleep`, {result['changes']:,} changes) | **{t['apply']:.1f} s** |",
         f"| undo the run ({result['undone']:,} changes) | {t['undo']:.1f} s |",
         "",
-        f"Plan: {steps}.",
+        f"Plan: {steps}. Merges, supersedes and tentatives equal the planted pairs: "
+        f"**{'yes' if exact else 'NO'}** (invented words: nothing else is similar).",
         "",
         "| | before | after |",
         "| --- | --- | --- |",
@@ -173,6 +180,10 @@ def report(result: dict[str, Any], argv: list[str]) -> str:
         f"| archived | {b['archived']:,} | {a['archived']:,} |",
         f"| MEMORY.md characters | {b['memory_md_chars']:,} | {a['memory_md_chars']:,} |",
         f"| index.sqlite bytes | {b['index_bytes']:,} | {a['index_bytes']:,} |",
+        "",
+        "MEMORY.md is regenerated from the memories left; the archived ones leave it. The index "
+        "file grows: FTS5 records each deletion as a new entry until it merges its segments, and "
+        "SQLite keeps freed pages for reuse (no VACUUM runs).",
         "",
     ]
     return "\n".join(lines)
