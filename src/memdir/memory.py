@@ -43,9 +43,6 @@ from .history import Change
 from .index.sqlite import SqliteIndex, SyncReport
 from .instructions import Instructions, load_instructions
 from .lifecycle import (
-    ACTOR as SLEEP_ACTOR,
-)
-from .lifecycle import (
     LLMJudge,
     SleepReport,
     append_note,
@@ -784,7 +781,7 @@ class Memory:
         if not dry_run and plan.ops:
             report.run = new_run_id(now)
             stores = {s: self.store(s) for s in scopes}
-            report.changes = apply_plan(plan, stores, run=report.run, actor=SLEEP_ACTOR)
+            report.changes = apply_plan(plan, stores, run=report.run)  # actor "sleep"
         if sessions:
             report.notes += self._expire_sessions(dry_run=dry_run, now=now, offline=offline)
         return report
