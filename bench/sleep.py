@@ -13,6 +13,10 @@ Protocol:
   timed once each, then ``undo RUN_ID`` of the applied run. Wall time on a shared machine:
   read the numbers as an order of magnitude.
 * Reported: memories, archived, MEMORY.md characters and ``index.sqlite`` bytes before and after.
+* **Thresholds.** The cosine of a dozen labelled pairs (duplicates, a replaced value, a condition,
+  related and unrelated facts, one pair across Chinese and English) under every embedder that
+  loads here, next to the policy's ``duplicates.similarity`` default for it: the pairs above the
+  threshold are the ones sleep compares at all (the rules or the LLM decide the rest).
 
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
@@ -91,6 +95,47 @@ def history(count: int, seed: int = 10_000) -> tuple[list[dict[str, Any]], dict[
     return items[:count], planted
 
 
+PAIRS = [
+    ("duplicate", "Use pnpm, not npm, in JS", "Use pnpm instead of npm in all JS"),
+    ("duplicate", "The staging DB is on host db2", "The staging DB is on db2 in eu-west"),
+    ("duplicate", "I prefer tabs over spaces", "Tabs, not spaces, please"),
+    ("duplicate", "我们用 PostgreSQL 15", "We use PostgreSQL 15"),
+    ("replaced", "Use pnpm for JS installs", "Use npm for JS installs"),
+    ("replaced", "We use PostgreSQL 15 for orders", "We use PostgreSQL 16 for orders"),
+    ("replaced", "Always run lint before commit", "Never run lint before commit"),
+    ("condition", "Personal projects use pnpm", "Work projects use npm"),
+    ("related", "The billing cron runs at 2am", "Invoices are generated nightly by a cron job"),
+    ("unrelated", "The deploy script lives in ops/deploy.sh", "Run lint before every commit"),
+    ("unrelated", "Lunch is at noon on Fridays", "The release train leaves on Thursdays"),
+]
+
+
+def thresholds() -> list[str]:
+    """Markdown rows: each labelled pair's cosine per embedder, with the policy threshold."""
+    from memdir.config import Policy
+    from memdir.errors import ConfigError
+    from memdir.providers.embeddings import get_embedder
+
+    sims = Policy().duplicates.similarity
+    columns: list[tuple[str, float, list[float]]] = []
+    for name in ("hashing", "use", "e5"):
+        try:
+            embedder = get_embedder(name)
+        except ConfigError:
+            continue
+        cosines = []
+        for _, a, b in PAIRS:
+            v = embedder.encode([a, b])
+            cosines.append(float(v[0] @ v[1]))
+        columns.append((name, sims.for_model(embedder.model_id), cosines))
+    head = "| pair | kind | " + " | ".join(f"{n} (≥ {t:g})" for n, t, _ in columns) + " |"
+    rows = [head, "| --- | --- |" + " --- |" * len(columns)]
+    for i, (kind, a, b) in enumerate(PAIRS):
+        cells = [f"**{c[i]:.2f}**" if c[i] >= t else f"{c[i]:.2f}" for _, t, c in columns]
+        rows.append(f"| {a} / {b} | {kind} | " + " | ".join(cells) + " |")
+    return rows
+
+
 def _sizes(m: Any) -> dict[str, int]:
     store = m.store("project")
     index = store.dirs.derived / "index.sqlite"
@@ -145,7 +190,7 @@ def run(count: int, embedder: str) -> dict[str, Any]:
     }
 
 
-def report(result: dict[str, Any], argv: list[str]) -> str:
+def report(result: dict[str, Any], argv: list[str], table: list[str]) -> str:
     t, b, a = result["timings"], result["before"], result["after"]
     steps = ", ".join(f"{n} {k}" for k, n in sorted(result["steps"].items()))
     found = result["steps"]
@@ -186,6 +231,18 @@ def report(result: dict[str, Any], argv: list[str]) -> str:
         "SQLite keeps freed pages for reuse (no VACUUM runs).",
         "",
     ]
+    if table:
+        lines += [
+            "## Similarity thresholds per embedder",
+            "",
+            "Cosine of labelled pairs; **bold** is at or above the policy's default threshold "
+            "for that embedder (`duplicates.similarity`), i.e. compared by sleep. Lexical "
+            "`hashing` vectors cannot see a paraphrase with other words or another language; "
+            "e5 puts everything above 0.84, so its threshold sits high.",
+            "",
+            *table,
+            "",
+        ]
     return "\n".join(lines)
 
 
@@ -194,9 +251,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--count", type=int, default=10_000)
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--no-write", action="store_true", help="print only")
+    parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
     args = parser.parse_args(argv[1:])
+    table = [] if args.skip_thresholds else thresholds()
     result = run(args.count, args.embedder)
-    text = report(result, argv)
+    text = report(result, argv, table)
     print(text)
     if not args.no_write:
         RESULTS.write_text(text, encoding="utf-8")

@@ -22,7 +22,7 @@ defaults below. Its shape follows the sections of the spec::
                                    #   each use and a higher importance stretch it
       archive_ttl_days: 365        #   archived this long → deleted (never the person's words)
     duplicates:                    # H2/H3 cosine above which two memories are compared at all,
-      similarity: {hashing: 0.55, use: 0.75, e5: 0.88, other: 0.8}   # per embedder
+      similarity: {hashing: 0.55, use: 0.6, e5: 0.88, other: 0.8}   # per embedder
     promotion:                     # H6 daily-log notes → long-term memories
       min_reuse: 2                 #   promoted when reused this often …
       user_explicit: true          #   … or when the note asks for it ("remember", "!")
@@ -161,7 +161,7 @@ class SimilarityThresholds:
     (the lexical ``hashing`` vectors give paraphrases ~0.6)."""
 
     hashing: float = _checked(0.55, _fraction)
-    use: float = _checked(0.75, _fraction)
+    use: float = _checked(0.6, _fraction)
     e5: float = _checked(0.88, _fraction)
     other: float = _checked(0.8, _fraction)
 
