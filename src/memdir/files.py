@@ -149,6 +149,7 @@ class FileStore:
         self._batching = False
         self._taken: set[str] | None = None  # names in use, tracked during a batch
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
+        self._run: str | None = None  # issue 5: the run id every change is logged with
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -190,8 +191,9 @@ class FileStore:
             finally:
                 self._batching = False
                 self._taken = None
-                if self.dirs.memory.is_dir():
-                    fsync_dir(self.dirs.memory)
+                for folder in (self.dirs.memory, self.dirs.archive):
+                    if folder.is_dir():
+                        fsync_dir(folder)
                 self.regenerate_index()
 
     def _acquire(self, fd: int) -> None:
@@ -248,7 +250,12 @@ class FileStore:
                 raise BadFileError(
                     path, f"symlink points outside the scope (to {target}); not followed"
                 )
-            st = target.stat()
+            try:
+                st = target.stat()
+            except FileNotFoundError:
+                raise BadFileError(
+                    path, f"symlink points to {target}, which does not exist"
+                ) from None
         if not target.is_file():
             raise BadFileError(path, "not a regular file")
         if st.st_size > MAX_FILE_BYTES:
@@ -362,7 +369,7 @@ class FileStore:
             # replaced in turn, so every version memdir ever replaced can be restored
             self.log.keep(before, now)
         if data is not None:
-            self.dirs.memory.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, data, sync_dir=not self._batching)
         else:
             path.unlink()
@@ -375,6 +382,8 @@ class FileStore:
             after=after,
             reason=reason,
             undoes=undoes,
+            run=self._run,
+            path=self._where(path),
         )
         if not self._batching:
             self.regenerate_index()
@@ -526,7 +535,9 @@ class FileStore:
         if change.renamed_from is not None:
             return self._undo_rename(change, actor=actor)
         with self.locked():
-            path = self.path_for(change.name)
+            if change.op in ("archive", "restore"):
+                return self._undo_move(change, actor=actor)
+            path = self.located(change)
             now = path.read_bytes() if path.is_file() else None
             current = content_hash(now) if now is not None else None
             if current != change.after:
@@ -778,3 +789,212 @@ class FileStore:
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
             atomic_write(self.dirs.derived / "memory-md.fingerprint", self.fingerprint().encode())
             return changed
+
+    # -- lifecycle (issue 5): run ids, archive/, moves -----------------------------------
+    # Archived memories live in ``archive/`` beside the others, in the same format; MEMORY.md,
+    # the search index and ``scan()`` see only the top level, so archiving takes a memory out of
+    # the guide and of recall without losing a byte. A move is: write the destination
+    # atomically, then unlink the source, then log — a crash in between leaves the memory in
+    # both places (never in neither).
+    @contextmanager
+    def run_as(self, run: str | None) -> Iterator[None]:
+        """Hold the lock and log every change made inside with ``run`` (undone as one)."""
+        with self.locked():
+            previous, self._run = self._run, run
+            try:
+                yield
+            finally:
+                self._run = previous
+
+    def _where(self, path: Path) -> str | None:
+        """``path`` relative to the scope directory when it is not a top-level memory."""
+        if path.parent == self.dirs.memory:
+            return None
+        return path.relative_to(self.dirs.memory).as_posix()
+
+    def located(self, change: Change) -> Path:
+        """The file ``change`` is about (for archive/restore: its archive side), checked to stay
+        inside the scope — the log is a file a person can edit."""
+        if not change.path:
+            return self.path_for(change.name)
+        folder, _, file = change.path.partition("/")
+        if folder != "archive" or not file.endswith(".md"):
+            raise ValidationError(
+                f"change {change.id} names the path {change.path!r}, which is not a memory "
+                "file of this scope; fix or remove that line of the change log"
+            )
+        return self.archive_path(file)
+
+    def archive_path(self, name: str) -> Path:
+        return self.dirs.archive / f"{check_name(name)}.md"
+
+    def archived(self) -> FileStore:
+        """The archived memories as a store of their own, for reading and for their own
+        search index (``archive/.index/``); never written through."""
+        cached: FileStore | None = getattr(self, "_archive_store", None)
+        if cached is None:
+            cached = FileStore(ScopeDirs(self.dirs.scope, self.dirs.archive))
+            self._archive_store = cached
+        return cached
+
+    def _free_archive_path(self, name: str) -> Path:
+        path, n = self.archive_path(name), 2
+        while os.path.lexists(path):
+            path, n = self.archive_path(f"{name}-{n}"), n + 1
+        return path
+
+    def _archive_move(
+        self,
+        src: Path,
+        dst: Path,
+        data: bytes,
+        *,
+        op: str,
+        name: str,
+        archive_side: Path,
+        actor: str,
+        source: str | None,
+        before: str,
+        reason: str | None,
+        undoes: str | None = None,
+    ) -> Change:
+        now = src.read_bytes() if src.is_file() and not src.is_symlink() else None
+        if now is None or content_hash(now) != before:
+            raise ConflictError(
+                f"{src} changed while memdir was moving it (a hand edit?); nothing was "
+                "written — run the command again"
+            )
+        if os.path.lexists(dst):
+            raise ConflictError(
+                f"{dst} already exists: rename or remove it first, then run the command again"
+            )
+        self.log.keep(before, now)
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(dst, data, sync_dir=not self._batching)
+        src.unlink()
+        if not self._batching:
+            fsync_dir(src.parent)
+        change = self.log.append(
+            op=op,
+            name=name,
+            actor=actor,
+            source=source,
+            before=before,
+            after=content_hash(data),
+            reason=reason,
+            undoes=undoes,
+            run=self._run,
+            path=self._where(archive_side),
+        )
+        if not self._batching:
+            self.regenerate_index()
+        return change
+
+    def archive(
+        self,
+        name: str,
+        *,
+        actor: str,
+        stamp: str,
+        reason: str | None = None,
+        expect: str | None = None,
+    ) -> Change:
+        """Move memory ``name`` to ``archive/`` (an ``archived: stamp`` key added). ``expect``
+        is the content hash a plan was made from: if the file moved on, nothing is done."""
+        with self.locked():
+            current = self.read(name)
+            if current.path.is_symlink():
+                raise ValidationError(f"{current.path} is a symlink: memdir does not move it")
+            if expect is not None and current.content_hash != expect:
+                raise ConflictError(
+                    f"{name!r} changed since the plan was made; nothing was written — plan again"
+                )
+            data = set_fields(parse(current.path.read_bytes()), {"archived": stamp}).dump()
+            dest = self._free_archive_path(name)
+            return self._archive_move(
+                current.path,
+                dest,
+                data,
+                op="archive",
+                name=name,
+                archive_side=dest,
+                actor=actor,
+                source=current.source,
+                before=current.content_hash,
+                reason=reason,
+            )
+
+    def restore(self, archived_name: str, *, actor: str, reason: str | None = None) -> Change:
+        """Move ``archive/<archived_name>.md`` back among the memories (its ``archived`` key
+        removed), under the name it had before it was archived when that is free."""
+        with self.locked():
+            current = self.archived().read(archived_name)
+            doc = parse(current.path.read_bytes())
+            # archived as ``name-2`` when ``archive/name.md`` was taken: the name key says
+            # what it was called
+            declared = doc.meta.get("name")
+            target = self.path_for(declared if isinstance(declared, str) else archived_name)
+            data = set_fields(doc, {"archived": None}).dump()
+            return self._archive_move(
+                current.path,
+                target,
+                data,
+                op="restore",
+                name=target.stem,
+                archive_side=current.path,
+                actor=actor,
+                source=current.source,
+                before=current.content_hash,
+                reason=reason,
+            )
+
+    def delete_archived(
+        self, name: str, *, actor: str, reason: str | None = None, expect: str | None = None
+    ) -> Change:
+        """Delete ``archive/<name>.md`` (its bytes stay in the change log: undo brings it back)."""
+        with self.locked():
+            current = self.archived().read(name)
+            if expect is not None and current.content_hash != expect:
+                raise ConflictError(
+                    f"archived {name!r} changed since the plan was made; nothing was written"
+                )
+            return self._commit(
+                current.path,
+                None,
+                op="delete",
+                actor=actor,
+                source=current.source,
+                before=current.content_hash,
+                reason=reason,
+            )
+
+    def _undo_move(self, change: Change, *, actor: str) -> Change:
+        """Undo an archive (move the file back) or a restore (move it to the archive again);
+        either way the bytes come back exactly as they were before ``change``."""
+        archive_side = self.located(change)
+        memory_side = self.path_for(change.name)
+        src, dst = (
+            (archive_side, memory_side) if change.op == "archive" else (memory_side, archive_side)
+        )
+        if change.before is None or change.after is None:
+            raise ValidationError(f"change {change.id} has no recorded content; cannot undo it")
+        now = src.read_bytes() if src.is_file() else None
+        if now is None or content_hash(now) != change.after or os.path.lexists(dst):
+            raise ConflictError(
+                f"{change.name!r} has changed since change {change.id} (a later change or a "
+                "hand edit); undo the later changes first (see `memdir history "
+                f"{change.name}`)"
+            )
+        return self._archive_move(
+            src,
+            dst,
+            self.log.load(change.before),
+            op="restore" if change.op == "archive" else "archive",
+            name=change.name,
+            archive_side=archive_side,
+            actor=actor,
+            source=change.source,
+            before=change.after,
+            reason=f"undo {change.op} {change.id}",
+            undoes=change.id,
+        )
