@@ -1,0 +1,494 @@
+"""The core of the ``Memory`` facade: scopes, writes (through the guard), reads and recall.
+
+``MemoryBase`` holds what every later part builds on; ``conversation.py`` adds sessions, context,
+the memory tool and extraction, and ``facade.py`` adds sleep and is the ``Memory`` users get.
+The split is by concern only: one object, one set of paths and caches (see ``__init__.py``).
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import re
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Self, get_args
+
+from .. import guard
+from ..errors import (
+    AmbiguousError,
+    ConfigError,
+    NotFoundError,
+    RefusedError,
+    ValidationError,
+)
+from ..extract.runner import Extraction
+from ..files import BODY_PARTS, FileStore
+from ..history import Change
+from ..index.sqlite import SqliteIndex, SyncReport
+from ..paths import Scope, find_project_root, home_dir, scope_dirs
+from ..providers.embeddings import Embedder, get_embedder
+from ..providers.llm import LLM
+from ..recall import Hit, Recaller, parse_time
+from ..records import (
+    FIELD_ORDER,
+    SOURCES,
+    TYPES,
+    MemoryRecord,
+    check_field,
+    default_scope,
+    slugify,
+)
+
+if TYPE_CHECKING:
+    pass
+
+__all__ = ["SCOPES", "MemoryBase"]
+
+SCOPES: tuple[Scope, ...] = get_args(Scope)
+_EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
+# what the guard reads before a change is written: everything a model could later read as a rule
+_GUARDED = ("statement", "body", "why", "how_to_apply", "description", "quote")
+_GITIGNORE = """\
+# Written by `memdir init`: personal and derived files stay out of git.
+AGENT.md
+sessions/
+memory/.index/
+memory/.history/lock
+"""
+
+
+def _short(text: str, limit: int = 150) -> str:
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1].rsplit(" ", 1)[0] if " " in line[: limit - 1] else line[: limit - 1]
+    return cut + "…"
+
+
+def _one_line(key: str, value: str | None) -> str | None:
+    if value is None:
+        return None
+    value = value.strip()
+    if "\n" in value or "\r" in value:
+        raise ValidationError(f"{key} must be one line: put longer text in the statement")
+    return value or None
+
+
+class MemoryBase:
+    """The stores, writes, reads and recall of ``Memory`` (use ``Memory``)."""
+
+    def __init__(
+        self,
+        *,
+        home: str | Path | None = None,
+        project: str | Path | None = None,
+        cwd: str | Path | None = None,
+        actor: str = "user",
+        embedder: str | Embedder | None = None,
+        llm: LLM | bool | None = None,
+    ) -> None:
+        self.home = Path(home).expanduser().absolute() if home else home_dir()
+        if project is not None:
+            root = Path(project).expanduser().absolute()
+            if not root.is_dir():
+                raise ConfigError(f"project directory {root} does not exist: create it first")
+            self.project_root: Path | None = root
+        else:
+            self.project_root = find_project_root(Path(cwd or Path.cwd()), self.home)
+        self.actor = actor
+        self._stores: dict[Scope, FileStore] = {}
+        self._embedder_choice = embedder
+        self._indexes: dict[Scope, SqliteIndex] = {}
+        self._recallers: dict[tuple[Scope, ...], Recaller] = {}
+        self._llm_choice = llm
+        self._extraction: Extraction | None = None
+        self._archive_indexes: dict[Scope, SqliteIndex] = {}
+
+    def as_actor(self, actor: str) -> Self:
+        """The same home, project, embedder and model, recording ``actor`` in the change log
+        (the memory tool writes as ``agent``, extraction as ``extractor``)."""
+        return type(self)(
+            home=self.home,
+            project=self.project_root,
+            actor=actor,
+            embedder=self._embedder_choice,
+            llm=self._llm_choice,
+        )
+
+    # -- scopes --------------------------------------------------------------------------
+    def store(self, scope: Scope) -> FileStore:
+        """The file store of ``scope``; ``ConfigError`` for ``project`` outside a project."""
+        if scope not in SCOPES:
+            raise ValidationError(f"scope must be one of {', '.join(SCOPES)} (got {scope!r})")
+        if scope not in self._stores:
+            dirs = scope_dirs(scope, home=self.home, project_root=self.project_root)
+            if dirs is None:
+                raise ConfigError(
+                    f"no project found from {Path.cwd()}: run `memdir init` in the project's "
+                    "root, or pass --project DIR"
+                )
+            self._stores[scope] = FileStore(dirs)
+        return self._stores[scope]
+
+    def scopes(self) -> builtins.list[Scope]:
+        """The scopes available here: always ``user``, and ``project`` inside a project."""
+        return ["project", "user"] if self.project_root is not None else ["user"]
+
+    def _locate(self, name: str, scope: Scope | None) -> FileStore:
+        if scope is not None:
+            return self.store(scope)
+        found = [s for s in self.scopes() if self.store(s).exists(name)]
+        if len(found) > 1:
+            raise AmbiguousError(
+                f"{name!r} exists in both the project and the user scope: "
+                "pass scope='project' or scope='user' (--scope on the command line)"
+            )
+        if not found:
+            where = " or ".join(self.scopes())
+            raise NotFoundError(f"no memory named {name!r} in the {where} scope: see `memdir list`")
+        return self.store(found[0])
+
+    # -- setup ---------------------------------------------------------------------------
+    def init(self) -> dict[str, Path]:
+        """Create both scope directories and their MEMORY.md; the cwd becomes the project root
+        if no project was found. Safe to run again."""
+        if self.project_root is None:
+            self.project_root = Path.cwd().absolute()
+        created: dict[str, Path] = {}
+        for scope in SCOPES:
+            store = self.store(scope)
+            store.dirs.memory.mkdir(parents=True, exist_ok=True)
+            store.regenerate_index()
+            created[scope] = store.dirs.memory
+        gitignore = self.project_root / ".agent" / ".gitignore"
+        if not gitignore.exists():
+            gitignore.write_text(_GITIGNORE, encoding="utf-8")
+        return created
+
+    # -- writing -------------------------------------------------------------------------
+    def _guard(
+        self,
+        scope: Scope,
+        name: str,
+        *,
+        type: str,
+        source: str,
+        parts: Mapping[str, str | None],
+    ) -> dict[str, str | None]:
+        """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
+        when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
+        joined = "\n".join(v for v in parts.values() if v)
+        verdict = guard.check(joined, type=type, source=source, quote=parts.get("quote"))
+        if not verdict.allowed:
+            why = "; ".join(verdict.reasons) or "refused by the guard"
+            self.store(scope).log_refusal(
+                name, actor=self.actor, source=source, reason=f"{guard.GUARD_VERSION}: {why}"
+            )
+            raise RefusedError(
+                f"not stored: {why}. Nothing was written; the refusal is in `memdir history`",
+                verdict.reasons,
+            )
+        out: dict[str, str | None] = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
+        count = sum(guard.redact(v)[1] for v in parts.values() if v)
+        out["redacted"] = f"{count} secret(s) redacted ({guard.GUARD_VERSION})" if count else None
+        return out
+
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str,
+        scope: Scope | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        why: str | None = None,
+        how_to_apply: str | None = None,
+        tags: Iterable[str] = (),
+        related_files: Iterable[str] = (),
+        importance: int | None = None,
+        source: str = "user",
+        confidence: str = "confirmed",
+        quote: str | None = None,
+        session: str | None = None,
+        created: str | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Store a new memory and return it. ``text`` is the statement; the description
+        defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
+        user, project/reference → project). ``created`` (ISO 8601) is for imports of things
+        learned earlier; it defaults to now."""
+        if not isinstance(text, str) or not text.strip():
+            raise ValidationError("the memory text is empty: say what to remember")
+        if type not in TYPES:
+            raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        if source not in SOURCES:
+            raise ValidationError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
+        target = scope or default_scope(type)
+        safe = self._guard(
+            target,
+            name or slugify(description or _short(text)),
+            type=type,
+            source=source,
+            parts={
+                "text": text,
+                "description": description,
+                "why": why,
+                "how": how_to_apply,
+                "quote": quote,
+            },
+        )
+        text, why, how_to_apply, quote = safe["text"] or "", safe["why"], safe["how"], safe["quote"]
+        description = safe["description"]
+        if safe["redacted"]:
+            reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
+        description = description if description is not None else _short(text)
+        meta: dict[str, Any] = {
+            "description": description,
+            "type": type,
+            "source": source,
+            "confidence": confidence,
+            "importance": importance,
+            "tags": list(tags) or None,
+            "related_files": list(related_files) or None,
+            "quote": quote,
+            "session": session,
+            "created": created,
+            "updated": created,
+        }
+        meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
+        store = self.store(target)
+        record, _ = store.create(
+            meta,
+            statement=text.strip(),
+            why=_one_line("why", why),
+            how_to_apply=_one_line("how_to_apply", how_to_apply),
+            actor=self.actor,
+            reason=reason,
+            name=name,
+            base_name=slugify(description),
+        )
+        return record
+
+    save = remember
+
+    def remember_many(
+        self, items: Iterable[Mapping[str, Any]], *, progress: Any = None
+    ) -> builtins.list[MemoryRecord]:
+        """Store many memories at once: each item holds ``remember``'s arguments (``text`` and
+        ``type`` at least). One lock per scope and one MEMORY.md rewrite for the whole batch;
+        every file is still written atomically. ``progress(done, total)`` is called as it goes.
+        Items are checked as they are written: a bad item raises, the ones before it stay."""
+        items = builtins.list(items)
+        out: builtins.list[MemoryRecord] = []
+        with contextlib.ExitStack() as stack:
+            for scope in self.scopes():
+                stack.enter_context(self.store(scope).batch())
+            for item in items:
+                out.append(self.remember(**item))
+                if progress:
+                    progress(len(out), len(items))
+        return out
+
+    def update(
+        self, name: str, *, scope: Scope | None = None, reason: str | None = None, **fields: Any
+    ) -> MemoryRecord:
+        """Change any frontmatter key, or the ``statement`` / ``why`` / ``how_to_apply`` /
+        whole ``body``. ``None`` removes an optional key. Untouched bytes stay as they were."""
+        if not fields:
+            raise ValidationError("nothing to update: pass at least one field")
+        checked: dict[str, Any] = {}
+        for key, value in fields.items():
+            if key in ("name", "created"):
+                raise ValidationError(f"{key} cannot be changed with update")
+            if key in BODY_PARTS:
+                if key in ("why", "how_to_apply"):
+                    value = _one_line(key, value) or ""
+                elif not isinstance(value, str) or (key == "statement" and not value.strip()):
+                    raise ValidationError(f"{key} must be non-empty text")
+                checked[key] = value
+            elif key in FIELD_ORDER:
+                if value is None and key in ("description", "type"):
+                    raise ValidationError(f"{key} is required and cannot be removed")
+                checked[key] = None if value is None else check_field(key, value)
+            elif _EXTRA_KEY.fullmatch(key):
+                checked[key] = value
+            else:
+                raise ValidationError(f"{key!r} is not a usable frontmatter key")
+        store = self._locate(name, scope)
+        texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
+        if texts:
+            current = store.read(name)
+            safe = self._guard(
+                store.dirs.scope,
+                name,
+                type=checked.get("type") or current.type,
+                source=checked.get("source") or current.source,
+                parts=texts,
+            )
+            checked.update({k: safe[k] for k in texts})
+            if safe["redacted"]:
+                reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
+        record, _ = store.update(name, checked, actor=self.actor, reason=reason)
+        return record
+
+    def rewrite(
+        self,
+        name: str,
+        content: bytes,
+        *,
+        expected_hash: str,
+        scope: Scope | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord:
+        """Replace a memory file with ``content`` (a whole edited file, as ``memdir edit``
+        produces). It must parse, keep its name, and the file must still hash to
+        ``expected_hash`` — otherwise nothing is written."""
+        store = self._locate(name, scope)
+        current = store.read(name)
+        text = content.decode("utf-8", errors="replace")
+        safe = self._guard(
+            store.dirs.scope, name, type=current.type, source=current.source, parts={"file": text}
+        )
+        if safe["redacted"]:
+            content = (safe["file"] or "").encode("utf-8")
+            reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
+        record, _ = store.replace_bytes(
+            name, content, actor=self.actor, reason=reason, expect_hash=expected_hash
+        )
+        return record
+
+    def forget(self, name: str, *, scope: Scope | None = None, reason: str | None = None) -> Change:
+        """Delete a memory. Reversible: ``undo(change.id)`` restores it byte-for-byte."""
+        return self._locate(name, scope).delete(name, actor=self.actor, reason=reason)
+
+    def undo(self, change_id: str) -> Change:
+        """Revert one change (any scope), restoring the file's previous bytes exactly."""
+        change_id = change_id.strip()
+        if len(change_id) < 4:
+            raise ValidationError("give at least 4 characters of the change id")
+        matches = [(s, c) for s in self.scopes() if (c := self.store(s).log.find(change_id))]
+        if not matches:
+            raise NotFoundError(f"no change {change_id!r}: see `memdir history` for ids")
+        if len(matches) > 1:
+            raise AmbiguousError(f"change id {change_id!r} is in both scopes: give more characters")
+        scope, change = matches[0]
+        if change.op == "refuse":
+            raise ValidationError(
+                f"change {change.id} is a refusal: nothing was written then, so there is nothing "
+                "to undo — remember it again if you mean it"
+            )
+        return self.store(scope).undo(change, actor=self.actor)
+
+    # -- reading -------------------------------------------------------------------------
+    def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord:
+        """The memory called ``name`` (looked up in both scopes unless ``scope`` is given)."""
+        store = self._locate(name, scope)
+        store.refresh_index()
+        return store.read(name)
+
+    def list(
+        self,
+        *,
+        scope: Scope | None = None,
+        type: str | None = None,
+        tags: Iterable[str] = (),
+    ) -> builtins.list[MemoryRecord]:
+        """Readable memories, filtered; files that do not parse are skipped (see ``doctor``)."""
+        if type is not None and type not in TYPES:
+            raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {type!r})")
+        wanted = set(tags)
+        out: builtins.list[MemoryRecord] = []
+        for s in [scope] if scope else self.scopes():
+            store = self.store(s)
+            store.refresh_index()
+            records, _ = store.scan()
+            out += [
+                r for r in records if (type is None or r.type == type) and wanted.issubset(r.tags)
+            ]
+        return out
+
+    def history(
+        self, name: str | None = None, *, scope: Scope | None = None
+    ) -> builtins.list[Change]:
+        """Change-log entries, oldest first, for one memory or for everything."""
+        entries: builtins.list[Change] = []
+        for s in [scope] if scope else self.scopes():
+            entries += [c for c in self.store(s).log.entries() if name is None or c.name == name]
+        return sorted(entries, key=lambda c: c.time)
+
+    # -- recall --------------------------------------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        """The embedder recall uses (``$MEMDIR_EMBEDDER``, default: the best one installed)."""
+        if not isinstance(self._embedder_choice, Embedder):
+            self._embedder_choice = get_embedder(self._embedder_choice)
+        return self._embedder_choice
+
+    def index(self, scope: Scope) -> SqliteIndex:
+        """The derived search index of ``scope`` (under its ``.index/``)."""
+        if scope not in self._indexes:
+            self._indexes[scope] = SqliteIndex(self.store(scope), self.embedder)
+        return self._indexes[scope]
+
+    def recall(
+        self,
+        query: str,
+        *,
+        top_k: int = 5,
+        scopes: Iterable[Scope] | None = None,
+        types: Iterable[str] = (),
+        tags: Iterable[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        explain: bool = False,
+        track: bool = True,
+    ) -> builtins.list[Hit]:
+        """The memories that best answer ``query``, best first, from both scopes by default.
+
+        Each ``Hit`` has the record, its final score and (with ``explain``) every signal and
+        weight that made it. ``since``/``until`` filter on ``created`` (ISO time or a span such
+        as ``7d``). ``track=False`` leaves no trace in the recall log or the use counts."""
+        chosen = tuple(scopes) if scopes is not None else tuple(self.scopes())
+        for scope in chosen:
+            self.store(scope)  # raises a clear error for an unavailable scope
+        types = builtins.list(types)
+        for t in types:
+            if t not in TYPES:
+                raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {t!r})")
+        key = tuple(sorted(chosen))
+        if key not in self._recallers:
+            self._recallers[key] = Recaller({s: self.index(s) for s in key}, self.embedder)
+        hits = self._recallers[key].recall(
+            query,
+            top_k=top_k,
+            types=types,
+            tags=tags,
+            since=parse_time(since),
+            until=parse_time(until),
+            track=track,
+        )
+        return hits if explain else [Hit(h.record, h.score) for h in hits]
+
+    def reindex(
+        self, *, scope: Scope | None = None, rebuild: bool = False, progress: Any = None
+    ) -> dict[Scope, SyncReport]:
+        """Bring the search index up to date (``rebuild`` drops it first; nothing is lost:
+        it is derived from the files). ``progress(done, total)`` is called while embedding."""
+        reports: dict[Scope, SyncReport] = {}
+        for s in [scope] if scope else self.scopes():
+            index = self.index(s)
+            if rebuild:
+                index.drop()
+            reports[s] = index.sync(progress)
+        return reports
+
+    def verify_index(self, *, scope: Scope | None = None) -> builtins.list[str]:
+        """Bring the index up to date, then list where it and the files still disagree (empty
+        when the incremental sync did its job)."""
+        self.reindex(scope=scope)
+        return [
+            f"{s}: {p}"
+            for s in ([scope] if scope else self.scopes())
+            for p in self.index(s).verify()
+        ]
