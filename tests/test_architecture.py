@@ -58,6 +58,19 @@ ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
 ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
+# Issue 6: the reference agent loop, a frontend on the facade beside the memory tool; the chat
+# command drives it.
+ALLOWED["agent"] = {
+    "chain",
+    "context",
+    "errors",
+    "memory",
+    "providers",
+    "records",
+    "sessions",
+    "tools",
+}
+ALLOWED["cli"] |= {"agent"}
 
 
 def _internal_imports(path: Path) -> set[str]:
