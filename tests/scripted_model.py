@@ -90,7 +90,7 @@ def parse_request(wire: str, body: dict[str, Any]) -> Request:
         results = [_text(b.get("content")) for b in tool_blocks]
     guide = _text(messages[0]["content"]) if messages else ""
     person = ""
-    for message in reversed(messages[1:]):
+    for message in reversed(messages[1:] or messages):  # a lone message is the person's
         content = message.get("content")
         if message.get("role") != "user" or (
             isinstance(content, list) and any(b.get("type") == "tool_result" for b in content)
@@ -217,8 +217,15 @@ def _anthropic_events(model: ScriptedModel, reply: Say | Call) -> Iterator[dict[
     yield {"type": "message_stop"}
 
 
-def _complete(wire: str, ops: Any, body: dict[str, Any]) -> dict[str, Any]:
-    """A non-streamed extraction answer: the operations as JSON text / as the forced tool."""
+def _complete(wire: str, ops: Any, body: dict[str, Any], reply: Say | Call | None) -> Any:
+    """A non-streamed answer: a plain text reply, or an extraction's operations as JSON text /
+    as the forced tool."""
+    if reply is not None:
+        if wire == "openai":
+            message = {"role": "assistant", "content": reply.text}
+            return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
+        blocks = [{"type": "text", "text": reply.text}]
+        return {"role": "assistant", "content": blocks, "stop_reason": "end_turn"}
     if wire == "openai":
         message = {"role": "assistant", "content": json.dumps(ops)}
         return {"choices": [{"index": 0, "message": message, "finish_reason": "stop"}]}
@@ -237,7 +244,7 @@ def _handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             wire = "anthropic" if self.path.endswith("/messages") else "openai"
             reply, ops = model.answer(wire, body)
             if reply is None or not body.get("stream"):
-                data = json.dumps(_complete(wire, ops, body)).encode()
+                data = json.dumps(_complete(wire, ops, body, reply)).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))

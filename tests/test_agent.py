@@ -11,7 +11,14 @@ from typing import Any
 import pytest
 
 from memdir import Memory
-from memdir.agent import SLEEP_MISSING, Agent, AgentEvent, assistant_message, run_sleep
+from memdir.agent import (
+    SLEEP_MISSING,
+    Agent,
+    AgentEvent,
+    LLMSummarizer,
+    assistant_message,
+    run_sleep,
+)
 from memdir.chain import repair
 from memdir.errors import ProviderError, ValidationError
 from memdir.providers import LLM, AnthropicMessages, LLMResponse, OpenAIChat, ToolCall
@@ -249,6 +256,39 @@ def test_a_long_conversation_is_compacted_through_the_facade(mem: Memory) -> Non
     assert last.guide == model.requests[0].guide  # the guide is re-sent first, unchanged
     assert "Summary of the earlier part" in json.dumps(last.body["messages"][2])
     assert agent.session.summary is not None
+
+
+@pytest.mark.parametrize("works", [True, False])
+def test_compaction_summaries_come_from_the_model_or_say_why_not(mem: Memory, works: bool) -> None:
+    policy = "compaction:\n  threshold_tokens: 2500\nconversation:\n  max_messages: 4\n"
+    (mem.project_root / ".agent" / "memory-policy.yaml").write_text(policy, encoding="utf-8")
+
+    def brain(request: Request) -> Say:
+        if "Summarise the earlier part" in request.person:
+            return Say("The person asked questions 0 to 3 about it." if works else "  ")
+        return Say("An answer that takes some room. " * 20)
+
+    with serve(brain) as (model, url):
+        llm = provider("openai", url)
+        summarizer = LLMSummarizer(llm)
+        agent = Agent(mem, llm, summarizer=summarizer)
+        events: list[AgentEvent] = []
+        for i in range(8):
+            events += run(agent, f"question {i}: " + "tell me more about it " * 15)
+        agent.close()
+    summary = agent.session.summary
+    assert summary is not None
+    asked = [r for r in model.requests if "Summarise the earlier part" in r.person]
+    assert asked and "[user] question 0: tell me more" in asked[0].person
+    assert "tools" not in asked[0].body  # a plain completion, not a chat turn
+    if works:
+        assert summary.content["by"] == "llm:openai:test-model:summary-v1"
+        assert "questions 0 to 3" in json.dumps(model.requests[-1].body["messages"][2])
+        assert "notice" not in kinds(events)
+    else:
+        assert summary.content["by"] == "memdir-rules-v1"
+        [notice] = [e.text for e in events if e.kind == "notice"]
+        assert "empty summary" in notice and "rule summary was used" in notice
 
 
 def test_a_failing_model_keeps_the_persons_message(mem: Memory) -> None:

@@ -315,7 +315,8 @@ def test_slash_commands_run_on_memdir_not_on_the_model(mem: Memory) -> None:
 
 def test_resume_by_id_and_the_errors_a_person_can_fix(mem: Memory) -> None:
     with serve(lambda r: Say("hello again")) as (model, url):
-        ok(chat(url, "first"))
+        ok(chat(url, "first", args=("--max-tokens", "64")))
+        assert model.requests[0].body["max_tokens"] == 64
         [info] = mem.sessions()
         ok(chat(url, "second", args=("--resume", info.id[:15])))
         again = chat(url, "third", args=("--continue", "--resume", info.id))

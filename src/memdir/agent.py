@@ -31,6 +31,12 @@ provider. A turn is bounded: after ``max_tool_rounds`` rounds of tool calls ever
 is answered with "limit reached", and if the model still insists the turn stops with a ``notice``
 (every call has a result, so the chain stays valid).
 
+**Compaction summaries** are written by ``LLMSummarizer`` when the loop is given one (``memdir
+chat`` always is): the same model, a versioned prompt (``SUMMARY_PROMPT_VERSION``, recorded in
+the summary's ``by``), and — when that call fails or answers nothing — the deterministic
+``RuleSummarizer``, recorded as such and reported as a ``notice``, so a compaction never blocks
+the conversation and never claims a summary the model did not write.
+
 **Sleep.** ``sleep(if_quiet=...)`` is the hook for the lifecycle pass (SPEC H7): it calls
 ``Memory.sleep`` when the facade has one, and otherwise says plainly that sleep is not available
 yet. The loop never invents a consolidation of its own.
@@ -43,7 +49,8 @@ from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .context import Summarizer
+from .chain import is_result, message_text
+from .context import RuleSummarizer, Summarizer, SummaryRequest
 from .errors import ProviderError, ValidationError
 from .memory import Memory
 from .providers.llm import ARGUMENTS_ERROR, LLM, LLMResponse, ToolCall
@@ -53,8 +60,10 @@ from .tools import TOOL_NAME
 
 __all__ = [
     "SLEEP_MISSING",
+    "SUMMARY_PROMPT_VERSION",
     "Agent",
     "AgentEvent",
+    "LLMSummarizer",
     "assistant_message",
     "run_sleep",
     "tool_results",
@@ -139,6 +148,54 @@ def _stored_note(records: Sequence[MemoryRecord]) -> str:
         "[memdir] Stored from the person's message just now, as they asked — it is saved "
         "already, so do not save it again; tell them briefly what was stored:\n" + "\n".join(lines)
     )
+
+
+SUMMARY_PROMPT_VERSION = "summary-v1"
+SUMMARY_PROMPT = """\
+Summarise the earlier part of a conversation between a person and an assistant, so that the
+assistant can go on without it. Keep: what the person asked for and decided, facts and names
+they gave, the state of the work (what was done, what failed, what is still open), and anything
+the assistant promised. Leave out small talk. Write in the conversation's language, at most 250
+words, as plain sentences or short bullet points. Answer with the summary only.
+"""
+_SUMMARY_CHARS = 2000  # per message: a long tool output is cut, not sent whole
+
+
+class LLMSummarizer:
+    """Compaction summaries written by ``llm`` (see the module docstring); ``errors`` lists the
+    calls that failed and fell back to the rule summary."""
+
+    def __init__(self, llm: LLM, *, max_tokens: int = 600) -> None:
+        self.llm = llm
+        self.max_tokens = max_tokens
+        self.name = self._own_name = f"llm:{llm.model_id}:{SUMMARY_PROMPT_VERSION}"
+        self.fallback = RuleSummarizer()
+        self.errors: list[str] = []
+
+    def summarize(self, request: SummaryRequest) -> str:
+        lines: list[str] = []
+        if request.previous:
+            lines.append(f"[summary of what came before]\n{request.previous}")
+        for message in request.messages:
+            who = "tool output" if is_result(message) else str(message.get("role", "?"))
+            text = message_text(message).strip()
+            if text:
+                cut = text if len(text) <= _SUMMARY_CHARS else text[:_SUMMARY_CHARS] + " …[cut]"
+                lines.append(f"[{who}] {cut}")
+        prompt = f"{SUMMARY_PROMPT}\n<conversation>\n" + "\n".join(lines) + "\n</conversation>"
+        try:
+            answer = self.llm.complete(
+                [{"role": "user", "content": prompt}], max_tokens=self.max_tokens
+            )
+        except ProviderError as exc:
+            self.errors.append(str(exc))
+        else:
+            if answer.text.strip():
+                self.name = self._own_name  # ``by`` in the summary record is read after this
+                return answer.text.strip()
+            self.errors.append(f"{self.llm.model_id} gave an empty summary")
+        self.name = self.fallback.name
+        return self.fallback.summarize(request)
 
 
 class Agent:
@@ -227,12 +284,19 @@ class Agent:
     def _call_model(self) -> Generator[AgentEvent, None, LLMResponse]:
         """Stream one answer; the generator's return value is the whole ``LLMResponse``."""
         before = self.session.summary
+        failures = len(self.summarizer.errors) if isinstance(self.summarizer, LLMSummarizer) else 0
         system, messages = self.request()
         if self.session.summary is not before:
             yield AgentEvent(
                 "compacted",
                 text="the conversation was long: older turns are now a summary "
                 "(the newest stay verbatim)",
+            )
+        if isinstance(self.summarizer, LLMSummarizer) and len(self.summarizer.errors) > failures:
+            yield AgentEvent(
+                "notice",
+                text="the model could not write the summary "
+                f"({self.summarizer.errors[-1]}); memdir's rule summary was used instead",
             )
         response: LLMResponse | None = None
         for event in self.llm.stream(

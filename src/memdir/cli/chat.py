@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import click
 
-from ..agent import Agent, AgentEvent
+from ..agent import Agent, AgentEvent, LLMSummarizer
 from ..errors import MemdirError, NotFoundError, ValidationError
 from ..memory import Memory
 from ..providers.factory import get_llm
@@ -225,13 +225,23 @@ def _session_id(m: Memory, resume: str | None, latest: bool) -> str | None:
     "--resume", "resume", metavar="ID", help="Resume the session ID (a unique prefix is enough)."
 )
 @click.option(
+    "--max-tokens",
+    "max_tokens",
+    type=click.IntRange(16, 100_000),
+    default=2048,
+    show_default=True,
+    help="The most tokens one answer of the model may have.",
+)
+@click.option(
     "--no-sleep",
     "no_sleep",
     is_flag=True,
     help="Do not run the sleep (consolidation) hook when the chat ends.",
 )
 @click.pass_context
-def chat(ctx: click.Context, latest: bool, resume: str | None, no_sleep: bool) -> None:
+def chat(
+    ctx: click.Context, latest: bool, resume: str | None, max_tokens: int, no_sleep: bool
+) -> None:
     """Talk to the configured model; memdir remembers you across sessions.
 
     The model gets the memory guide (instructions and both memory indexes) as its first
@@ -242,8 +252,9 @@ def chat(ctx: click.Context, latest: bool, resume: str | None, no_sleep: bool) -
     """
     m = memory(ctx)
     llm = get_llm(home=m.home)  # ProviderError says how to configure one (with Ollama)
-    session = m.session(_session_id(m, resume, latest))
-    agent = Agent(m, llm, session=session)
+    summarizer = LLMSummarizer(llm)  # compaction on resume and during the chat
+    session = m.session(_session_id(m, resume, latest), summarizer=summarizer)
+    agent = Agent(m, llm, session=session, max_tokens=max_tokens, summarizer=summarizer)
     interactive = sys.stdin.isatty()
     run = _Chat(m, agent)
     try:
