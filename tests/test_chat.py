@@ -313,17 +313,26 @@ def test_slash_commands_run_on_memdir_not_on_the_model(mem: Memory) -> None:
         mem.get("we-deploy-with-argo-cd")
 
 
-def test_resume_by_id_and_the_errors_a_person_can_fix(mem: Memory) -> None:
+def test_resume_by_id_continue_and_the_errors_a_person_can_fix(mem: Memory) -> None:
+    def users(request: Request) -> list[str]:
+        return [m["content"] for m in request.body["messages"][2:] if m["role"] == "user"]
+
     with serve(lambda r: Say("hello again")) as (model, url):
         ok(chat(url, "first", args=("--max-tokens", "64")))
         assert model.requests[0].body["max_tokens"] == 64
-        [info] = mem.sessions()
-        ok(chat(url, "second", args=("--resume", info.id[:15])))
-        again = chat(url, "third", args=("--continue", "--resume", info.id))
-    assert again.returncode == 2 and "not both" in again.stderr
-    assert len(mem.sessions()) == 1
-    last = model.requests[-1].body["messages"]
-    assert [m["content"] for m in last if m["role"] == "user"][1:] == ["first", "second"]
+        [old] = mem.sessions()
+        ok(chat(url, "other"))  # a newer session
+        resumed = ok(chat(url, "second", args=("--resume", old.id)))
+        assert old.id in resumed.stderr
+        # --continue takes the session active last, not the one started last
+        ok(chat(url, "third", args=("--continue",)))
+        both = chat(url, "x", args=("--continue", "--resume", old.id))
+        missing = chat(url, "x", args=("--resume", "20200101-000000-0000"))
+    assert both.returncode == 2 and "not both" in both.stderr
+    assert missing.returncode == 1 and "no session" in missing.stderr
+    assert "Traceback" not in missing.stderr
+    assert len(mem.sessions()) == 2
+    assert users(model.requests[-1]) == ["first", "second", "third"]
 
 
 def test_no_model_configured_explains_how_with_ollama(mem: Memory) -> None:

@@ -11,7 +11,8 @@ With a terminal on stdin it prompts; without one it reads one message per line (
 skipped) and ends at end of input. Ctrl-C during a reply stops that reply (the person's message
 stays in the session; the partial reply is not stored) and returns to the prompt; Ctrl-C or
 Ctrl-D at the prompt ends the chat. At the end memdir waits for the background extraction of the
-last turn, then runs the sleep hook (``--no-sleep`` skips it), and says how to continue.
+last turn (Ctrl-C leaves it to the next start), then runs the sleep hook (``--no-sleep`` skips
+it), and says how to continue.
 
 A failing model call is reported on stderr and the chat goes on (the session keeps the message);
 without a terminal the exit code is then 1, so a script notices.
@@ -208,14 +209,15 @@ def _lines(interactive: bool) -> Iterator[str]:
 
 
 def _session_id(m: Memory, resume: str | None, latest: bool) -> str | None:
-    """The session to resume: ``--resume ID``, ``--continue`` (the latest), or None (new)."""
+    """The session to resume: ``--resume ID``, ``--continue`` (the one active last — a resumed
+    old session counts from its new messages), or None (a new one)."""
     if resume is not None and latest:
         raise click.UsageError("use --continue or --resume ID, not both")
     if latest:
         found = m.sessions()
         if not found:
             raise NotFoundError("there is no session to continue yet: start one with memdir chat")
-        resume = found[-1].id
+        resume = max(found, key=lambda info: (info.idle_since, info.id)).id
     return resume
 
 
@@ -275,7 +277,10 @@ def _converse(run: _Chat, interactive: bool) -> None:
     while True:
         try:
             line = next(lines)
-        except (StopIteration, KeyboardInterrupt):
+        except StopIteration:
+            return
+        except KeyboardInterrupt:  # Ctrl-C at the prompt ends the chat
+            click.echo("")
             return
         stripped = line.strip()
         if stripped.startswith("/") and not stripped.startswith("//"):
@@ -286,8 +291,13 @@ def _converse(run: _Chat, interactive: bool) -> None:
 
 
 def _finish(run: _Chat, no_sleep: bool) -> None:
-    if not run.memory.flush_extraction(timeout=120):
-        _note("extraction is still running; what is left is picked up by the next memdir chat")
+    try:
+        if not run.memory.flush_extraction(timeout=0.5):
+            _note("extracting memories from the last turn… (Ctrl-C leaves it for next time)")
+            run.memory.flush_extraction()
+    except KeyboardInterrupt:
+        # the turns are in the session file: the next start's resume_extraction finds them
+        _note("extraction left for the next memdir chat")
     if not no_sleep:
         _note(run.agent.sleep(if_quiet=True))
     sid = run.agent.session.id
