@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -333,6 +334,25 @@ def test_resume_by_id_continue_and_the_errors_a_person_can_fix(mem: Memory) -> N
     assert "Traceback" not in missing.stderr
     assert len(mem.sessions()) == 2
     assert users(model.requests[-1]) == ["first", "second", "third"]
+
+
+def test_continue_after_days_tells_the_model_and_the_person(mem: Memory) -> None:
+    with mem.session() as old:
+        old.append({"role": "user", "content": "Where were we with the migration?"})
+        old.append({"role": "assistant", "content": "Half done."})
+    then = (datetime.now(UTC) - timedelta(days=3, hours=2)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    text = re.sub(r'"ts":"[^"]+"', f'"ts":"{then}"', old.path.read_text(encoding="utf-8"))
+    old.path.write_text(text, encoding="utf-8")
+    with serve(lambda r: Say("Welcome back.")) as (model, url):
+        resumed = ok(chat(url, "Let's finish it.", args=("--continue",)))
+    assert "\n[memdir] 3 days since the last conversation" in resumed.stderr
+    messages = model.requests[0].body["messages"][2:]
+    assert [m["content"][:30] for m in messages] == [
+        "Where were we with the migration?"[:30],
+        "Half done.",
+        "[memdir] 3 days since the last",
+        "Let's finish it.",
+    ]
 
 
 def test_no_model_configured_explains_how_with_ollama(mem: Memory) -> None:

@@ -50,7 +50,7 @@ PROMPT = "you> "
 
 
 def _note(text: str) -> None:
-    click.echo(f"[memdir] {text}", err=True)
+    click.echo(f"[memdir] {text.removeprefix('[memdir] ')}", err=True)
 
 
 @dataclass
