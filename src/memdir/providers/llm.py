@@ -14,7 +14,8 @@ Tool calls whose arguments did not decode (a small model writes broken JSON) are
 call's ``arguments`` are ``{RAW_ARGUMENTS: "<the text>", ARGUMENTS_ERROR: "<why>"}``, so the agent
 loop can hand the reason back to the model instead of crashing.
 
-**Streaming.** ``LLM.stream(...)`` takes the same arguments and yields ``StreamEvent``s as the
+**Streaming.** ``LLM.stream(...)`` takes ``complete``'s arguments except ``json_schema`` (a
+structured answer is parsed whole, so it is never streamed) and yields ``StreamEvent``s as the
 answer arrives: ``text`` fragments in order, a ``tool_call`` event when a call's name is known
 (its arguments are still arriving), and exactly one ``done`` event last, carrying the whole
 ``LLMResponse`` — the same one ``complete`` would have returned, so a caller can stream to a
