@@ -23,7 +23,7 @@ from memdir.providers import (
     ToolCall,
 )
 from memdir.providers.endpoint import _sse_data
-from wire_server import Reply, serving
+from wire_server import Reply, anthropic_answer, openai_answer, serving
 
 TOOL = {"name": "memory", "description": "Memories.", "input_schema": {"type": "object"}}
 
@@ -276,6 +276,37 @@ def test_anthropic_broken_tool_input_and_error_events() -> None:
     with serving(Reply(body=error)) as server, pytest.raises(ProviderError, match="busy"):
         llm = AnthropicMessages("claude", api_key=None, base_url=server.url)
         list(llm.stream([{"role": "user", "content": "hi"}]))
+
+
+# --- a server that ignores stream: true ---------------------------------------------------
+
+
+def test_a_whole_json_answer_to_a_stream_request_is_read_as_one_answer() -> None:
+    calls = [{"id": "c9", "type": "function", "function": {"name": "memory", "arguments": "{}"}}]
+    whole = openai_answer("all here", calls, "tool_calls")
+    with serving(Reply(body=whole)) as server:
+        llm = openai(server.url)
+        events, streamed = collect(llm.stream([{"role": "user", "content": "x"}]))
+        completed = llm.complete([{"role": "user", "content": "x"}])
+    assert [(e.kind, e.text) for e in events] == [("text", "all here"), ("tool_call", "")]
+    assert (streamed.text, streamed.tool_calls) == (completed.text, completed.tool_calls)
+    assert streamed.stop_reason == "tool_calls"
+    use = {"type": "tool_use", "id": "toolu_9", "name": "memory", "input": {"command": "view"}}
+    with serving(Reply(body=anthropic_answer({"type": "text", "text": "hi"}, use))) as server:
+        llm2 = AnthropicMessages("claude", api_key=None, base_url=server.url)
+        events, streamed = collect(llm2.stream([{"role": "user", "content": "x"}]))
+    assert [e.text for e in events if e.kind == "text"] == ["hi"]
+    assert streamed.tool_calls == (ToolCall("toolu_9", "memory", {"command": "view"}),)
+    assert streamed.stop_reason == "end_turn" and streamed.raw["id"] == "msg_1"
+
+
+def test_an_answer_with_no_events_is_an_error_not_an_empty_reply() -> None:
+    for body in ("", "<html>not the API</html>"):
+        with (
+            serving(Reply(body=body)) as server,
+            pytest.raises(ProviderError, match="no server-sent events"),
+        ):
+            list(openai(server.url).stream([{"role": "user", "content": "x"}]))
 
 
 # --- the default: any LLM streams ----------------------------------------------------------

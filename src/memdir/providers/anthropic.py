@@ -185,7 +185,15 @@ class _Blocks:
             error = data.get("error") or {}
             what = error.get("message", error) if isinstance(error, Mapping) else error
             raise ProviderError(f"{self.url}: the stream reported an error: {what}")
-        if kind == "message_start" and isinstance(data.get("message"), Mapping):
+        if kind == "message":  # a whole answer: the server ignored stream: true
+            self.message = {k: v for k, v in data.items() if k != "content"}
+            content = data.get("content")
+            for index, block in enumerate(content if isinstance(content, list) else []):
+                if isinstance(block, Mapping):
+                    yield from self.add(
+                        {"type": "content_block_start", "index": index, "content_block": block}
+                    )
+        elif kind == "message_start" and isinstance(data.get("message"), Mapping):
             self.message = dict(data["message"])
         elif kind == "content_block_start" and isinstance(data.get("content_block"), Mapping):
             index = int(data.get("index", len(self.blocks)))
@@ -226,8 +234,12 @@ class _Blocks:
         if pieces is None or index not in self.blocks:
             return
         text = "".join(pieces)
+        if not text.strip():  # no input deltas: the start block's input is the whole input
+            given = self.blocks[index].get("input")
+            self.blocks[index]["input"] = dict(given) if isinstance(given, Mapping) else {}
+            return
         try:
-            value = json.loads(text) if text.strip() else {}
+            value = json.loads(text)
         except ValueError as exc:
             value = {RAW_ARGUMENTS: text, ARGUMENTS_ERROR: f"input is not valid JSON: {exc}"}
         if not isinstance(value, dict):

@@ -87,11 +87,17 @@ def _server_message(body: str) -> str:
     return body.strip()[:300]
 
 
-def _sse_data(lines: Iterable[str]) -> Iterator[str]:
+_SSE_FIELDS = ("event:", "id:", "retry:", ":")
+_OTHER_LIMIT = 4 * 1024 * 1024  # what is kept of a body that is not an event stream
+
+
+def _sse_data(lines: Iterable[str], other: list[str] | None = None) -> Iterator[str]:
     """The ``data`` of each server-sent event in ``lines`` (several ``data:`` lines of one event
     are joined with newlines; ``event:``, ``id:``, ``retry:`` and comments are skipped — every
-    provider repeats the event name inside its JSON)."""
+    provider repeats the event name inside its JSON). Lines that are no event field at all go
+    to ``other`` (a server that ignored ``stream: true`` sends its JSON answer that way)."""
     data: list[str] = []
+    kept = 0
     for line in lines:
         if not line:
             if data:
@@ -100,6 +106,9 @@ def _sse_data(lines: Iterable[str]) -> Iterator[str]:
         elif line.startswith("data:"):
             value = line[5:]
             data.append(value[1:] if value.startswith(" ") else value)
+        elif other is not None and not line.startswith(_SSE_FIELDS) and kept < _OTHER_LIMIT:
+            other.append(line)
+            kept += len(line)
     if data:  # a server that ends without the final blank line
         yield "\n".join(data)
 
@@ -172,17 +181,29 @@ class Endpoint:
         The retry policy applies until the answer's status line: a 2xx is then read event by
         event (a ``data: [DONE]`` line ends it), and a connection that breaks or times out in
         the middle is a ``ProviderError`` — retrying would repeat text already shown. Closing
-        the iterator closes the connection (a person pressed Ctrl-C)."""
+        the iterator closes the connection (a person pressed Ctrl-C). A server that ignores
+        ``stream: true`` and answers with one JSON object has that object yielded as the only
+        event (the provider reads a whole answer too); an answer with neither is an error, never
+        an empty reply."""
         url = self.url(path)
         request = self._client.build_request("POST", url, json=body)
         response = self._send(url, lambda: self._client.send(request, stream=True))
         events = 0
+        other: list[str] = []
         try:
-            for data in _sse_data(response.iter_lines()):
+            for data in _sse_data(response.iter_lines(), other):
                 if data == "[DONE]":
                     return
                 events += 1
                 yield data
+            if not events:
+                text = "\n".join(other).strip()
+                if not text.startswith("{"):
+                    raise ProviderError(
+                        f"{url}: the answer holds no server-sent events ({text[:120]!r}); is "
+                        "llm.base_url the API of a server that supports stream: true?"
+                    )
+                yield text
         except httpx.TransportError as exc:
             raise ProviderError(
                 f"{url}: the stream broke after {events} event(s) "

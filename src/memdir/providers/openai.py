@@ -199,13 +199,17 @@ class _Chunks:
         choice = choices[0] if choices and isinstance(choices[0], Mapping) else {}
         if choice.get("finish_reason"):
             self.finish = str(choice["finish_reason"])
-        delta = choice.get("delta") or {}
+        # a whole message: the server ignored stream: true and sent one completion
+        whole = choice.get("message") if isinstance(choice.get("message"), Mapping) else None
+        delta = whole or choice.get("delta") or {}
         for key, value in delta.items():
             if key == "content" and isinstance(value, str) and value:
                 self.text.append(value)
                 yield StreamEvent("text", text=value)
             elif key == "tool_calls" and isinstance(value, list):
                 yield from self._add_calls(value)
+            elif whole is not None and key not in ("role", "content", "tool_calls"):
+                self.extra[key] = value
             elif key not in ("role", "content", "tool_calls") and isinstance(value, str):
                 self.extra[key] = self.extra.get(key, "") + value
 
