@@ -174,11 +174,11 @@ def _show(event: AgentEvent, at_line_start: bool) -> bool:
         if not at_line_start:
             click.echo("")
         return True
+    if event.kind == "tool_call":
+        return at_line_start  # its result says what it did, on one line
     if not at_line_start:
         click.echo("")  # memdir's remarks start on their own line
-    if event.kind == "tool_call" and event.call is not None:
-        _note(f"the model calls the memory tool ({event.call.name})")
-    elif event.kind == "tool_result" and event.call is not None:
+    if event.kind == "tool_result" and event.call is not None:
         command = event.call.arguments.get("command", "?")
         path = event.call.arguments.get("path") or event.call.arguments.get("query") or ""
         first = event.text.splitlines()[0] if event.text else ""
