@@ -182,7 +182,7 @@ def _show(event: AgentEvent, at_line_start: bool) -> bool:
         command = event.call.arguments.get("command", "?")
         path = event.call.arguments.get("path") or event.call.arguments.get("query") or ""
         first = event.text.splitlines()[0] if event.text else ""
-        _note(f"memory {command} {path}: {first[:100]}".replace("  ", " "))
+        _note(f"{event.call.name} {command} {path}: {first[:100]}".replace("  ", " "))
     elif event.kind == "remembered":
         for r in event.records:
             _note(f"remembered {r.name} ({r.type}, {r.scope} scope) — {r.description}")
