@@ -74,6 +74,20 @@ ALLOWED["lifecycle"] = {
 ALLOWED["memory"] |= {"lifecycle"}
 ALLOWED["cli"] |= {"lifecycle"}  # the report type sleep prints
 
+# Issue 6: the reference agent loop, a frontend on the facade beside the memory tool; the chat
+# command drives it.
+ALLOWED["agent"] = {
+    "chain",
+    "context",
+    "errors",
+    "memory",
+    "providers",
+    "records",
+    "sessions",
+    "tools",
+}
+ALLOWED["cli"] |= {"agent"}
+
 
 def _internal_imports(path: Path) -> set[str]:
     """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""

@@ -12,7 +12,15 @@ import os
 import click
 
 from ..errors import MemdirError
-from . import config, extract, memories, recall, sessions, sleep  # noqa: F401  (registers the commands)
+from . import (  # noqa: F401  (registers the commands)
+    chat,
+    config,
+    extract,
+    memories,
+    recall,
+    sessions,
+    sleep,
+)
 from .app import cli
 
 __all__ = ["cli", "main"]
