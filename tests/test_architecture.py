@@ -58,6 +58,17 @@ ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
 ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
+# Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only paths.
+# Neither server imports the other, nor the CLI (test_servers_are_separate_adapters below).
+_SERVED = {"errors", "history", "memory", "recall", "records", "sessions"}
+ALLOWED.update(
+    {
+        "keys": {"errors", "paths"},
+        "http": _SERVED | {"keys"},
+        "mcp": _SERVED | {"paths", "tools"},
+    }
+)
+ALLOWED["cli"] |= {"http", "keys", "mcp"}  # `memdir serve` and `memdir keys` start them
 
 
 def _internal_imports(path: Path) -> set[str]:
@@ -101,6 +112,17 @@ def test_imports_point_one_way() -> None:
 def test_frontends_do_not_touch_the_store_directly() -> None:
     for path in (SRC / "cli").rglob("*.py"):
         assert not _internal_imports(path) & {"files", "markdown"}, path
+
+
+def test_servers_are_separate_adapters() -> None:
+    """MCP and REST are thin adapters over ``Memory``: neither calls the other or the CLI, and
+    neither touches the store or the file format directly."""
+    for name in ("mcp", "http"):
+        imports = _internal_imports(SRC / f"{name}.py")
+        assert "memory" in imports, f"{name}.py must go through the Memory facade"
+        assert not imports & {"cli", "mcp", "http", "files", "markdown", "index"} - {name}, (
+            f"{name}.py imports {sorted(imports)}"
+        )
 
 
 def test_all_matches_public_names() -> None:

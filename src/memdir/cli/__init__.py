@@ -12,7 +12,7 @@ import os
 import click
 
 from ..errors import MemdirError
-from . import extract, memories, recall, sessions  # noqa: F401  (registers the commands)
+from . import extract, memories, recall, serve, sessions  # noqa: F401  (registers the commands)
 from .app import cli
 
 __all__ = ["cli", "main"]
