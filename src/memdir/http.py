@@ -31,7 +31,8 @@ what to do.
 a body longer than the limit is refused with 413 from its ``Content-Length`` before a byte of
 it is read, and a chunked one as soon as the bytes read pass the limit; a body that is not
 UTF-8, a path or query string whose percent-encoding is not UTF-8, and a path segment that
-decodes to ``/``, ``\\`` or NUL (a name that is really a path) get 422.
+is ``.`` or ``..`` or decodes to ``/``, ``\\`` or NUL (a name that is really a path)
+get 422.
 """
 
 from __future__ import annotations
@@ -383,10 +384,10 @@ def _bad_target(scope: Scope) -> str | None:
     raw = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
     for segment in raw.split(b"?", 1)[0].split(b"/"):
         decoded = unquote_to_bytes(segment)
-        if any(c in decoded for c in (b"/", b"\\", b"\x00")):
+        if decoded in (b".", b"..") or any(c in decoded for c in (b"/", b"\\", b"\x00")):
             return (
-                "a path segment decodes to '/', '\\' or NUL: a name is a plain name such as "
-                "'use-pnpm', never a path"
+                "a path segment is '.' or '..' or decodes to '/', '\\' or NUL: a name is a "
+                "plain name such as 'use-pnpm', never a path"
             )
         try:
             decoded.decode("utf-8")
