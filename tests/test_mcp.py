@@ -206,6 +206,22 @@ def test_failures_are_tool_errors_that_say_what_to_do(mem: Memory) -> None:
     assert not (mem.home.parent / "etc").exists()
 
 
+def test_nul_and_lone_surrogates_are_refused_before_anything_is_written(mem: Memory) -> None:
+    """JSON can carry both as escapes; neither can be written to a UTF-8 file and read back."""
+
+    async def body(client: Client) -> None:
+        for bad in ("a\x00b", "half an emoji \ud83d"):
+            made = await client.call_tool("remember", {"text": bad, "type": "user"})
+            assert made.is_error and ("NUL" in _text(made) or "surrogate" in _text(made))
+            made = await client.call_tool(
+                "create", {"path": "/memories/user/odd.md", "file_text": bad}
+            )
+            assert made.is_error, _text(made)
+
+    _with_client(mem, body)
+    assert [p.name for p in (mem.home / "memory").glob("*.md")] == ["MEMORY.md"]
+
+
 def test_concurrent_calls_from_one_client_are_all_served(mem: Memory) -> None:
     """Tool calls arrive concurrently; the facade (and its SQLite connections) runs on one
     thread, so 20 writes interleaved with recalls all land, none lost, none doubled."""

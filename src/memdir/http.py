@@ -49,7 +49,7 @@ from fastapi import APIRouter, Body, Depends, FastAPI, Header, Query, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -91,9 +91,24 @@ ScopeName = Literal["user", "project"]
 TypeName = Literal["user", "feedback", "project", "reference"]
 SourceName = Literal["user", "inferred", "external", "imported"]
 ConfidenceName = Literal["confirmed", "tentative"]
-Text = Annotated[str, Field(max_length=MAX_TEXT)]
-Short = Annotated[str, Field(max_length=1000)]
-Tags = Annotated[list[Annotated[str, Field(max_length=200)]], Field(max_length=100)]
+
+
+def _plain(value: str) -> str:
+    """Text that can be written to a UTF-8 Markdown file: no NUL, no lone surrogate (JSON can
+    carry both as escapes; the store would write a file it cannot read back, or fail)."""
+    if "\x00" in value:
+        raise ValueError("text cannot contain NUL (\\u0000) characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text cannot contain lone UTF-16 surrogates (\\ud800-\\udfff)") from None
+    return value
+
+
+Plain = Annotated[str, AfterValidator(_plain)]
+Text = Annotated[Plain, Field(max_length=MAX_TEXT)]
+Short = Annotated[Plain, Field(max_length=1000)]
+Tags = Annotated[list[Annotated[Plain, Field(max_length=200)]], Field(max_length=100)]
 
 
 # -- request and response models ---------------------------------------------------------

@@ -39,7 +39,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import AfterValidator, Field
 from typing_extensions import TypedDict
 
 from .errors import MemdirError
@@ -54,7 +54,22 @@ __all__ = ["INSTRUCTIONS", "TOOL_NAMES", "build_server"]
 T = TypeVar("T")
 ScopeName = Literal["user", "project"]
 TypeName = Literal["user", "feedback", "project", "reference"]
-PathArg = Annotated[str, Field(description="A path under /memories, e.g. /memories/user/x.md")]
+
+
+def _plain(value: str) -> str:
+    """Text that can be written to a UTF-8 Markdown file: no NUL, no lone surrogate (JSON-RPC
+    can carry both as escapes; the store would write a file it cannot read back, or fail)."""
+    if "\x00" in value:
+        raise ValueError("text cannot contain NUL (\\u0000) characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("text cannot contain lone UTF-16 surrogates (\\ud800-\\udfff)") from None
+    return value
+
+
+Str = Annotated[str, AfterValidator(_plain)]
+PathArg = Annotated[Str, Field(description="A path under /memories, e.g. /memories/user/x.md")]
 
 TOOL_NAMES = (
     "view",
@@ -216,13 +231,13 @@ def _file_tools(server: MCPServer, adapter: _Adapter) -> None:
         return await adapter.command("view", path=path, view_range=view_range)
 
     @server.tool(annotations=ADD)
-    async def create(path: PathArg, file_text: str) -> str:
+    async def create(path: PathArg, file_text: Str) -> str:
         """Create a new memory file /memories/<scope>/<name>.md: plain text (memdir writes the
         frontmatter) or a whole file starting with --- frontmatter. Refused if it exists."""
         return await adapter.command("create", path=path, file_text=file_text)
 
     @server.tool(annotations=CHANGE)
-    async def str_replace(path: PathArg, old_str: str, new_str: str = "") -> str:
+    async def str_replace(path: PathArg, old_str: Str, new_str: Str = "") -> str:
         """Replace text that occurs exactly once in a memory file."""
         return await adapter.command("str_replace", path=path, old_str=old_str, new_str=new_str)
 
@@ -230,7 +245,7 @@ def _file_tools(server: MCPServer, adapter: _Adapter) -> None:
     async def insert(
         path: PathArg,
         insert_line: Annotated[int, Field(ge=0, description="insert after this line; 0 = top")],
-        insert_text: str,
+        insert_text: Str,
     ) -> str:
         """Insert text after a line of a memory file."""
         return await adapter.command(
@@ -254,13 +269,13 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(annotations=READ)
     async def recall(
-        query: str,
+        query: Str,
         top_k: Annotated[int, Field(ge=1, le=50)] = 5,
         scope: ScopeName | None = None,
         types: list[TypeName] | None = None,
-        tags: list[str] | None = None,
-        since: Annotated[str | None, Field(description="ISO time or a span: 7d, 12h")] = None,
-        until: str | None = None,
+        tags: list[Str] | None = None,
+        since: Annotated[Str | None, Field(description="ISO time or a span: 7d, 12h")] = None,
+        until: Str | None = None,
         explain: bool = False,
     ) -> RecallOut:
         """Find the memories that best answer a question (keywords + meaning + entities)."""
@@ -280,14 +295,14 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(annotations=ADD)
     async def remember(
-        text: str,
+        text: Str,
         type: TypeName,
-        why: str | None = None,
-        how_to_apply: str | None = None,
+        why: Str | None = None,
+        how_to_apply: Str | None = None,
         scope: ScopeName | None = None,
-        name: str | None = None,
-        description: str | None = None,
-        tags: list[str] | None = None,
+        name: Str | None = None,
+        description: Str | None = None,
+        tags: list[Str] | None = None,
     ) -> MemoryOut:
         """Store one memory: the statement, why it holds and how to apply it. The scope follows
         the type (user, feedback: every project; project, reference: this project)."""
@@ -309,7 +324,7 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(annotations=CHANGE)
     async def forget(
-        name: str, scope: ScopeName | None = None, reason: str | None = None
+        name: Str, scope: ScopeName | None = None, reason: Str | None = None
     ) -> ChangeOut:
         """Delete the memory called ``name`` (reversible with `memdir undo <change id>`)."""
         agent = adapter.tool.memory
@@ -317,7 +332,7 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(name="list", annotations=READ)
     async def list_(
-        scope: ScopeName | None = None, type: TypeName | None = None, tags: list[str] | None = None
+        scope: ScopeName | None = None, type: TypeName | None = None, tags: list[Str] | None = None
     ) -> ListOut:
         """Every memory, optionally of one scope, type or set of tags."""
         records = await adapter.call(lambda: m.list(scope=scope, type=type, tags=tags or ()))
@@ -325,7 +340,7 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(annotations=READ)
     async def history(
-        name: str | None = None,
+        name: Str | None = None,
         scope: ScopeName | None = None,
         limit: Annotated[int, Field(ge=1, le=1000)] = 50,
     ) -> HistoryOut:
