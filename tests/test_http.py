@@ -483,3 +483,54 @@ def test_schemathesis_finds_no_server_error(api: Api) -> None:
     print(f"schemathesis: {calls} requests, statuses {sorted(statuses.items())}")
     assert statuses.get(200, 0) + statuses.get(201, 0) > 50, statuses  # not all refused
     assert unsatisfiable == ["GET /health"], unsatisfiable
+
+
+# -- the command line --------------------------------------------------------------------
+def test_memdir_serve_http_runs_the_api_with_keys_from_memdir_keys(sandbox: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    data = sandbox / "srv"
+    made = subprocess.run(
+        [sys.executable, "-m", "memdir.cli", "keys", "create", "carol", "--data", str(data)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    key = made.stdout.strip()
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = ["serve", "--http", "--port", str(port), "--data", str(data)]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memdir.cli", *command],
+        env={**os.environ, "MEMDIR_EMBEDDER": "hashing"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        client = Api(port, data, KeyRing(data), key, key)
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, "memdir serve --http exited"
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+        assert client.a("POST", "/v1/memories", {"text": "hello", "type": "user"})[0] == 201
+        assert client.a("GET", "/v1/memories")[1]["total"] == 1
+        assert (data / "users" / "carol" / "home" / "memory" / "hello.md").is_file()
+        assert client.call("GET", "/v1/memories")[0] == 401
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def test_memdir_serve_needs_to_be_told_what_to_serve(capsys: pytest.CaptureFixture[str]) -> None:
+    from memdir.cli import main
+
+    assert main(["serve"]) == 2
+    assert "--mcp" in capsys.readouterr().err
