@@ -32,6 +32,7 @@ class Api:
     ring: KeyRing
     alice: str
     bob: str
+    app: Any = None
 
     def call(
         self,
@@ -85,7 +86,7 @@ def api(sandbox: Path) -> Iterator[Api]:
         time.sleep(0.02)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
-        yield Api(port, data, ring, alice, bob)
+        yield Api(port, data, ring, alice, bob, app)
     finally:
         server.should_exit = True
         thread.join(timeout=30)
@@ -218,6 +219,17 @@ def test_every_library_error_has_one_status() -> None:
     assert table[errors.NotFoundError] == 404 and table[errors.ConflictError] == 409
     assert table[errors.ValidationError] == 422 and _STATUS[-1][0] is errors.MemdirError
     assert CLI_MAX_BODY == MAX_BODY
+
+
+def test_an_unexpected_failure_is_a_json_500_not_a_hang(api: Api) -> None:
+    def broken() -> None:
+        raise RuntimeError("a bug")
+
+    api.app.add_api_route("/v1/broken", broken, methods=["GET"])  # a real route that fails
+    status, body = api.a("GET", "/v1/broken")
+    assert status == 500 and body["error"]["code"] == "server_error"
+    assert "a bug" not in body["error"]["message"]  # no internals in the answer
+    assert api.a("GET", "/v1/memories")[0] == 200  # and the server goes on
 
 
 def test_refusals_and_bad_values_are_422_with_a_message(api: Api) -> None:

@@ -382,6 +382,17 @@ async def _on_invalid(request: Request, exc: Exception) -> JSONResponse:
     return _error(422, "invalid_input", message)
 
 
+async def _on_crash(request: Request, exc: Exception) -> JSONResponse:
+    """A bug in memdir (not a ``MemdirError``): the same JSON shape; Starlette re-raises it
+    after this answer, so the server log keeps the traceback."""
+    return _error(
+        500,
+        "server_error",
+        f"memdir failed unexpectedly ({type(exc).__name__}); nothing is known to be written. "
+        "The server log has the details: please report it",
+    )
+
+
 async def _on_http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     code = _HTTP_CODES.get(exc.status_code, "error")
@@ -509,7 +520,6 @@ async def _user(
 
 User = Annotated[str, Depends(_user)]
 ScopeQ = Annotated[ScopeName | None, Query(description="Only this scope (default: both)")]
-NameP = Annotated[str, Field(max_length=300)]
 
 
 def _run(request: Request, user: str, fn: Callable[[Memory], T]) -> Awaitable[T]:
@@ -746,5 +756,6 @@ def create_app(data_dir: Path, *, max_body: int = MAX_BODY, embedder: str | None
     app.add_exception_handler(MemdirError, _on_memdir_error)
     app.add_exception_handler(RequestValidationError, _on_invalid)
     app.add_exception_handler(HTTPException, _on_http)
+    app.add_exception_handler(Exception, _on_crash)  # the process edge: answer, then log
     app.add_middleware(_Guard, max_body=max_body)
     return app
