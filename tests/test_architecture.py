@@ -58,14 +58,15 @@ ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
 ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
-# Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only paths.
+# Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only errors
+# and paths (where the server keeps its data).
 # Neither server imports the other, nor the CLI (test_servers_are_separate_adapters below).
 _SERVED = {"errors", "history", "memory", "recall", "records", "sessions"}
 ALLOWED.update(
     {
         "keys": {"errors", "paths"},
         "http": _SERVED | {"keys"},
-        "mcp": _SERVED | {"paths", "tools"},
+        "mcp": _SERVED | {"tools"},
     }
 )
 ALLOWED["cli"] |= {"http", "keys", "mcp"}  # `memdir serve` and `memdir keys` start them
