@@ -12,7 +12,10 @@ Protocol:
 * Rows: the hybrid default formula for the default embedder and for each of ``--embedders``
   (one that cannot load is skipped with a note), a keyword-only variant (``Weights(vector=0)``:
   BM25 + entities, the same for every embedder) and a vector-only variant per embedder
-  (``Weights(keyword=0, entity=0)``). Both variants keep the priors, which only reorder near ties.
+  (``Weights(keyword=0, entity=0, session_text=0)``), and the hybrid with the keyword weight no
+  term can earn (a question and a memory in different scripts) handed to the vector signal
+  (``Weights(cross_script=f)`` for each f in ``HANDOFFS``; the default is 0). All variants keep
+  the priors, which only reorder near ties.
 
 ``run()`` returns the numbers for other scripts; ``python bench/chinese.py`` prints a table and
 writes ``bench/results/chinese.md``.
@@ -47,6 +50,7 @@ RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
 GROUPS = ("zh→zh", "en→en", "zh→en", "en→zh")
 TOP_K = 5
+HANDOFFS = (0.5, 1.0)  # cross_script values measured next to the default (0 in hybrid-v5)
 
 Facts = dict[str, dict[str, Any]]
 Question = dict[str, Any]
@@ -115,11 +119,16 @@ def _evaluate(rank: Ranker, questions: list[Question], id_of: dict[str, str]) ->
 
 
 def _variants() -> dict[str, Weights] | str:
-    """Keyword-only and vector-only weights, or why they cannot be made."""
+    """Keyword-only, vector-only and cross-script hand-off weights, or why they cannot be
+    made."""
     try:
         return {
             "keyword": dataclasses.replace(Weights(), vector=0.0),
-            "vector": dataclasses.replace(Weights(), keyword=0.0, entity=0.0),
+            "vector": dataclasses.replace(Weights(), keyword=0.0, entity=0.0, session_text=0.0),
+            **{
+                f"cross_script={f}": dataclasses.replace(Weights(), cross_script=f)
+                for f in HANDOFFS
+            },
         }
     except TypeError as exc:  # the formula's fields changed
         return f"keyword/vector-only variants skipped: {exc}"
@@ -171,8 +180,9 @@ def run(data_path: Path | None, embedders: list[str]) -> dict[str, Any]:
                 def ranked(q: str, r: Recaller = recaller) -> list[Hit]:
                     return r.recall(q, top_k=TOP_K, track=False)
 
-                rows.append({"method": f"{variant} only",
-                             "embedder": label if variant == "vector" else "any (no vectors)",
+                method = f"{variant} only" if "=" not in variant else f"hybrid, {variant}"
+                rows.append({"method": method,
+                             "embedder": label if variant != "keyword" else "any (no vectors)",
                              **_evaluate(ranked, questions, id_of)})  # fmt: skip
     sizes = {g: sum(q["group"] == g for q in questions) for g in GROUPS}
     return {"data": str(path), "facts": len(facts), "questions": len(questions),
@@ -218,7 +228,9 @@ def report(result: dict[str, Any], argv: list[str]) -> str:
         f"Each cell is hit@1 / hit@5 (an answer fact first / in the top {result['top_k']}); "
         "`zh (all)` and `en (all)` group by the language of the question. `hybrid` is "
         "`Memory.recall` with the current formula; `keyword only` is `Weights(vector=0)`, "
-        "`vector only` is `Weights(keyword=0, entity=0)` (priors kept).",
+        "`vector only` is `Weights(keyword=0, entity=0, session_text=0)`; `hybrid, "
+        "cross_script=f` hands that share of the keyword weight a memory in another script "
+        "cannot earn to the vector signal (priors kept in all).",
         "",
         table(result),
         "",

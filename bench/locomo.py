@@ -14,7 +14,7 @@ Protocol (fixed before any result was seen; the method was then developed on the
   (binary relevance). At session level, sessions are ranked by their best turn and scored the
   same way. Conversations 0–4 are the *dev* split used while developing; 5–9 are *held out*.
 * Methods share one index and one query embedding: ``memdir`` (the default formula),
-  ``bm25`` (the keyword signal alone: no vector, entity, time, session or priors) and
+  ``bm25`` (the keyword signal alone: no vector, entity, time, session terms or priors) and
   ``vector`` (the vector signal alone).
 """
 
@@ -186,6 +186,7 @@ def methods(base: Weights) -> dict[str, Weights]:
         "source": 0.0,
         "confidence": 0.0,
         "session": 0.0,
+        "session_text": 0.0,
     }
     return {
         "memdir": base,

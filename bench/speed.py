@@ -4,7 +4,9 @@ Protocol, per size N (``--sizes``, default 1000,10000,100000) and embedder:
 
 * N synthetic memories, deterministic (seeded RNG): sentences over a few thousand generated
   words with a Zipf-like frequency curve, about 10 % of them Chinese sentences built from a
-  built-in word list; varied types, tags, importance and related files. All are project-scope.
+  built-in word list; varied types, tags, importance and related files. All are project-scope,
+  and every run of ``SESSION_SIZE`` consecutive memories shares a ``session`` (as memories
+  extracted from one conversation do), so the session-text term and its index upkeep are paid.
 * **write** — ``Memory.remember_many`` into a fresh temporary home and project: memories/s for
   the file writes (atomic, locked, change-logged; no embedding happens here).
 * **index** — ``Memory.reindex()``: the FTS rows and every embedding; embeddings/s.
@@ -82,6 +84,7 @@ ZH_WORDS = """数据库 服务器 部署 测试 前端 后端 接口 缓存 日�
 TYPES = ("project", "project", "project", "reference")
 TAGS = ("ops", "frontend", "backend", "release", "security", "data", "mobile", "billing")
 DIRS = ("src", "src/api", "src/web", "deploy", "scripts", "docs", "tests")
+SESSION_SIZE = 20  # memories per synthetic session
 
 
 class Corpus:
@@ -121,6 +124,7 @@ class Corpus:
             )
             item: dict[str, Any] = {
                 "text": text,
+                "session": f"s{i // SESSION_SIZE:05d}",  # consumes no randomness
                 "type": rng.choice(TYPES),
                 "name": f"m{i:06d}",
                 "importance": rng.randint(1, 10),

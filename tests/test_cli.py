@@ -19,6 +19,8 @@ from typing import Any
 import pytest
 
 import memdir.cli  # registers the commands on the group
+from memdir import Memory
+from memdir.cli import main
 from memdir.paths import find_project_root
 
 # ``python -m memdir.cli`` does not work (see test_python_dash_m_runs_the_cli), so the other
@@ -393,3 +395,26 @@ def test_console_script(sb: Sandbox) -> None:
 def test_python_dash_m_runs_the_cli(sb: Sandbox) -> None:
     out = sb.run("--help", argv0=[sys.executable, "-m", "memdir.cli"]).stdout
     assert out.startswith("Usage: memdir")
+
+
+def test_recall_explain_line_adds_up(mem: Memory, capsys: pytest.CaptureFixture[str]) -> None:
+    """The printed relevance is the sum of the printed parts (every signal of the formula is
+    shown: a new signal in recall.py must be added to the CLI's list too)."""
+    import re
+
+    mem.remember("We use PostgreSQL 15 for the orders service", type="project", session="s1")
+    mem.remember("Orders are paid through Stripe", type="project", session="s1")
+    assert main(["recall", "which database do orders use?", "--explain"]) == 0
+    out = capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.strip().startswith("relevance ")]
+    assert lines
+    assert main(["recall", "which database do orders use?", "--explain", "--json"]) == 0
+    explain = json.loads(capsys.readouterr().out)[0]["explain"]
+    priors = {"recency", "importance", "strength", "source", "confidence"}
+    signals = {k.removesuffix("_part") for k in explain if k.endswith("_part")} - priors
+    shown = set(re.findall(r"([a-z_]+) -?[\d.]+", lines[0].split("=", 1)[1]))
+    assert shown == signals
+    for line in lines:
+        total = float(re.search(r"relevance (-?[\d.]+) =", line).group(1))  # type: ignore[union-attr]
+        parts = [float(x) for x in re.findall(r"[a-z_]+ (-?[\d.]+)", line.split("=", 1)[1])]
+        assert abs(total - sum(parts)) < 0.002 * len(parts) + 1e-9, line

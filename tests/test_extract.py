@@ -18,7 +18,7 @@ import pytest
 from llm_fakes import ScriptedLLM, id_of, ops
 from memdir import Memory
 from memdir.cli import main
-from memdir.extract.llm import Existing, check_provenance, parse_operations
+from memdir.extract.llm import Existing, check_provenance, parse_operations, schema_for
 from memdir.extract.turns import Turn, finished_turns
 
 TESTS = Path(__file__).parent
@@ -74,7 +74,7 @@ EXISTING = [Existing(1, "use-npm", "user", "feedback", "Use npm for JS")]
     ],
 )
 def test_output_is_parsed_tolerantly(answer: str) -> None:
-    (op,) = parse_operations(answer, EXISTING)
+    (op,) = parse_operations(answer, EXISTING).operations
     assert op.op == "UPDATE" and op.target == EXISTING[0] and op.text == "Use pnpm"
 
 
@@ -93,6 +93,26 @@ def test_unusable_output_says_why(answer: str, reason: str) -> None:
         parse_operations(answer, EXISTING)
 
 
+def test_invalid_operations_beside_valid_ones_are_reported_not_dropped(mem: Memory) -> None:
+    answer = ops(
+        {"op": "DELETE", "id": 42},
+        {"op": "ADD", "type": "project", "text": "We deploy on Fridays"},
+    )
+    m, report, _ = _extract(mem, ScriptedLLM(answer), ("we deploy on Fridays", None))
+    assert [(o.status, o.op) for o in report.outcomes] == [("skipped", "?"), ("stored", "ADD")]
+    assert "operation 1" in (report.outcomes[0].reason or "") and "id" in (
+        report.outcomes[0].reason or ""
+    )
+    assert [r.statement for r in m.list()] == ["We deploy on Fridays"]
+
+
+def test_the_schema_only_admits_listed_ids() -> None:
+    none = schema_for([])["properties"]["operations"]["items"]["properties"]
+    assert none["op"]["enum"] == ["ADD", "NONE"] and none["id"] == {"type": "null"}
+    some = schema_for(EXISTING)["properties"]["operations"]["items"]["properties"]
+    assert some["id"]["enum"] == [1, None] and "UPDATE" in some["op"]["enum"]
+
+
 def test_a_quote_must_be_the_persons_words_in_this_turn() -> None:
     turn = Turn(0, 2, ("I always use pnpm",), ("ok",), ("The user prefers yarn for everything",))
     (claimed,) = parse_operations(
@@ -108,7 +128,7 @@ def test_a_quote_must_be_the_persons_words_in_this_turn() -> None:
             )
         ),
         [],
-    )
+    ).operations
     assert check_provenance(claimed, turn).source == "external"
     (honest,) = parse_operations(
         json.dumps(
@@ -123,7 +143,7 @@ def test_a_quote_must_be_the_persons_words_in_this_turn() -> None:
             )
         ),
         [],
-    )
+    ).operations
     assert check_provenance(honest, turn).source == "user"
     (made_up,) = parse_operations(
         json.dumps(
@@ -138,7 +158,7 @@ def test_a_quote_must_be_the_persons_words_in_this_turn() -> None:
             )
         ),
         [],
-    )
+    ).operations
     checked = check_provenance(made_up, turn)
     assert (checked.source, checked.quote) == ("inferred", None)
 
@@ -388,3 +408,32 @@ def test_turns_pending_at_a_crash_are_picked_up_on_the_next_start(mem: Memory) -
     assert m.flush_extraction(timeout=30)
     assert [r.statement for r in m.list()] == ["We use Kafka for events"]
     assert Memory(llm=ScriptedLLM()).resume_extraction() == []  # done: nothing pending
+
+
+EXITER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, {tests!r})
+    from llm_fakes import ScriptedLLM, ops
+    from memdir import Memory
+    llm = ScriptedLLM(ops({{"op": "ADD", "type": "project", "text": "We use Kafka"}}), delay=1.0)
+    m = Memory(llm=llm)
+    with m.session() as s:
+        s.append({{"role": "user", "content": "we use Kafka"}})
+        s.append({{"role": "assistant", "content": "Noted."}})
+        m.after_turn(s)
+    # a normal exit without flush_extraction(): the queued turn must still be extracted
+    """
+)
+
+
+def test_queued_turns_are_flushed_at_a_normal_exit(mem: Memory) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", EXITER.format(tests=str(TESTS))],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert [r.statement for r in mem.list()] == ["We use Kafka"]

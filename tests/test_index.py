@@ -89,3 +89,17 @@ def test_verify_reports_an_index_that_drifted_from_the_files(mem: Memory) -> Non
     assert result.returncode == 1 and "index has an old version" in result.stdout
     Memory().reindex(scope="project", rebuild=True)
     assert Memory().verify_index() == []
+
+
+def test_verify_reports_a_session_without_its_document(mem: Memory) -> None:
+    mem.remember_many(
+        [{"text": f"turn {i} of the talk", "type": "project", "session": "talk"} for i in range(3)]
+    )
+    assert mem.verify_index() == []
+    index = mem.index("project")
+    index.close()
+    with sqlite3.connect(index.path) as db:  # lose the session document behind the sync's back
+        db.execute("DELETE FROM sessions")
+    assert Memory().verify_index(scope="project") == ["project: session talk: no session document"]
+    Memory().reindex(scope="project", rebuild=True)
+    assert Memory().verify_index() == []

@@ -20,11 +20,19 @@ from typing import Any
 import pytest
 
 from memdir import Memory, ValidationError
+from memdir.index.text import query_terms, script_share, scripts_of, term_script
 from memdir.providers.embeddings import HashingEmbedder
-from memdir.recall import Hit
+from memdir.recall import Hit, Recaller, Weights
 
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
-SIGNAL_PARTS = ("keyword_part", "vector_part", "entity_part")
+SIGNAL_PARTS = (
+    "keyword_part",
+    "vector_part",
+    "entity_part",
+    "time_part",
+    "session_part",
+    "session_text_part",
+)
 
 TEAM: list[dict[str, Any]] = [
     {"name": "js-packages", "text": "Use pnpm for every JavaScript package, never npm",
@@ -430,3 +438,147 @@ class TestCrossLingualE5:
         hits = {h.record.name: h for h in m.recall(query, top_k=2, tags=tags, explain=True)}
         assert name in hits, list(hits)
         assert hits[name].explain["keyword_bm25"] == 0
+
+
+# -- the session as one document (hybrid-v5) ------------------------------------------------
+KITCHEN: list[dict[str, Any]] = [
+    # one conversation spreads the answer over two memories ...
+    {"name": "kettle-a", "text": "The kettle sits on the top shelf", "session": "s1"},
+    {"name": "whistle-a", "text": "Its whistle is far too loud in the morning", "session": "s1"},
+    # ... another mentions only one of the query's words, as strongly
+    {"name": "kettle-b", "text": "The kettle sits on the low shelf", "session": "s2"},
+    {"name": "garden-b", "text": "The garden needs water every evening", "session": "s2"},
+    {"name": "bread", "text": "Bread is baked on Saturdays"},
+]  # fmt: skip
+FILLER = ["The car is due for a service", "Tickets for the concert are booked",
+          "The printer ran out of paper", "Grandma visits in the spring",
+          "The roof was repaired in June", "Our cat sleeps on the sofa"]  # fmt: skip
+
+
+@pytest.fixture
+def kitchen(mem: Memory) -> Memory:
+    # enough sessions that BM25 over session documents is not flattened by a tiny collection
+    filler = [{"text": t, "session": f"other-{i}"} for i, t in enumerate(FILLER)]
+    mem.remember_many({**item, "type": "project"} for item in [*KITCHEN, *filler])
+    return mem
+
+
+def recaller(m: Memory, **weights: float) -> Recaller:
+    return Recaller({"project": m.index("project")}, m.embedder, Weights(**weights))
+
+
+def test_a_session_that_covers_the_query_lifts_its_memories(kitchen: Memory) -> None:
+    only_text = recaller(kitchen, session=0.0)  # the peer term off: the session text alone
+    hits = {h.record.name: h for h in only_text.recall("kettle whistle", top_k=10, track=False)}
+    assert hits["kettle-a"].explain["session_text_norm"] == pytest.approx(1.0)
+    assert 0 < hits["kettle-b"].explain["session_text_norm"] < 1
+    assert hits["kettle-a"].score > hits["kettle-b"].score
+    flat = recaller(kitchen, session=0.0, session_text=0.0)
+    tied = {h.record.name: h for h in flat.recall("kettle whistle", top_k=10, track=False)}
+    assert tied["kettle-a"].explain["session_text_part"] == 0.0
+    gap = hits["kettle-a"].score - hits["kettle-b"].score
+    assert gap > tied["kettle-a"].score - tied["kettle-b"].score
+
+
+def test_the_session_text_never_lifts_a_memory_with_no_signal_of_its_own(kitchen: Memory) -> None:
+    hits = kitchen.recall("kettle whistle", top_k=10, explain=True)
+    for hit in hits:
+        ex = hit.explain
+        if ex["signal"] == 0:
+            assert ex["session_text_part"] == 0 and ex["session_part"] == 0
+    unsessioned = {h.record.name: h for h in hits}.get("bread")
+    assert unsessioned is None or unsessioned.explain["session_text_bm25"] == 0
+
+
+@pytest.mark.parametrize("query", ["kettle whistle", "garden shelf", "loud morning water"])
+def test_explain_adds_up_with_sessions(kitchen: Memory, query: str) -> None:
+    hits = kitchen.recall(query, top_k=10, explain=True)
+    assert any(h.explain["session_text_part"] > 0 for h in hits)
+    for hit in hits:
+        ex = hit.explain
+        assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
+        priors = [k for k in ex if k.endswith("_part") and k not in SIGNAL_PARTS]
+        assert ex["final"] == pytest.approx(ex["relevance"] + sum(ex[p] for p in priors), abs=1e-9)
+        assert hit.score == pytest.approx(ex["final"], abs=1e-9)
+
+
+def test_the_session_document_follows_hand_edits_and_deletes(kitchen: Memory) -> None:
+    index = kitchen.index("project")
+    index.sync()
+    assert set(index.session_keyword(query_terms("whistle"), 10)) == {"s1"}
+    edit_file(kitchen.get("garden-b").path, "garden needs water", "whistle needs oil")
+    index.sync()
+    assert set(index.session_keyword(query_terms("whistle"), 10)) == {"s1", "s2"}
+    kitchen.get("whistle-a").path.unlink()
+    index.sync()
+    assert set(index.session_keyword(query_terms("whistle"), 10)) == {"s2"}
+    for name in ("kettle-b", "garden-b"):
+        kitchen.get(name).path.unlink()
+    index.sync()
+    assert index.session_keyword(query_terms("kettle whistle"), 10).keys() == {"s1"}
+    assert kitchen.verify_index() == []
+
+
+def test_moving_a_memory_to_another_session_moves_its_text(kitchen: Memory) -> None:
+    index = kitchen.index("project")
+    edit_file(kitchen.get("bread").path, "type: project", "type: project\nsession: s2")
+    index.sync()
+    assert set(index.session_keyword(query_terms("bread"), 10)) == {"s2"}
+    edit_file(kitchen.get("bread").path, "session: s2", "session: s3")
+    index.sync()
+    assert set(index.session_keyword(query_terms("bread"), 10)) == {"s3"}
+    assert kitchen.verify_index() == []
+
+
+# -- scripts: Chinese keywords cannot match English memories ----------------------------------
+def test_term_scripts() -> None:
+    assert [term_script(t) for t in ["数据", "pnpm", "2023", "привет", "ひらがな"]] == [
+        "cjk",
+        "latin",
+        None,
+        "cyrillic",
+        "cjk",
+    ]
+    assert scripts_of("Use pnpm, 数据库 2023") == {"latin", "cjk"}
+    assert scripts_of("2023-05-08") == frozenset()
+    assert script_share(query_terms("谁是技术负责人？"), ("latin",)) == 0.0
+    assert script_share(query_terms("谁是技术负责人？"), ("cjk", "latin")) == 1.0
+    assert script_share(query_terms("pnpm 怎么用"), ("latin",)) == pytest.approx(1 / 3)
+    assert script_share(query_terms("in 2023"), ()) == 1.0  # digits match anywhere
+    assert script_share([], ("latin",)) == 1.0
+
+
+BILINGUAL: list[dict[str, Any]] = [
+    {"name": "freeze-en", "text": "No production deploys on Fridays in 2023"},
+    {"name": "beifen-zh", "text": "我们的数据库每天凌晨三点自动备份"},
+    {"name": "mixed", "text": "pnpm 是前端的包管理器"},
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("handoff", [0.0, 0.5, 1.0])
+def test_unearnable_keyword_weight_goes_to_the_vector(mem: Memory, handoff: float) -> None:
+    mem.remember_many({**item, "type": "project"} for item in BILINGUAL)
+    r = recaller(mem, cross_script=handoff)
+    # four Chinese bigrams the English memory cannot match, one number it can
+    query = "数据库备份 2023"
+    hits = {h.record.name: h.explain for h in r.recall(query, top_k=10, track=False)}
+    w = Weights()
+    en, zh = hits["freeze-en"], hits["beifen-zh"]
+    assert en["script_share"] == pytest.approx(0.2) and zh["script_share"] == 1.0
+    assert en["keyword_bm25"] > 0  # the number matched
+    assert en["vector_norm"] > 0  # else the hand-off below would be invisible
+    assert en["keyword_part"] == pytest.approx(w.keyword * en["keyword_norm"], abs=1e-12)
+    vector_weight = w.vector + handoff * w.keyword * 0.8
+    assert en["vector_part"] == pytest.approx(vector_weight * en["vector_norm"], abs=1e-12)
+    assert zh["vector_part"] == pytest.approx(w.vector * zh["vector_norm"], abs=1e-12)
+    keyword_only = recaller(mem, vector=0.0, cross_script=handoff)
+    for hit in keyword_only.recall(query, top_k=10, track=False):
+        assert hit.explain["vector_part"] == 0  # nothing to hand the weight to
+
+
+def test_the_script_of_each_memory_is_indexed(mem: Memory) -> None:
+    mem.remember_many({**item, "type": "project"} for item in BILINGUAL)
+    docs = mem.index("project")
+    docs.sync()
+    scripts = {n: set(meta.scripts) for n, meta in docs.docs().items()}
+    assert scripts == {"freeze-en": {"latin"}, "beifen-zh": {"cjk"}, "mixed": {"latin", "cjk"}}

@@ -28,7 +28,8 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "— We use PostgreSQL 16 for the orders service" in out  # ...and reached MEMORY.md
     assert "is back as it was" in out and "All memory files are readable." in out
     # step 6: a session written, listed, resumed (its dangling tool call repaired), its context
-    [session] = tmp_path.glob("memdir-tour.*/shop/.agent/sessions/*.jsonl")
+    # the session of step 7 (the one of step 8 starts later, so its id sorts after)
+    session, _ = sorted(tmp_path.glob("memdir-tour.*/shop/.agent/sessions/*.jsonl"))
     assert f"Resumed {session.stem}: 2 messages" in out and "marked interrupted" in out
     assert out.count(session.stem) >= 3  # listed, resumed, and named in the hint
     context = out.split("=== system ===", 1)[1]
@@ -36,6 +37,13 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "We use PostgreSQL 16 for the orders service" in context  # the index, not the body
     assert "=== user ===\nWhich database does the orders service use?" in context
     assert "=== tool result ===\ninterrupted:" in context
+    # step 8: the extractor stored the explicit request at once and the preference after the
+    # turn; the guard refused a permission grant, and the refusal is in the history
+    assert "stored at once: the-staging-database-is-db-stage-2" in out
+    assert "from this turn: 以后都用-pnpm-装依赖 (feedback, source user" in out
+    assert "from this turn: the-staging-database-is-db-stage-2 (project, source user" in out
+    assert "not stored: grants a permission" in result.stderr
+    assert "refuse" in out.split("memdir history | tail -n 2", 1)[1]
     [demo] = tmp_path.glob("memdir-tour.*")
     assert (demo / "home" / "memory" / "backend-engineer.md").is_file()  # undo restored it
     assert not (Path.home() / ".agent" / "memory" / "backend-engineer.md").exists()

@@ -17,6 +17,16 @@ defaults below. Its shape follows the sections of the spec::
     instructions:
       max_chars: 20000             # E3 the concatenated AGENT.md levels
       file_names: [AGENT.md, AGENTS.md, CLAUDE.md]   # D1 first one found per level is read
+    forgetting:                    # H4 (memdir sleep)
+      archive_after_days: 30       #   an unused memory is archived after this many idle days;
+                                   #   each use and a higher importance stretch it
+      archive_ttl_days: 365        #   archived this long → deleted (never the person's words)
+    duplicates:                    # H2/H3 cosine above which two memories are compared at all,
+      similarity: {hashing: 0.55, use: 0.6, e5: 0.88, other: 0.8}   # per embedder
+    promotion:                     # H6 daily-log notes → long-term memories
+      min_reuse: 2                 #   promoted when reused this often …
+      user_explicit: true          #   … or when the note asks for it ("remember", "!")
+      rule_sessions: 3             #   the same correction in this many sessions → a feedback rule
 
 **Strict.** A key memdir does not know is an error, not silently ignored — a typo such as
 ``retension_days`` would otherwise quietly keep the default. The error names the key and the
@@ -42,11 +52,15 @@ from .errors import ConfigError
 __all__ = [
     "CompactionPolicy",
     "ConversationPolicy",
+    "DuplicatesPolicy",
+    "ForgettingPolicy",
     "IndexLimit",
     "InstructionsPolicy",
     "LongMemoryPolicy",
     "Policy",
+    "PromotionPolicy",
     "SessionsPolicy",
+    "SimilarityThresholds",
     "load_policy",
 ]
 
@@ -76,6 +90,18 @@ def _optional(inner: Check) -> Check:
         return None if value is None else inner(key, value)
 
     return check
+
+
+def _fraction(key: str, value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise ConfigError(f"{key} must be a number above 0 and at most 1 (got {value!r})")
+    return float(value)
+
+
+def _flag(key: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise ConfigError(f"{key} must be true or false (got {value!r})")
+    return value
 
 
 def _file_names(key: str, value: Any) -> tuple[str, ...]:
@@ -124,6 +150,41 @@ class InstructionsPolicy:
 
 
 @dataclass(frozen=True)
+class ForgettingPolicy:
+    archive_after_days: int = _checked(30, _count(1))
+    archive_ttl_days: int = _checked(365, _count(1))
+
+
+@dataclass(frozen=True)
+class SimilarityThresholds:
+    """Cosine thresholds per embedder family: each model spreads its similarities differently
+    (the lexical ``hashing`` vectors give paraphrases ~0.6)."""
+
+    hashing: float = _checked(0.55, _fraction)
+    use: float = _checked(0.6, _fraction)
+    e5: float = _checked(0.88, _fraction)
+    other: float = _checked(0.8, _fraction)
+
+    def for_model(self, model_id: str) -> float:
+        for family in ("hashing", "use", "e5"):
+            if model_id.startswith(family) or f"-{family}-" in model_id:
+                return float(getattr(self, family))
+        return self.other
+
+
+@dataclass(frozen=True)
+class DuplicatesPolicy:
+    similarity: SimilarityThresholds = field(default_factory=SimilarityThresholds)
+
+
+@dataclass(frozen=True)
+class PromotionPolicy:
+    min_reuse: int = _checked(2, _count(1))
+    user_explicit: bool = _checked(True, _flag)
+    rule_sessions: int = _checked(3, _count(2))
+
+
+@dataclass(frozen=True)
 class Policy:
     """Everything ``memory-policy.yaml`` can set; ``Policy()`` is the built-in default."""
 
@@ -132,6 +193,9 @@ class Policy:
     compaction: CompactionPolicy = field(default_factory=CompactionPolicy)
     long_memory: LongMemoryPolicy = field(default_factory=LongMemoryPolicy)
     instructions: InstructionsPolicy = field(default_factory=InstructionsPolicy)
+    forgetting: ForgettingPolicy = field(default_factory=ForgettingPolicy)
+    duplicates: DuplicatesPolicy = field(default_factory=DuplicatesPolicy)
+    promotion: PromotionPolicy = field(default_factory=PromotionPolicy)
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

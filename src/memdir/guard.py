@@ -1,29 +1,505 @@
-"""PLACEHOLDER until the `rules` branch lands (replaced whole at merge)."""
+"""The safety guard: what may never become a memory, checked before every write (SPEC G4).
+
+Three checks, in this order, each pure (no I/O, no model):
+
+1. **Secrets are redacted.** Provider keys (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
+   Stripe), PEM private keys, JWTs, bearer tokens, passwords (``password: …``, ``密码是…``,
+   ``user:pass@`` in a URL), Luhn-valid card numbers and high-entropy values after a
+   ``token``/``secret``/``key`` word become ``[REDACTED:<kind>]``. When what is left says nothing
+   but "the key/password is …" the memory's point was the secret, and it is refused instead.
+   Patterns are specific on purpose: commit hashes, UUIDs, versions, phone numbers, paths and
+   URLs without credentials are ordinary text (tests hold both sides).
+2. **Permission grants are refused, whoever says them.** "You may deploy without approval",
+   "skip the review", "不用问我直接部署": memdir stores how the agent should work, never what it
+   is allowed to do — a stored grant would outlive the moment it was given and could be planted
+   by anyone who gets text into a memory. Restrictions ("always ask before deleting files",
+   "never deploy without approval") are not grants and stay allowed.
+3. **External content cannot instruct.** ``source="external"`` (tool output, a web page, an
+   imported file) can never become a ``user`` or ``feedback`` memory, and an external
+   ``project``/``reference`` fact is refused when it carries an instruction aimed at the agent
+   ("ignore previous instructions", "you must", "from now on", role markers, "忽略之前的指令").
+   The unmistakable injection phrases are refused from every source: nobody needs "ignore
+   previous instructions" as a memory.
+
+``check`` returns a ``Verdict`` (it raises only for a type or source memdir does not know);
+``Verdict.raise_for_refusal()`` turns a refusal into ``RefusedError`` for callers that want the
+exception. ``GUARD_VERSION`` changes whenever a pattern's behaviour does, and is recorded with
+every refusal (STYLE habit 6).
+"""
 
 from __future__ import annotations
 
+import math
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-__all__ = ["GUARD_VERSION", "Verdict", "check", "redact"]
+from .errors import RefusedError, ValidationError
+from .records import SOURCES, TYPES
 
-GUARD_VERSION = "guard-v0"
+__all__ = ["GUARD_VERSION", "Verdict", "check", "find_grant", "find_injection", "redact"]
+
+GUARD_VERSION = "guard-v1"
 
 
 @dataclass(frozen=True)
 class Verdict:
+    """What the guard decided about one memory text.
+
+    ``text`` is what may be stored (secrets redacted; the input itself when untouched);
+    ``quote`` is the redacted quote when one was given; ``reasons`` say why it was refused or
+    what was redacted, in words a person can act on."""
+
     allowed: bool
     text: str
     reasons: tuple[str, ...]
     redactions: int = 0
+    quote: str | None = None
 
-
-def redact(text: str) -> tuple[str, int]:
-    return text, 0
+    def raise_for_refusal(self) -> Verdict:
+        """``self`` when allowed; otherwise raise ``RefusedError`` carrying the reasons."""
+        if self.allowed:
+            return self
+        raise RefusedError("not stored: " + "; ".join(self.reasons), self.reasons)
 
 
 def check(text: str, *, type: str, source: str, quote: str | None = None) -> Verdict:
-    if source == "external" and type in ("user", "feedback"):
-        return Verdict(False, text, (f"external content cannot become a {type} memory",))
-    if "without approval" in text:
-        return Verdict(False, text, ("a grant of permission",))
-    return Verdict(True, text, ())
+    """Decide whether ``text`` may be stored as a memory of ``type`` from ``source``.
+
+    ``quote`` (the words it came from) is redacted like the text and scanned for grants and
+    injections too: a clean summary of a poisoned quote is still poisoned."""
+    if type not in TYPES:
+        raise ValidationError(f"unknown memory type {type!r}: use one of {', '.join(TYPES)}")
+    if source not in SOURCES:
+        raise ValidationError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
+    clean, count, kinds = _redact(text)
+    clean_quote = _redact(quote)[0] if quote is not None else None
+    reasons: list[str] = []
+    if count:
+        reasons.append(
+            f"redacted {count} secret{'s' if count > 1 else ''} ({', '.join(sorted(kinds))})"
+        )
+    # Grants and instructions are looked for in the redacted words, so a reason that quotes
+    # them can never carry the secret into the change log.
+    refusals = _refusals(clean, clean_quote, count, type=type, source=source)
+    return Verdict(
+        allowed=not refusals,
+        text=clean,
+        reasons=tuple(refusals + reasons),
+        redactions=count,
+        quote=clean_quote,
+    )
+
+
+def redact(text: str) -> tuple[str, int]:
+    """``text`` with every secret replaced by ``[REDACTED:<kind>]``, and how many there were."""
+    clean, count, _ = _redact(text)
+    return clean, count
+
+
+def find_grant(text: str) -> str | None:
+    """The words of ``text`` that grant the agent a permission, or ``None``."""
+    for pattern in _GRANTS:
+        for m in pattern.finditer(text):
+            if not _negated(text, m.start()):
+                return m.group().strip()
+    return None
+
+
+def find_injection(text: str, *, external: bool) -> str | None:
+    """The words of ``text`` that instruct the agent, or ``None``. From any source only the
+    unmistakable injection phrases count; from external content any instruction does."""
+    patterns = _INJECTIONS + (_INSTRUCTIONS if external else ())
+    for pattern in patterns:
+        m = pattern.search(text)
+        if m:
+            return m.group().strip()
+    return None
+
+
+def _refusals(clean: str, quote: str | None, count: int, *, type: str, source: str) -> list[str]:
+    out: list[str] = []
+    external = source == "external"
+    if external and type in ("user", "feedback"):
+        out.append(
+            f"external content (tool output, a web page, an imported file) cannot become a "
+            f"{type} memory: store it as project or reference, or have the person say it"
+        )
+    if count and _only_secret(clean):
+        out.append(
+            "what is left after redacting the secret says only that there is one: store where "
+            "the secret lives (a vault path, an environment variable name), never its value"
+        )
+    for words in (clean, quote or ""):
+        grant = find_grant(words)
+        if grant:
+            out.append(
+                f"grants a permission ({grant!r}): memdir never stores permissions; the agent "
+                f"asks each time, and standing approval belongs in the tool's own settings"
+            )
+            break
+    for words in (clean, quote or ""):
+        injection = find_injection(words, external=external)
+        if injection:
+            out.append(
+                f"carries an instruction to the agent ({injection!r}): possible prompt "
+                f"injection; store only the fact, in your own words"
+            )
+            break
+    return out
+
+
+# --------------------------------------------------------------------------- secrets
+
+
+@dataclass(frozen=True)
+class _Secret:
+    kind: str
+    pattern: re.Pattern[str]
+    # The group that holds the secret; the rest of the match (a "password:" label, the
+    # "Bearer " scheme, a URL's user and host) stays, so the memory still reads.
+    group: int | str = 0
+    # Decides on the whole match, so a pattern can look at the words around the value.
+    accept: Callable[[re.Match[str]], bool] | None = None
+
+
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts = {c: value.count(c) for c in set(value)}
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def _luhn(digits: str) -> bool:
+    total = 0
+    for i, ch in enumerate(reversed(digits)):
+        d = int(ch)
+        if i % 2:
+            d = d * 2 - 9 if d > 4 else d * 2
+        total += d
+    return total % 10 == 0
+
+
+def _card(value: str) -> bool:
+    digits = re.sub(r"[ -]", "", value)
+    return 13 <= len(digits) <= 19 and len(set(digits)) > 1 and _luhn(digits)
+
+
+_UUID = re.compile(r"[0-9a-fA-F]{8}(?:-[0-9a-fA-F]{4}){3}-[0-9a-fA-F]{12}")
+
+
+def _tokenish(value: str) -> bool:
+    """A value that looks generated: mixed letters and digits, high entropy, not a UUID (ids,
+    not secrets), not a path or a version."""
+    if _UUID.fullmatch(value) or value.startswith(("/", "./", "~", "http")):
+        return False
+    has_alpha = any(c.isalpha() for c in value)
+    has_digit = any(c.isdigit() for c in value)
+    return has_alpha and has_digit and _entropy(value) >= 3.0
+
+
+def _password(value: str) -> bool:
+    """After "password is" a plain word is usually prose ("is stored in Vault"); after
+    "password:" or "=" anything is the value. The caller passes the label's separator."""
+    return not value.startswith("[REDACTED") and len(value) >= 3
+
+
+def _spoken_password(value: str) -> bool:
+    if value.startswith("[REDACTED") or len(value) < 4:
+        return False
+    if value.lower() in _PROSE:
+        return False
+    return any(c.isdigit() or not c.isalnum() for c in value) or value.lower() != value
+
+
+_PROSE = {
+    "stored", "required", "set", "managed", "rotated", "kept", "expired", "wrong", "correct",
+    "changed", "empty", "missing", "invalid", "valid", "needed", "optional", "reset",
+    "the", "in", "a", "an", "not", "being", "also", "still", "now", "same", "different",
+    "saved", "encrypted", "hashed", "generated", "shared", "known", "long", "short", "weak",
+    "strong", "secure", "too", "at", "on", "from", "your", "my", "our",
+}  # fmt: skip
+
+_VALUE_END = r"(?=[\s,;，。；)\]}'\"]|[.!?](?:\s|$)|$)"
+
+_SECRETS: tuple[_Secret, ...] = (
+    _Secret(
+        "private-key",
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
+            r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
+        ),
+    ),
+    _Secret("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}")),
+    _Secret(
+        "openai-key",
+        re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"),
+        accept=lambda m: _tokenish(m.group().removeprefix("sk-")),
+    ),
+    _Secret("stripe-key", re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}")),
+    _Secret("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA)[0-9A-Z]{16}\b")),
+    _Secret(
+        "aws-secret-key",
+        re.compile(
+            r"(?i:aws_?secret_?access_?key|aws[ _-]?secret(?:[ _-]?access)?[ _-]?key|"
+            r"secret[ _-]?access[ _-]?key)[\"']?\s*(?:[:=]|is|：)?\s*[\"']?"
+            r"(?P<v>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])"
+        ),
+        group="v",
+    ),
+    _Secret(
+        "github-token",
+        re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
+    ),
+    _Secret("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    _Secret("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
+    _Secret("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    _Secret(
+        "bearer-token",
+        re.compile(r"(?i:\bbearer)\s+(?P<v>[A-Za-z0-9._~+/-]{16,}=*)"),
+        group="v",
+        accept=lambda m: not m.group("v").startswith("[REDACTED"),
+    ),
+    _Secret(
+        "password",
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<v>[^\s@/]+)@[^\s@]", re.IGNORECASE),
+        group="v",
+        accept=lambda m: not m.group("v").startswith("[REDACTED"),
+    ),
+    _Secret(
+        "password",
+        re.compile(
+            r"(?i:\b(?:password|passwd|pwd|passphrase|pass|db_pass(?:word)?|"
+            r"[A-Z_]*PASSWORD)|密码|口令)[\"']?\s*(?:[:=：]|为)\s*[\"']?(?P<v>[^\s\"',;，。；]+)"
+        ),
+        group="v",
+        accept=lambda m: _password(m.group("v")),
+    ),
+    _Secret(
+        "password",
+        re.compile(
+            r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))\s*[\"'“]?"
+            r"(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
+        ),
+        group="v",
+        accept=lambda m: _spoken_password(m.group("v")),
+    ),
+    _Secret(
+        "password",
+        re.compile(
+            r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"
+            r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
+        ),
+        group="v",
+        accept=lambda m: _spoken_password(m.group("v")),
+    ),
+    _Secret(
+        "card-number",
+        # After an id word ("order id", "订单号") a Luhn-valid run is an id: order, invoice and
+        # tracking numbers pass the check one time in ten.
+        re.compile(
+            r"(?P<ctx>(?i:\b(?:id|order|invoice|tracking|ticket|ref)\b)"
+            r"[:#]?\s*|(?:订单号?|编号|单号|工单)[:：]?\s*)?"
+            r"(?<![\w.-])(?P<v>\d(?:[ -]?\d){12,18})(?![\w.-])"
+        ),
+        group="v",
+        accept=lambda m: m.group("ctx") is None and _card(m.group("v")),
+    ),
+    _Secret(
+        "token",
+        re.compile(
+            r"(?i:\b[A-Z0-9_]*(?:token|secret|api[_ -]?key|apikey|access[_ -]?key|private[_ -]?key|"
+            r"client[_ -]?secret|auth[_ -]?key|signing[_ -]?key|key)s?\b|令牌|密钥|秘钥|口令)"
+            r"[\"']?\s*(?:[:=：]|is|was|是|为)?\s*[\"'“`]?(?P<v>[A-Za-z0-9_\-./+=]{16,})"
+        ),
+        group="v",
+        accept=lambda m: _tokenish(m.group("v")),
+    ),
+)
+
+
+def _redact(text: str) -> tuple[str, int, set[str]]:
+    count = 0
+    kinds: set[str] = set()
+    for secret in _SECRETS:
+
+        def replace(m: re.Match[str], secret: _Secret = secret) -> str:
+            nonlocal count
+            if secret.accept is not None and not secret.accept(m):
+                return m.group()
+            count += 1
+            kinds.add(secret.kind)
+            start, end = m.span(secret.group)
+            whole = m.group()
+            a, b = start - m.start(), end - m.start()
+            return whole[:a] + f"[REDACTED:{secret.kind}]" + whole[b:]
+
+        text = secret.pattern.sub(replace, text)
+    return text, count, kinds
+
+
+_MARKER = re.compile(r"\[REDACTED:[a-z-]+\]")
+_SECRET_WORDS = re.compile(
+    r"(?i:\b(?:the|a|an|my|our|your|is|are|was|it|its|it's|this|that|here|here's|for|of|to|"
+    r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|"
+    r"access|personal|bearer|auth|value|string|new|current|old|one)\b)|"
+    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|[\s\W_]"
+)
+
+
+def _only_secret(clean: str) -> bool:
+    """After redaction, does anything but the secret's label remain? Two content words ("prod
+    db") are still only a label; a Chinese character counts as half a word."""
+    rest = _SECRET_WORDS.sub(" ", re.sub(r"[_-]", " ", _MARKER.sub(" ", clean)))
+    words = re.findall(r"[A-Za-z0-9]+", rest)
+    han = len(re.findall(r"[\u4e00-\u9fff]", rest))
+    return len(words) + han / 2 <= 2
+
+
+# --------------------------------------------------------------------------- grants
+
+
+def _negated(text: str, start: int) -> bool:
+    """A grant phrase right after "never"/"don't"/"不要" is a restriction ("never skip the
+    review"), not a grant."""
+    before = text[max(0, start - 24) : start].lower()
+    return bool(
+        re.search(
+            r"(?:\b(?:never|don'?t|do not|not|no|can'?t|cannot|mustn'?t|must not|shouldn'?t|"
+            r"should not)\b|不要|别|不能|不许|不准|禁止|不可以|绝不|永远不)\W*(?:\w+\W+){0,2}$",
+            before,
+        )
+    )
+
+
+_RISKY_EN = (
+    r"deploy|push|force[- ]push|merge|delete|drop|remove|wipe|truncate|release|publish|ship|"
+    r"approve|bypass|disable|override|overwrite|rm\b|rewrite history|reset|revert|"
+    r"commit (?:directly )?to (?:main|master|prod)|run (?:migrations|\S+ in prod)|"
+    r"access (?:prod|production)|modify (?:prod|production)|spend|pay|transfer|purchase|buy|"
+    r"sudo|install|execute|email|send|share|rotate|grant|change (?:prod|production|permissions)"
+)
+_APPROVAL_EN = (
+    r"approval|approving|review|reviews|reviewing|confirmation|confirming|permission|asking|"
+    r"asking me|checking with me|checking|sign[- ]off|a ticket|a pr|tests|ci|my ok|my okay|consent"
+)
+_GRANTS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\byou(?:['’]re|\s+are)?\s+(?:may|can|could|(?:now\s+)?(?:allowed|permitted|"
+        r"authori[sz]ed|cleared|free) to|(?:now )?have (?:my )?(?:permission|approval|clearance|"
+        r"the green light) to|no longer need (?:approval|permission) to)"
+        r"(?!['’]?t\b|not\b|n't\b)\s+(?:\w+\s+){0,2}(?:" + _RISKY_EN + r")",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:" + _RISKY_EN + r")\b[^.;!?\n]{0,40}?\bwithout\s+(?:any\s+|a\s+|my\s+|the\s+)?"
+        r"(?:" + _APPROVAL_EN + r")",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:you )?(?:don'?t|do not|no longer|never) (?:need|have|got) to "
+        r"(?:ask|check with|confirm|wait for|get (?:approval|sign[- ]off|a review)|request)|"
+        r"\bno need to (?:ask|check with me|confirm|wait for|get approval)|"
+        r"\b(?:approval|permission|confirmation|review|sign[- ]off) (?:is )?(?:not|no longer) "
+        r"(?:needed|required|necessary)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:skip|bypass|ignore|disable|turn off|circumvent|override|get around)\s+(?:the\s+|"
+        r"all\s+|any\s+|our\s+|code\s+)?(?:code )?(?:review|reviews|approval|approvals|"
+        r"confirmation|confirmations|checks|branch protection|ci|tests|2fa|mfa|sign[- ]off|"
+        r"safety checks|guardrails|permission prompts?)\b"
+        r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:pre-?approved|auto-?approve[ds]?|blanket (?:approval|permission)|standing "
+        r"(?:approval|permission)|full (?:admin |root )?access to (?:prod|production)|"
+        r"(?:feel free|go ahead|just go ahead) (?:and |to )?(?:" + _RISKY_EN + r"))",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:不经|无需|不用|不必|免)(?:过)?(?:我的?|任何人的?)?(?:审批|评审|审核|审查|确认|同意|批准|review)"
+    ),
+    re.compile(
+        r"你(?:可以|能|有权|被允许|获准|可)\S{0,8}?"
+        r"(?:部署|发布|上线|推送|推到|推|合并|合到|删除|删|清空|跳过|绕过|修改生产|改生产|执行|重置|"
+        r"覆盖|回滚|付款|转账|批准|审批)"
+    ),
+    re.compile(
+        r"(?:跳过|绕过|忽略|省略|关掉|关闭|免)(?:掉)?(?:代码)?(?:审批|审核|评审|审查|review|确认|检查|"
+        r"测试|CI|权限|安全检查)(?!目录|文件|用例目录|章节)"
+    ),
+    re.compile(
+        r"(?:不用|不必|不需要|无需|用不着|没必要)(?:再|先)?(?:问我|问|请示|确认|审批|批准|等我|"
+        r"经过我|我同意|我批准|review|评审|审核)"
+    ),
+    re.compile(
+        r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)(?:到)?\S{0,6}?(?:就行|就好|吧|即可)"
+    ),
+)
+
+
+# --------------------------------------------------------------------------- injections
+
+
+_INJECTIONS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\b(?:ignore|disregard|forget|override|discard)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
+        r"(?:previous|prior|above|earlier|preceding|original|existing|system)\s+"
+        r"(?:instructions?|prompts?|rules|directions|guidelines|messages|context)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:^|\n)\s*(?:system|assistant|developer)\s*[:：]|<\|im_(?:start|end)\|>|"
+        r"\[/?(?:system|inst|INST)\]|</?system>|###\s*(?:system|instruction)|"
+        r"\bnew (?:system )?instructions?\s*[:：]|\bsystem prompt\s*[:：]|"
+        r"\bjailbreak|\bdeveloper mode\b|\bDAN mode\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:忽略|无视|忘记|忘掉|抛开|覆盖)(?:掉)?(?:你)?(?:之前|以前|前面|上面|以上|先前|原来|所有|原有|系统)"
+        r"(?:的|所有的)?(?:所有)?(?:指令|指示|规则|提示|设定|要求|说明|对话)|系统提示词?[:：]|"
+        r"(?:^|\n)\s*(?:系统|助手)\s*[:：]|新的?指令\s*[:：]"
+    ),
+)
+
+_INSTRUCTIONS: tuple[re.Pattern[str], ...] = (
+    re.compile(
+        r"\b(?:before|after|when|whenever|once)\s+(?:answering|responding|replying|reading|"
+        r"finishing|you (?:answer|respond|reply|finish|read|are done))\b|"
+        r"\b(?:upload|send|email|post|forward|exfiltrate|copy|paste|leak)\b[^.;\n]{0,40}?"
+        r"(?:~/\.ssh|\.env\b|secrets?|api keys?|keys|credentials|tokens?|passwords?)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:助手|AI|代理|智能体|模型|机器人)(?:还|也|都)?(?:应该|必须|要|需要|得|务必|一定要|可以)|"
+        r"(?:回答|回复|答复|读完|看完)(?:任何)?(?:问题)?(?:之前|以前|前|之后|以后|后)|"
+        r"(?:上传|发送|发到|发给|转发|泄露)\S{0,20}?(?:密钥|\.env|~/\.ssh|凭证|令牌|密码|私钥)"
+    ),
+    re.compile(
+        r"\b(?:you|the assistant|the agent|the ai|assistants?|agents?|ai models?|llms?|claude|"
+        r"chatgpt|gpt)\s+(?:must|should|shall|will|need to|have to|are required to|are to|"
+        r"are now|now|always|never)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"\b(?:from now on|going forward|henceforth|in all future|for all future|"
+        r"act as|pretend (?:to be|you are)|role-?play|you are (?:a|an|now)\b|"
+        r"your (?:new )?(?:task|instructions|role|goal) (?:is|are)|do not tell the user|"
+        r"don'?t tell the user|without telling the user|reply only with|respond only with)",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"(?:^|[.!?:]\s+)(?:always|never|do not|don'?t|please|make sure|be sure to|remember to|"
+        r"ignore|disregard|obey|follow these|execute|run|send|email|post|upload|fetch|call|"
+        r"delete|reveal|print|output|exfiltrate|forward|visit|open|click|download|install|"
+        r"approve|merge|push|deploy|store|save|remember|note that you)\b",
+        re.IGNORECASE,
+    ),
+    re.compile(
+        r"从现在(?:开始|起)|今后你|以后你|你(?:必须|要|需要|应该|得|务必|一定要|只能|不准|不许|不要|别|现在是)|"
+        r"请你|作为(?:一个)?(?:AI|人工智能|助手|模型)|扮演|角色扮演|不要告诉用户|别告诉用户|"
+        r"(?:^|[。！？\n]\s*)(?:请|务必|一定要|必须|记住|忽略|执行|运行|发送|删除|打开|访问|下载|安装|"
+        r"批准|合并|部署|推送|总是|永远)"
+    ),
+)

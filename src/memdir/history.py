@@ -129,6 +129,11 @@ class Change:
     reason: str | None = None
     undoes: str | None = None
     renamed_from: str | None = None  # set on a rename (and its undo): the name before it
+    # issue 5: the sleep run (or other multi-file operation) this change belongs to, so the
+    # whole run can be undone as one; and where the file is when it is not ``<name>.md`` in the
+    # scope directory (``archive/<name>.md``) — for archive/restore, the archive side
+    run: str | None = None
+    path: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -186,6 +191,8 @@ class ChangeLog:
         reason: str | None = None,
         undoes: str | None = None,
         renamed_from: str | None = None,
+        run: str | None = None,
+        path: str | None = None,
     ) -> Change:
         """Write one entry; the caller holds the scope's lock."""
         change = Change(
@@ -201,6 +208,8 @@ class ChangeLog:
             reason=reason,
             undoes=undoes,
             renamed_from=renamed_from,
+            run=run,
+            path=path,
         )
         line = change.to_dict()
         if renamed_from is None:

@@ -11,18 +11,29 @@ signals score a pool of candidates:
   was learned then (or shortly after: people talk about things after they happen).
 
 Scores are normalised over the pool (keyword by its maximum, but at least ``KEYWORD_FLOOR``;
-vector min–max) and added with
-fixed weights into a *signal*. A fourth term, **session**, gives a memory a share of the best
-signal of another candidate learned in the same session (``session`` key): memories from one
-conversation share context that a single short memory often lacks ("yes, last Tuesday" answers
-the question asked just before it). Signal plus session is the *relevance*, which is then scaled
-by small priors — recency (half-life), importance, strength (how often the memory was returned
-before), source (the person's own words rank above an inference) and confidence — so the priors
-reorder close calls but never lift an irrelevant memory. ``explain`` returns every term; the
-parts add up to the final score::
+vector min–max) and added with fixed weights into a *signal*. A keyword can only match a memory
+written in its own script (``index/text.py``): the share of the query's terms a memory could not
+match at all (a Chinese question, an English memory) is ``1 − script_share``, and
+``cross_script`` of that share of the keyword weight is handed to the vector signal, which
+crosses languages (0 by default: on the bilingual slice it traded same-language hits for
+cross-language ones, see ``docs/recall.md``).
 
-    signal    = w_kw·kw_n + w_vec·vec_n + w_ent·ent + w_time·time
+Two terms then use the memory's ``session`` (the conversation it was learned in): memories of
+one conversation share context that a single short memory often lacks ("yes, last Tuesday"
+answers the question asked just before it). **session** gives a memory a share of the best
+signal of *another* candidate of its session; **session text** scores the whole session as one
+document (BM25 over the text of all its memories, normalised like the keyword signal), so a
+conversation whose words cover the query lifts its matches even when no single memory does.
+Both lift only memories with a signal of their own. The *relevance* is then scaled by small
+priors — recency (half-life), importance, strength (how often the memory was returned before),
+source (the person's own words rank above an inference) and confidence — so the priors reorder
+close calls but never lift an irrelevant memory. ``explain`` returns every term; the parts add
+up to the final score::
+
+    moved     = cross_script·w_kw·(1 − script_share)          (0 when w_vec is 0)
+    signal    = w_kw·kw_n + (w_vec + moved)·vec_n + w_ent·ent + w_time·time
     relevance = signal + w_sess·(best signal of another memory of the same session)
+                       + w_stext·session_text_n                  (both 0 when signal is 0)
     final     = relevance + Σ_p relevance·w_p·x_p          (p ∈ recency, importance, …)
 
 Every recall is appended to the recall log of each scope that contributed (``FORMULA`` is
@@ -44,14 +55,14 @@ import numpy as np
 from .errors import BadFileError, NotFoundError, ValidationError
 from .history import append_jsonl
 from .index.sqlite import DocMeta, SqliteIndex
-from .index.text import query_entities, query_periods, query_terms
+from .index.text import query_entities, query_periods, query_terms, script_share
 from .paths import Scope
 from .providers.embeddings import Embedder
 from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v4"
+FORMULA = "hybrid-v5"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
@@ -66,6 +77,8 @@ class Weights:
     entity: float = 0.5
     time: float = 0.3
     session: float = 0.3
+    session_text: float = 0.2
+    cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
     recency: float = 0.10
     importance: float = 0.10
     strength: float = 0.05
@@ -97,7 +110,9 @@ class _Candidate:
     keyword: float
     cosine: float
     entity: float
-    time: float = 0.3
+    time: float
+    session_text: float  # BM25 of the candidate's whole session as one document
+    share: float  # of the query's terms, those the candidate's scripts could match
 
 
 _RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -175,11 +190,21 @@ class Recaller:
         if not docs:
             return []
         pool = self.weights.pool
-        found = index.keyword(query_terms(query), pool * 4 if any(filters) else pool)
+        terms = query_terms(query)
+        found = index.keyword(terms, pool * 4 if any(filters) else pool)
         keyword = dict(
             sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
         )
         entity = self._entity_scores(index.entities(), query_entities(query), docs)
+        # the session's text is context for its memories, whether or not a filter keeps them
+        sessions = index.session_keyword(terms, pool)
+        shares: dict[tuple[str, ...], float] = {}  # few distinct script sets: once each
+
+        def share(scripts: tuple[str, ...]) -> float:
+            if scripts not in shares:
+                shares[scripts] = script_share(terms, scripts)
+            return shares[scripts]
+
         periods = query_periods(query)
         cosines: dict[str, float] = {}
         names, matrix = index.vectors()
@@ -203,6 +228,8 @@ class Recaller:
                 cosines.get(n, 0.0),
                 entity.get(n, 0.0),
                 self._time_score(docs[n], periods),
+                sessions.get(docs[n].session or "", 0.0),
+                share(docs[n].scripts),
             )
             for n in set(keyword) | set(cosines) | set(entity)
         ]
@@ -225,24 +252,32 @@ class Recaller:
     def _relevance(self, cands: Sequence[_Candidate]) -> list[dict[str, float]]:
         """Per candidate: raw and normalised signals and their weighted parts."""
         w = self.weights
-        max_kw = max((c.keyword for c in cands), default=0.0)
+        # BM25 collapses to ~0 when a term is in most documents (tiny stores): never let
+        # such a score stretch to 1
+        max_kw = max(max((c.keyword for c in cands), default=0.0), KEYWORD_FLOOR)
+        max_st = max(max((c.session_text for c in cands), default=0.0), KEYWORD_FLOOR)
         cos = [c.cosine for c in cands if c.cosine]
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
         rows = []
         for c in cands:
-            # BM25 collapses to ~0 when a term is in most documents (tiny stores): never let
-            # such a score stretch to 1
-            kw_n = c.keyword / max(max_kw, KEYWORD_FLOOR)
+            kw_n = c.keyword / max_kw
             vec_n = max((c.cosine - lo) / (hi - lo), 0.0) if hi > lo else float(c.cosine > 0)
+            # the part of the keyword weight no term could earn (a Chinese query, an English
+            # memory) goes to the vector signal, which crosses scripts; with no vector signal
+            # (a keyword-only ranking) there is nothing to hand it to
+            moved = w.cross_script * w.keyword * (1.0 - c.share) if w.vector > 0 else 0.0
             row = {
                 "keyword_bm25": c.keyword,
                 "keyword_norm": kw_n,
+                "script_share": c.share,
                 "vector_cosine": c.cosine,
                 "vector_norm": vec_n,
                 "entity_match": c.entity,
                 "time_match": c.time,
+                "session_text_bm25": c.session_text,
+                "session_text_norm": c.session_text / max_st,
                 "keyword_part": w.keyword * kw_n,
-                "vector_part": w.vector * vec_n,
+                "vector_part": (w.vector + moved) * vec_n,
                 "entity_part": w.entity * c.entity,
                 "time_part": w.time * c.time,
             }
@@ -260,8 +295,14 @@ class Recaller:
         for i, c in enumerate(cands):
             others = [v for v, j in top.get(c.meta.session or "", []) if j != i]
             peer = others[0] if others else 0.0
-            rows[i]["session_part"] = w.session * peer if rows[i]["signal"] > 0 else 0.0
-            rows[i]["relevance"] = rows[i]["signal"] + rows[i]["session_part"]
+            own = rows[i]["signal"] > 0  # a session lifts its matches, never a non-match
+            rows[i]["session_part"] = w.session * peer if own else 0.0
+            rows[i]["session_text_part"] = (
+                w.session_text * rows[i]["session_text_norm"] if own else 0.0
+            )
+            rows[i]["relevance"] = (
+                rows[i]["signal"] + rows[i]["session_part"] + rows[i]["session_text_part"]
+            )
         return rows
 
     def _score(

@@ -12,7 +12,15 @@ import os
 import click
 
 from ..errors import MemdirError
-from . import extract, memories, recall, serve, sessions  # noqa: F401  (registers the commands)
+from . import (  # noqa: F401  (registers the commands)
+    config,
+    extract,
+    memories,
+    recall,
+    serve,
+    sessions,
+    sleep,
+)
 from .app import cli
 
 __all__ = ["cli", "main"]

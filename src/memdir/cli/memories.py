@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import subprocess
 import tempfile
@@ -14,6 +15,9 @@ from ..errors import ConfigError, MemdirError, NotFoundError
 from ..history import Change
 from ..records import SOURCES, TYPES, MemoryRecord
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+
+# run ids: sleep-20260601-093000-ab12, confirm-…, undo-sleep-…
+_RUN_ID = re.compile(r"^(undo-)*(sleep|confirm)-\d{8}-\d{6}-[0-9a-f]{4}$")
 
 
 def _describe_change(change: Change) -> str:
@@ -109,26 +113,52 @@ def _warn_skipped(ctx: click.Context) -> None:
 @scope_option
 @click.option("--type", "type_", type=click.Choice(TYPES), help="Only this type.")
 @click.option("--tag", "tags", multiple=True, help="Only memories with this tag (repeatable).")
+@click.option(
+    "--tentative", is_flag=True, help="Only tentative memories, waiting for `memdir confirm`."
+)
+@click.option("--archived", is_flag=True, help="The archived memories instead (see sleep).")
 @json_option
 @click.pass_context
 def list_(
-    ctx: click.Context, scope: str | None, type_: str | None, tags: tuple[str, ...], as_json: bool
+    ctx: click.Context,
+    scope: str | None,
+    type_: str | None,
+    tags: tuple[str, ...],
+    tentative: bool,
+    archived: bool,
+    as_json: bool,
 ) -> None:
     """List memories (files that do not parse are skipped; see doctor)."""
+    m = memory(ctx)
     try:
-        records = memory(ctx).list(scope=as_scope(scope), type=type_, tags=tags)
+        if archived:
+            records = m.archived(scope=as_scope(scope))
+            records = [r for r in records if (not type_ or r.type == type_)]
+            records = [r for r in records if set(tags).issubset(r.tags)]
+        else:
+            records = m.list(scope=as_scope(scope), type=type_, tags=tags)
+        if tentative:
+            records = [r for r in records if r.confidence == "tentative"]
     except ConfigError:
         if scope != "project":
             raise
         records = []
     if as_json:
         emit_json([r.to_dict() for r in records])
+    elif not records and (tentative or archived):
+        click.echo(f"No {'tentative' if tentative else 'archived'} memories.")
     elif not records:
         click.echo("No memories yet. Add one with: memdir remember TEXT --type TYPE")
     else:
         width = max(len(r.name) for r in records)
         for r in records:
-            click.echo(f"{r.scope:<8} {r.type:<10} {r.name:<{width}}  {r.description}")
+            line = f"{r.scope:<8} {r.type:<10} {r.name:<{width}}  {r.description}"
+            rivals = r.extra.get("conflicts_with")
+            if tentative and isinstance(rivals, list) and rivals:
+                line += f"  (conflicts with {', '.join(map(str, rivals))})"
+            click.echo(line)
+        if tentative:
+            click.echo("Settle each with: memdir confirm NAME  (or: memdir confirm NAME --drop)")
     _warn_skipped(ctx)
 
 
@@ -199,13 +229,22 @@ def edit(ctx: click.Context, name: str, scope: str | None) -> None:
 @click.argument("name")
 @scope_option
 @click.option("--reason", help="Why it is forgotten (kept in the history).")
+@click.option("--archived", is_flag=True, help="Delete an archived memory (see sleep).")
 @json_option
 @click.pass_context
 def forget(
-    ctx: click.Context, name: str, scope: str | None, reason: str | None, as_json: bool
+    ctx: click.Context,
+    name: str,
+    scope: str | None,
+    reason: str | None,
+    archived: bool,
+    as_json: bool,
 ) -> None:
     """Delete a memory (undo brings it back)."""
-    change = memory(ctx).forget(name, scope=as_scope(scope), reason=reason)
+    if archived:
+        change = memory(ctx).forget_archived(name, scope=as_scope(scope), reason=reason)
+    else:
+        change = memory(ctx).forget(name, scope=as_scope(scope), reason=reason)
     if as_json:
         emit_json(change.to_dict())
         return
@@ -235,6 +274,7 @@ def history(
         return
     for c in changes:
         extra = f"  ({c.reason})" if c.reason else ""
+        extra += f"  [run {c.run}]" if c.run else ""
         click.echo(
             f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
             f"{c.name}  by {c.actor}{extra}"
@@ -246,7 +286,19 @@ def history(
 @json_option
 @click.pass_context
 def undo(ctx: click.Context, change_id: str, as_json: bool) -> None:
-    """Revert one change (see history for ids): restores the file's previous bytes."""
+    """Revert one change (see history for ids), or a whole sleep run (its run id):
+    restores the files' previous bytes."""
+    if _RUN_ID.match(change_id.strip()):
+        changes = memory(ctx).undo_run(change_id)
+        if as_json:
+            emit_json([c.to_dict() for c in changes])
+            return
+        run = changes[0].run if changes else change_id
+        click.echo(
+            f"Undid run {change_id.strip()}: {len(changes)} change(s) reverted, every file back "
+            f"as it was. Redo with: memdir undo {run}"
+        )
+        return
     change = memory(ctx).undo(change_id)
     if as_json:
         emit_json(change.to_dict())

@@ -7,7 +7,7 @@ import click
 from ..records import TYPES
 from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory
 
-SIGNALS = ("keyword", "vector", "entity", "time", "session")
+SIGNALS = ("keyword", "vector", "entity", "time", "session", "session_text")
 PRIORS = ("recency", "importance", "strength", "source", "confidence")
 
 
@@ -35,6 +35,7 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
 @click.option("--until", help="Only memories created until (same forms as --since).")
 @click.option("--top-k", "top_k", type=click.IntRange(1, 100), default=5, show_default=True)
 @click.option("--explain", is_flag=True, help="Show every signal and weight per result.")
+@click.option("--archived", is_flag=True, help="Search the archived memories instead (sleep).")
 @json_option
 @click.pass_context
 def recall(
@@ -47,13 +48,15 @@ def recall(
     until: str | None,
     top_k: int,
     explain: bool,
+    archived: bool,
     as_json: bool,
 ) -> None:
     """Find the memories that best answer QUERY (keywords + meaning + entities)."""
     m = memory(ctx)
     chosen = as_scope(scope)
     scopes = [chosen] if chosen else None
-    hits = m.recall(
+    search = m.recall_archived if archived else m.recall
+    hits = search(
         query,
         top_k=top_k,
         scopes=scopes,

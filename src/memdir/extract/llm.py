@@ -21,6 +21,7 @@ become the person's preference by the model's say-so.
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 import unicodedata
@@ -39,21 +40,27 @@ __all__ = [
     "SCHEMA",
     "Existing",
     "Operation",
+    "Plan",
     "check_provenance",
     "parse_operations",
     "plan_turn",
     "render_prompt",
+    "schema_for",
 ]
 
 PROMPT_VERSION = "extract-v1"
 OPS = ("ADD", "UPDATE", "DELETE", "NONE")
 LLM_SOURCES = ("user", "inferred", "external")
-_FIELD = {"type": ["string", "null"]}
+# Bounds keep a small model's grammar-constrained answer finite (llama.cpp turns the schema into
+# a grammar; without them a 135M model repeats operations until max_tokens cuts the JSON).
+MAX_OPS = 8
+_FIELD = {"type": ["string", "null"], "maxLength": 600}
 SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "operations": {
             "type": "array",
+            "maxItems": MAX_OPS,
             "items": {
                 "type": "object",
                 "properties": {
@@ -68,11 +75,26 @@ SCHEMA: dict[str, Any] = {
                     "quote": _FIELD,
                     "confidence": {"type": ["string", "null"], "enum": [*CONFIDENCES, None]},
                 },
-                "required": ["op"],
+                # strict structured output (OpenAI) wants every key listed and no others; the
+                # ones an op does not use are null
+                "required": [
+                    "op",
+                    "id",
+                    "type",
+                    "text",
+                    "description",
+                    "why",
+                    "how_to_apply",
+                    "source",
+                    "quote",
+                    "confidence",
+                ],
+                "additionalProperties": False,
             },
         }
     },
     "required": ["operations"],
+    "additionalProperties": False,
 }
 
 
@@ -204,8 +226,19 @@ def _operation(item: Any, by_id: Mapping[int, Existing]) -> Operation | None:
     )
 
 
-def parse_operations(text: str, existing: Sequence[Existing]) -> list[Operation]:
-    """The operations in a model answer; ``ValueError`` saying what is wrong with it."""
+@dataclass(frozen=True)
+class Plan:
+    """What the model proposed for one turn: usable operations (provenance-checked) and why
+    any others were left out — reported to the caller, never dropped silently."""
+
+    operations: list[Operation]
+    invalid: list[str]
+
+
+def parse_operations(text: str, existing: Sequence[Existing]) -> Plan:
+    """The operations in a model answer. ``ValueError`` when the answer as a whole is unusable
+    (not JSON, not a list of operations, or nothing but invalid operations); an answer with
+    some valid operations keeps them and lists the invalid ones in ``Plan.invalid``."""
     data = _load_json(text)
     if isinstance(data, dict):
         for key in ("operations", "ops", "memories"):
@@ -217,7 +250,32 @@ def parse_operations(text: str, existing: Sequence[Existing]) -> list[Operation]
     if not isinstance(data, list):
         raise _Malformed('the answer must be {"operations": [...]}')
     by_id = {e.id: e for e in existing}
-    return [op for item in data if (op := _operation(item, by_id)) is not None]
+    ops: list[Operation] = []
+    invalid: list[str] = []
+    for n, item in enumerate(data, 1):
+        try:
+            op = _operation(item, by_id)
+        except _Malformed as exc:
+            invalid.append(f"operation {n}: {exc}")
+            continue
+        if op is not None:
+            ops.append(op)
+    if invalid and not ops:
+        raise _Malformed("; ".join(invalid[:3]))
+    return Plan(ops, invalid)
+
+
+def schema_for(existing: Sequence[Existing]) -> dict[str, Any]:
+    """``SCHEMA`` narrowed to this prompt: ``id`` can only be one of the listed memories (and
+    with none listed, only ADD or NONE), so a constrained decoder cannot invent an id."""
+    schema = copy.deepcopy(SCHEMA)
+    item = schema["properties"]["operations"]["items"]["properties"]
+    if existing:
+        item["id"] = {"type": ["integer", "null"], "enum": [*(e.id for e in existing), None]}
+    else:
+        item["id"] = {"type": "null"}
+        item["op"] = {"type": "string", "enum": ["ADD", "NONE"]}
+    return schema
 
 
 def _norm(text: str) -> str:
@@ -245,18 +303,20 @@ def check_provenance(op: Operation, turn: Turn) -> Operation:
     return op if op.source != "external" else replace(op, source="inferred")
 
 
-def plan_turn(llm: LLM, turn: Turn, existing: Sequence[Existing]) -> list[Operation]:
+def plan_turn(llm: LLM, turn: Turn, existing: Sequence[Existing]) -> Plan:
     """Ask ``llm`` what ``turn`` changes; retry once on unusable output, then
     ``ExtractionError``. Operations come back provenance-checked."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": render_prompt(turn, existing)}]
+    schema = schema_for(existing)
     answers: list[str] = []
+    reason = ""
     for _attempt in range(2):
         response = llm.complete(
-            messages, json_schema=SCHEMA, schema_name="memory_operations", max_tokens=1500
+            messages, json_schema=schema, schema_name="memory_operations", max_tokens=1000
         )
         answers.append(response.text)
         try:
-            ops = parse_operations(response.text, existing)
+            plan = parse_operations(response.text, existing)
         except ValueError as exc:
             messages += [
                 {"role": "assistant", "content": response.text},
@@ -268,7 +328,7 @@ def plan_turn(llm: LLM, turn: Turn, existing: Sequence[Existing]) -> list[Operat
             ]
             reason = str(exc)
             continue
-        return [check_provenance(op, turn) for op in ops]
+        return Plan([check_provenance(op, turn) for op in plan.operations], plan.invalid)
     raise ExtractionError(
         f"{llm.model_id} gave unusable extraction output twice ({reason}); the turn was not "
         "extracted — see `memdir doctor`, then retry with `memdir extract SESSION_ID`",

@@ -1,19 +1,51 @@
-"""PLACEHOLDER until the `rules` branch lands (replaced whole at merge)."""
+"""The offline extractor: one user utterance → memory candidates, by rules (SPEC G2, G3, G5).
+
+It runs with no model configured, so it is tuned for precision over recall: a rule fires only on
+a shape that almost always means "keep this" (an explicit "remember …", a stated preference, a
+correction of the agent, who the person is, a decision stated as a fact, where a thing lives),
+and everything that looks like a question, a hypothetical, someone else's words or a one-off
+task instruction is dropped first. Whatever it misses is left to the LLM extractor.
+
+Pipeline, per utterance:
+
+1. An explicit prefix ("remember that …", "记住…") or a correction marker ("no, that's wrong",
+   "不对，…") is taken off the front; it marks the first sentence (``explicit``) or all of them.
+2. The rest is split into sentences; each sentence is dropped when it is a question, a
+   hypothetical or reported speech (``_is_noise``), and otherwise tried against the rule table
+   of its language, first match wins. Rules are ordered specific → general: reference, identity,
+   habit, preference, project fact.
+3. A sentence no rule matches still gives a candidate when it was explicit (typed by its shape)
+   or a correction of the assistant with some substance in it (a name, a version, a path).
+4. A hedge anywhere in the sentence ("maybe", "might", "可能", "还没定") makes it ``tentative``.
+
+Invariants: a sentence longer than ``MAX_SENTENCE`` characters is pasted content and gives
+nothing (this also bounds the regex work per sentence); ``text`` is the user's own words with
+the request/correction wrapper removed — never translated, names and versions untouched (G5);
+``quote`` is the exact slice of the input it came from; ``rule`` names the rule that fired, so
+a wrong candidate can be traced to one pattern; the module is pure (no I/O, no clock, no model)
+and ``RULES_VERSION`` changes whenever a rule's behaviour does (STYLE habit 6).
+"""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..records import Confidence, MemoryType
 
-__all__ = ["RULES_VERSION", "Candidate", "extract"]
+__all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "extract", "language"]
 
-RULES_VERSION = "rules-v0"
+RULES_VERSION = "rules-v1"
+# A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
+# left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
+MAX_SENTENCE = 400
 
 
 @dataclass(frozen=True)
 class Candidate:
+    """One proposed memory. The facade checks it with the guard before anything is written."""
+
     text: str
     type: MemoryType
     confidence: Confidence
@@ -24,11 +56,639 @@ class Candidate:
     how_to_apply: str | None = None
 
 
+def language(text: str) -> str:
+    """``"zh"`` when the text has any CJK ideograph, else ``"en"``: mixed text ("我们用 Go")
+    follows its grammar, which is the Chinese part. ``extract`` asks it of each sentence."""
+    return "zh" if _CJK.search(text) else "en"
+
+
 def extract(text: str, *, previous_assistant: str | None = None) -> list[Candidate]:
-    m = re.match(r"\s*(?:please )?remember(?: that)?[:,]?\s+(.+)", text, re.I)
+    """One user utterance → zero or more candidates (one per sentence at most).
+
+    ``previous_assistant`` is the agent's last reply: when the utterance corrects it ("no, use
+    X", "不对，…"), the candidate's ``why`` says what was corrected."""
+    spans = _sentences(text)
+    out: list[Candidate] = []
+    seen: set[str] = set()
+    explicit = correcting = False
+    quote_from: int | None = None
+    for i, (start, end) in enumerate(spans):
+        sentence = text[start:end]
+        # each sentence by its own language: "Remember that X. 以后都用 pnpm。" holds two
+        lex = _ZH if language(sentence) == "zh" else _EN
+        if i == 0:
+            sentence, explicit, correcting = _unwrap(sentence, lex)
+            if not sentence.strip(" ,，:：。.!！") and len(spans) > 1:
+                quote_from = start  # "No." / "记住：" alone: it carries to the next sentence
+                continue
+        quote = text[start if quote_from is None else quote_from : end].strip()
+        found = _classify(sentence, lex, explicit=explicit, correcting=correcting)
+        if found is not None:
+            cand = _candidate(found, quote, explicit, correcting, previous_assistant, lex)
+            if cand.text and cand.text not in seen:
+                seen.add(cand.text)
+                out.append(cand)
+        # A request or a correction covers the sentence it introduced, not the rest.
+        explicit = correcting = False
+        quote_from = None
+    return out
+
+
+# --------------------------------------------------------------------------- lexicon
+
+
+@dataclass(frozen=True)
+class _Rule:
+    id: str
+    type: MemoryType
+    pattern: re.Pattern[str]
+    # The part of the sentence to keep (a named group); the whole sentence when absent.
+    keep: str | None = None
+
+
+@dataclass(frozen=True)
+class _Lexicon:
+    lang: str
+    explicit: re.Pattern[str]
+    correction: re.Pattern[str]
+    filler: re.Pattern[str]
+    question: re.Pattern[str]
+    hypothetical: re.Pattern[str]
+    reported: re.Pattern[str]
+    deictic: re.Pattern[str]
+    hedge: re.Pattern[str]
+    lead_hedge: re.Pattern[str]
+    rules: tuple[_Rule, ...]
+    # Shapes for sentences no rule matched (explicit requests, corrections).
+    imperative: re.Pattern[str]
+    personal: re.Pattern[str]
+    substance: re.Pattern[str]
+    because: re.Pattern[str]
+
+
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_URL = r"https?://[^\s，。、）)]+"
+_I = re.IGNORECASE
+
+
+def _en(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern, _I)
+
+
+_EN_ROLE = (
+    r"engineer|developer|dev|programmer|designer|manager|lead|architect|student|researcher|"
+    r"scientist|analyst|founder|cto|ceo|vp|intern|sre|devops|admin(?:istrator)?|consultant|"
+    r"freelancer|maintainer|owner|tester|pm|head of|director|data scientist|contractor"
+)
+_EN_DOCS = (
+    r"docs?|documentation|runbooks?|playbooks?|specs?|design specs?|designs?|mockups?|wiki|"
+    r"handbook|api reference|reference|bugs?|issues?|tickets?|tasks?|incidents?|roadmap|"
+    r"dashboards?|metrics|logs|alerts|changelog|release notes|adrs?|rfcs?"
+)
+_TOOLS = (
+    r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
+    r"Asana|Sentry|Grafana|Datadog|Bitbucket|Miro|Coda|PagerDuty|Kibana|Airtable|Basecamp|"
+    r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信"
+)
+_EN_FACT_VERBS = (
+    r"(?:us|mov|migrat|writ|stor|manag|packag|releas|standardiz|standardis)(?:e|es|ed|ing)|"
+    r"(?:run|ship|drop)(?:s|ning|ping|ped)?|ran|wrote|built|kept|"
+    r"(?:deploy|host|build|rely on|switch|adopt|support|target|develop|keep|test|try|tri)"
+    r"(?:s|es|ed|ing)?"
+)
+
+_EN = _Lexicon(
+    lang="en",
+    explicit=_en(
+        r"^\s*(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*"
+        r"(?:remember|don'?t forget|do not forget|never forget|make a note|note down|"
+        r"keep in mind|take note|save (?:this|a memory)|for future reference|memori[sz]e)"
+        r"(?=\s*[:,\-—–]|\s+(?:that|this|of|to|i|i'm|we|my|our|the|it|you)\b)"
+        r"(?:\s*[:,\-—–]\s*|\s+)(?:(?:that|of|this)\b[:,]?\s*)?"
+    ),
+    correction=_en(
+        r"^\s*(?:(?:no|nope|nah|wrong|incorrect|not quite|not really|not exactly|actually|"
+        r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
+        r"you'?re wrong|correction)\b[\s,.!:;—–-]*)+"
+    ),
+    filler=_en(
+        r"^\s*(?:(?:just so you know|just fyi|fyi|btw|by the way|for context|heads up|also|"
+        r"and|oh|ok|okay|so|well)\b[\s,:—–-]*)+"
+    ),
+    question=_en(
+        r"\?\s*$|^\s*(?:(?:what|which|where|when|who|whom|whose|why|how|"
+        r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
+        r"have|has|may i|might)\b(?!['’]t))"
+    ),
+    hypothetical=_en(
+        r"^\s*(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
+        r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b"
+    ),
+    reported=_en(
+        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
+        r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
+        r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b"
+    ),
+    deictic=_en(
+        # "this project" is the project itself, not the task at hand
+        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
+        r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
+        r"above|below|line \d+|it|again|yet|anymore)\b"
+    ),
+    hedge=_en(
+        r"\b(?:maybe|might|may|perhaps|possibly|probably|likely|considering|thinking (?:about|of)|"
+        r"plan(?:ning)? to|not sure|unsure|haven'?t decided|not decided|undecided|tbd|"
+        r"could|potentially|tentatively|we'?ll see|eventually)\b"
+    ),
+    lead_hedge=_en(r"^(?:maybe|perhaps|probably|possibly|likely|potentially)\b[,\s]+"),
+    rules=(
+        _Rule(
+            "en.reference.url",
+            "reference",
+            _en(
+                r"^(?!.*\b(?:i|we)\b).*\b(?:is|are|lives?|"
+                r"kept|hosted|published|found|documented)\b.*?\b(?:at|on|in|under)\s+" + _URL
+            ),
+        ),
+        _Rule(
+            "en.reference.location",
+            "reference",
+            _en(
+                r"^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,30}?"
+                r"\b(?:are|is|live|lives|get|gets|go|goes|kept|stored|tracked|filed|logged|"
+                r"managed|written|documented)\b(?:\s+(?:tracked|filed|logged|kept|stored|managed|"
+                r"written|documented))?\s+(?:at|in|on|under|over in)\s+"
+                r"(?:" + _URL + r"|(?:the |our )?(?:" + _TOOLS + r"))"
+            ),
+        ),
+        _Rule("en.identity.name", "user", _en(r"^(?:my name is|my name's|call me)\s+\S")),
+        _Rule(
+            "en.identity.role",
+            "user",
+            _en(
+                r"^(?:i'?m|i am)\s+(?:(?:a|an|the|one of the|currently|now|also|the only)\s+)+"
+                r"(?:[\w/+#.-]+\s+){0,3}(?:" + _EN_ROLE + r")s?\b"
+            ),
+        ),
+        _Rule(
+            "en.identity.new-to",
+            "user",
+            _en(
+                r"^(?:i'?m|i am)\s+(?:(?:pretty|very|quite|fairly|totally|completely|still|kind of|"
+                r"relatively)\s+)?(?:new to|a beginner (?:in|at|with)|learning|not familiar with|"
+                r"familiar with|an expert in|experienced (?:in|with))\s+\S"
+            ),
+        ),
+        _Rule(
+            "en.identity.work",
+            "user",
+            _en(
+                r"^i\s+(?:work|am working|'m working)\s+(?:on|at|for|in|with)\s+(?!(?:this|that|"
+                r"it|the bug|a bug)\b)\S|^i\s+(?:lead|manage|run|own|maintain)\s+(?:the|our)\s+\S+"
+                r"(?:\s+\S+)?\s+(?:team|group|squad|service|project)\b"
+            ),
+        ),
+        _Rule(
+            "en.identity.location",
+            "user",
+            _en(
+                r"^(?:i'?m|i am|i live|i'm based|i am based)\s+(?:based\s+)?in\s+(?:the\s+)?"
+                r"[A-Z][\w-]+(?:\s+(?:timezone|time zone|time))?\b"
+            ),
+        ),
+        _Rule(
+            "en.habit.always",
+            "user",
+            _en(
+                r"^i\s+(?:always|never|usually|generally|normally|typically|mostly|tend to|only|"
+                r"don'?t ever|do not ever)\s+(?!ask\b|want\b|forget|know|remember|understand|"
+                r"get\b|seem|feel|think|see\b|mix|wonder|struggle|lose|miss|end up)\w+"
+            ),
+        ),
+        _Rule(
+            "en.preference.prefer",
+            "feedback",
+            _en(
+                r"^i\s+(?:(?:really|strongly|generally|much|definitely)\s+)?(?:prefer|like|love|"
+                r"hate|dislike|can'?t stand|want you to|need you to)\b(?!\s+(?:it\s+)?when\b)|"
+                r"^i'?d (?:rather|prefer)\b|"
+                r"^(?:my )?preference is\b"
+            ),
+        ),
+        _Rule(
+            "en.preference.from-now-on",
+            "feedback",
+            _en(
+                r"^(?:from now on|going forward|in (?:the )?future|moving forward|henceforth|"
+                r"by default|as a rule|in general|generally)\b[,\s]+(?P<body>.+)$"
+            ),
+            keep="body",
+        ),
+        _Rule(
+            "en.preference.always",
+            "feedback",
+            _en(r"^(?:please\s+)?always\s+(?!the\b|a\b|an\b|same\b)(?P<body>\w.+)$"),
+            keep="body",
+        ),
+        _Rule(
+            "en.preference.never",
+            "feedback",
+            _en(r"^(?:please\s+)?(?:never|don'?t ever|do not ever|never ever)\s+(?!mind\b)\w"),
+        ),
+        _Rule(
+            "en.preference.dont",
+            "feedback",
+            _en(
+                r"^(?:please\s+)?(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
+                r"bother|know)\w+"
+            ),
+        ),
+        _Rule(
+            "en.preference.every-time",
+            "feedback",
+            _en(
+                r"^(?:every time|each time|whenever|any time|anytime)\b.+\b(?:you|always|please)\b|"
+                r".+\b(?:every time|each time|whenever you|every single time)\b"
+            ),
+        ),
+        _Rule(
+            "en.preference.keep",
+            "feedback",
+            _en(
+                r"^(?:please\s+)?(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
+                r"explanations?|responses?|replies|summaries|messages|commit messages|prs?|"
+                r"pull requests|functions|comments|code|docstrings|variable names|names)\s+\w"
+            ),
+        ),
+        _Rule(
+            "en.preference.use-not",
+            "feedback",
+            _en(
+                r"^(?:please\s+)?(?:use|prefer|go with|stick (?:to|with))\s+\S.{0,40}?"
+                r"(?:,?\s+(?:not|instead of|rather than|over)\s+\S)"
+            ),
+        ),
+        _Rule(
+            "en.project.we-use",
+            "project",
+            _en(
+                r"^(?:we|our team|the team|this (?:project|repo|repository|codebase|team))\s*"
+                r"(?:'re|'ll|are|will|'ve|have)?\s*(?:(?:all|now|still|currently|mostly|only|always|"
+                r"just|already|probably|likely|maybe|might|may|could|finally|mainly|primarily|"
+                r"officially|going to|gonna|plan to|want to|decided to|try to|be)\s+)*"
+                r"(?:" + _EN_FACT_VERBS + r")\b"
+            ),
+        ),
+        _Rule(
+            "en.project.our-x-is",
+            "project",
+            _en(
+                r"^(?:our|the project'?s|this project'?s|the team'?s)\s+(?:[\w./+#-]+\s+){1,4}"
+                r"(?:is|are|runs?|lives?|uses?|was|were|goes|sits|has|have|'s|needs?|requires?|"
+                r"targets?|depends on|talks to|deploys?|ships?)\b"
+            ),
+        ),
+        _Rule(
+            "en.project.decided",
+            "project",
+            _en(
+                r"^(?:we(?:'ve| have)? (?:decided|agreed|settled on|chose|picked|went with)|"
+                r"the decision is|it'?s decided)\b"
+            ),
+        ),
+    ),
+    imperative=_en(
+        r"^(?:please\s+)?(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
+        r"write|run|put|add|call|check|ask|follow|format|name|reply|answer|respond|explain|"
+        r"test|commit|push|deploy|switch|stick)\b"
+    ),
+    personal=_en(r"^(?:i|i'?m|i'?ve|i'?d|my|me)\b"),
+    substance=re.compile(r"[A-Z0-9][\w.+#-]*|\S*[/._]\S+|`[^`]+`"),
+    because=_en(r"\b(?:because|since|as|so that)\s+(?P<why>[^.;!?]{4,})"),
+)
+
+
+_ZH_DEICTIC = (
+    r"这里|这儿|这边|这个(?!项目|仓库|团队|组|公司)|这段|这次|这行|这一行|这块|这份|这两|这几|那个|那段|那行|上面|下面|"
+    r"刚才|刚刚|现在|当前|第\s*\d+\s*行|它|这么|这样|那样"
+)
+_ZH_ROLE = (
+    r"工程师|开发|程序员|设计师|经理|负责人|架构师|学生|研究员|分析师|创始人|实习生|运维|测试|"
+    r"产品|前端|后端|全栈|组长|主管|老师|科学家|顾问|站长|维护者|leader|CTO|CEO|PM|SRE|DBA"
+)
+_ZH_DOCS = (
+    r"文档|接口文档|手册|说明|wiki|Wiki|知识库|设计稿|原型|需求|缺陷|bug|Bug|问题|工单|任务|"
+    r"看板|监控|告警|日志|变更记录|发布记录|周报|会议纪要|runbook|值班手册"
+)
+
+_ZH = _Lexicon(
+    lang="zh",
+    explicit=re.compile(
+        r"^\s*(?:(?:好的|好|对了|另外|还有|嗯)[，,\s]*)?(?:请|麻烦)?(?:你)?(?:帮我|给我)?"
+        r"(?:记住|记一下|记下来|记下|记着|记好|别忘了|别忘记|不要忘了|不要忘记|千万别忘了)"
+        r"(?!了吗|吗|得)[：:，,、\s]*"
+    ),
+    correction=re.compile(
+        r"^\s*(?:(?:不对|错了|不是的|不是|你搞错了|搞错了|说错了|弄错了|其实|实际上|准确地说|"
+        r"更正一下|纠正一下|不，|不,)[，,。！!：:\s]*)+"
+    ),
+    filler=re.compile(
+        r"^\s*(?:(?:顺便说一下|顺便说|顺便|对了|另外|还有|补充一下|说明一下|嗯|哦|好的)[，,：:\s]*)+"
+    ),
+    question=re.compile(
+        r"[?？]\s*$|(?:什么|怎么|怎样|哪个|哪些|哪里|哪儿|哪种|多少|为什么|为啥|是否|要不要|"
+        r"能不能|可不可以|会不会|是不是|有没有|用不用|对不对|行不行|吗|呢)[。.!！\s]*$|"
+        r"^(?:什么|怎么|为什么|哪|谁|几)|(?:什么时候|什么样|为什么|为啥|怎么办|怎么样|多少|哪里|哪个|"
+        r"哪些)"
+    ),
+    hypothetical=re.compile(
+        r"^\s*(?:如果|假设|假如|要是|万一|倘若|设想|比如|假定|即使|就算)|的话[，,]"
+    ),
+    reported=re.compile(
+        r"(?:他|她|他们|她们|同事|老板|领导|经理|朋友|别人|有人|客户|老师|大家)"
+        r"(?:都|也|还|就)?(?:说|讲|告诉|提到|觉得|认为|表示|反馈)|写着|说[“\"「『]|"
+        r"^\s*(?:他|她|他们|她们|别人)"
+    ),
+    deictic=re.compile(_ZH_DEICTIC),
+    hedge=re.compile(
+        r"可能|也许|或许|大概|估计|打算|考虑|计划|准备|还没定|没定|未定|不确定|说不定|想试试|"
+        r"试试|有可能|没准|待定|看情况"
+    ),
+    lead_hedge=re.compile(r"(?!)"),  # the zh hedged-change rule reads the hedge itself
+    rules=(
+        _Rule("zh.reference.url", "reference", re.compile(r"(?:在|见|看|放在|位于)\s*" + _URL)),
+        _Rule(
+            "zh.reference.location",
+            "reference",
+            re.compile(
+                r"^(?:我们的|所有的?|项目的)?\S{0,6}?(?:" + _ZH_DOCS + r")\S{0,4}?"
+                r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在)\s*"
+                r"(?:" + _TOOLS + r")"
+            ),
+        ),
+        _Rule("zh.identity.name", "user", re.compile(r"^我(?:叫|的名字是|名字叫)\s*\S")),
+        _Rule(
+            "zh.identity.role",
+            "user",
+            re.compile(
+                r"^我(?:是|现在是|目前是|在公司是)(?!说|不是|想|在|不|否|要)\S{0,12}?(?:"
+                + _ZH_ROLE
+                + r")|^我是(?:做|搞|写)\S{1,10}的"
+            ),
+        ),
+        _Rule(
+            "zh.identity.work",
+            "user",
+            re.compile(
+                r"^我(?:在|目前在|现在在)\S{1,12}?(?:工作|上班|组|团队|部门|公司|实习|负责)|"
+                r"^我负责\S{2,}|^我(?:刚开始|刚|正在|在)学\s*\S|^我(?:对|不太?熟悉|很熟悉)\S*"
+                r"(?:不熟|熟悉|是新手|是小白)"
+            ),
+        ),
+        _Rule(
+            "zh.habit.always",
+            "user",
+            re.compile(
+                r"^我(?:一般|平时|通常|总是|从来|从不|一直|习惯|基本上?|向来|只)(?!问|想要)\S"
+            ),
+        ),
+        _Rule(
+            "zh.preference.like",
+            "feedback",
+            re.compile(
+                r"^我(?:比较|更|很|特别|还是)?(?:喜欢|偏好|倾向于?|讨厌|不喜欢|希望你|想要你|需要你)"
+            ),
+        ),
+        _Rule(
+            "zh.preference.from-now-on",
+            "feedback",
+            re.compile(
+                r"^(?:以后|今后|往后|从今以后|默认|一般情况下)(?!再)(?:都|一律|统一|全部|全都|也|请|你)?\S"
+            ),
+        ),
+        _Rule(
+            "zh.preference.always",
+            "feedback",
+            re.compile(r"^(?:请)?(?:每次|每回|每当|总是|一律|始终|永远|一定要|务必|必须)\S"),
+        ),
+        _Rule(
+            "zh.preference.dont",
+            "feedback",
+            re.compile(
+                r"^(?:请|你)?(?:不要|别再?|千万别|千万不要|绝对不要|永远别|禁止|不许|不准|不能|"
+                r"不用再|少用|避免)(?!忘|担心|客气|管|急|紧)"
+                # Something to avoid, not a bare reply: "不要动", "别删", "不要加了" are about
+                # the moment; at least three characters other than a closing particle.
+                r"\s*(?:[^\s了吧啊呀哦。！，]\s*){3,}"
+            ),
+        ),
+        _Rule(
+            "zh.preference.must",
+            "feedback",
+            re.compile(
+                r"^\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
+            ),
+        ),
+        _Rule(
+            "zh.project.we-use",
+            "project",
+            re.compile(
+                r"^(?:我们|咱们|我们团队|我们组|团队|项目|这个项目|本项目|我们项目|公司|我们公司|"
+                r"这个仓库|仓库)(?:的\s*\S{1,12}?)?\s*(?:现在|目前|一直|主要|都|全部|统一|已经|正在|"
+                r"还是|打算|准备|计划|可能|会|要)*\s*(?:用|使用|采用|基于|跑在|部署在|部署到|放在|托管在|"
+                r"是用|迁到|迁移到|换成|改用|切到|上了|依赖|只支持|支持|写的|"
+                # Bare "是"/"在" only with a name in the clause: "我们的主库是 MySQL 8" is a
+                # fact, "我们是朋友" and "我们在开会" are not.
+                r"(?:是|在)(?=[^，。,；;]*?[A-Za-z0-9]))"
+            ),
+        ),
+        _Rule(
+            "zh.project.part-is",
+            "project",
+            re.compile(
+                r"^(?:前端|后端|服务端|客户端|数据库|主库|从库|缓存|CI|CD|接口|API|网关|消息队列|"
+                r"搜索|存储|监控|日志|测试环境|生产环境|预发环境|线上)\S{0,6}?"
+                r"(?:用的是|用|是|跑在|部署在|放在|基于)\s*\S"
+            ),
+        ),
+        _Rule(
+            "zh.project.hedged-change",
+            "project",
+            re.compile(
+                r"^\S{0,8}?(?:可能|也许|或许|大概|打算|考虑|计划|准备)\S{0,8}?"
+                r"(?:用|换成|迁到|迁移到|改用|切到|上|引入|支持|不再支持|升级到|试试)\s*\S"
+            ),
+        ),
+    ),
+    imperative=re.compile(
+        r"^(?:请|你)?(?:应该|要|得|需要)?(?:用|改用|换成|使用|别|不要|写|跑|加|调用|检查|问|遵循|"
+        r"回复|回答|解释|提交|推送|部署|切换|保持|保留)\s*\S{2,}"
+    ),
+    personal=re.compile(r"^我(?!们)"),
+    substance=re.compile(r"[A-Za-z0-9][\w.+#-]*|\S*[/._]\S+|`[^`]+`|「[^」]+」"),
+    because=re.compile(r"(?:因为|由于|毕竟)(?P<why>[^。；！？]{2,})"),
+)
+
+
+# --------------------------------------------------------------------------- pipeline
+
+
+@dataclass(frozen=True)
+class _Found:
+    rule: str
+    type: MemoryType
+    text: str
+    tentative: bool
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；;])\s*|\n+")
+
+
+def _sentences(text: str) -> list[tuple[int, int]]:
+    """Spans of the sentences of ``text``: ASCII stops only before a space, so "Go 1.22",
+    "Fly.io" and URLs stay whole; Chinese stops end a sentence where they stand."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for m in _SENTENCE_END.finditer(text):
+        if text[start : m.start()].strip():
+            spans.append((start, m.start()))
+        start = m.end()
+    if text[start:].strip():
+        spans.append((start, len(text)))
+    return spans
+
+
+def _unwrap(sentence: str, lex: _Lexicon) -> tuple[str, bool, bool]:
+    """Take an explicit request and/or a correction marker off the front of the first sentence."""
+    explicit = correcting = False
+    rest = lex.filler.sub("", sentence, count=1)
+    m = lex.correction.match(rest)
+    if m and m.group().strip():
+        correcting = True
+        rest = rest[m.end() :]
+    m = lex.explicit.match(rest)
     if m:
-        return [Candidate(m.group(1).strip(), "project", "confirmed", text, True, "en.remember")]
-    m = re.match(r"\s*I (?:always|prefer) (.+)", text, re.I)
-    if m:
-        return [Candidate(text.strip(), "feedback", "confirmed", text, False, "en.preference")]
-    return []
+        explicit = True
+        rest = rest[m.end() :]
+    return rest, explicit, correcting
+
+
+def _is_noise(sentence: str, lex: _Lexicon) -> bool:
+    """Questions, hypotheticals and someone else's words are never memories."""
+    return bool(
+        lex.question.search(sentence)
+        or lex.hypothetical.search(sentence)
+        or lex.reported.search(sentence)
+    )
+
+
+def _classify(sentence: str, lex: _Lexicon, *, explicit: bool, correcting: bool) -> _Found | None:
+    """The first rule that fits the sentence, or the fallback for explicit requests and
+    corrections; ``None`` for everything else."""
+    body = lex.filler.sub("", sentence.strip(), count=1).strip()
+    body = _trim(body)
+    if not 2 <= len(body) <= MAX_SENTENCE or _is_noise(body, lex):
+        return None
+    tentative = bool(lex.hedge.search(body))
+    body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
+    for rule in lex.rules:
+        m = rule.pattern.search(body)
+        if m is None:
+            continue
+        text = m.group(rule.keep) if rule.keep else body
+        main = re.split(r"[,，;；:：]|\s[—–-]\s", text, maxsplit=1)[0]
+        if not explicit and not correcting and lex.deictic.search(main):
+            # "don't change this file", "our tests are flaky today": about the task at hand,
+            # not a standing rule or fact.
+            return None
+        return _Found(rule.id, rule.type, text, tentative)
+    return _fallback(body, lex, explicit=explicit, correcting=correcting, tentative=tentative)
+
+
+def _fallback(
+    body: str, lex: _Lexicon, *, explicit: bool, correcting: bool, tentative: bool
+) -> _Found | None:
+    """Type a sentence no rule matched, when the person asked for it to be kept or was
+    correcting the assistant; otherwise it is not a memory."""
+    tag = lex.lang
+    if explicit:
+        if lex.lang == "en" and body[:3].lower() == "to ":
+            body = body[3:]  # "remember to run the linter": an instruction
+            return _Found(f"{tag}.explicit.feedback", "feedback", body, tentative)
+        if lex.personal.match(body):
+            return _Found(f"{tag}.explicit.user", "user", body, tentative)
+        if lex.imperative.match(body):
+            return _Found(f"{tag}.explicit.feedback", "feedback", body, tentative)
+        if re.search(_URL, body):
+            return _Found(f"{tag}.explicit.reference", "reference", body, tentative)
+        return _Found(f"{tag}.explicit.project", "project", body, tentative)
+    # A correction needs a name, a version or a path after its first word: "no, use this one"
+    # or "actually it's fine" say nothing worth keeping.
+    rest = body.split(None, 1)[1] if lex.lang == "en" and " " in body else body[1:]
+    if correcting and lex.substance.search(rest):
+        if lex.imperative.match(body):
+            return _Found(f"{tag}.correction.instead", "feedback", body, tentative)
+        return _Found(f"{tag}.correction.fact", "project", body, tentative)
+    return None
+
+
+_TRAILING = re.compile(r"[\s.!！。~～…]+$")
+_CAPITALIZE = re.compile(
+    r"^(?:use|never|don't|dont|do|stop|prefer|keep|make|avoid|write|run|we|our|the|it's|its|"
+    r"it|i|i'm|i'd|my|always|please|add|put|call|check|ask|reply|answer|explain|test|commit|"
+    r"push|deploy|format|name|follow|respond|switch|stick|go|not|no|you|close|open|create|"
+    r"delete|be|a|an|when|before|after|all|every|each|only|tests?|staging|production|prod)\b"
+)
+
+
+def _trim(text: str) -> str:
+    return _TRAILING.sub("", text.strip())
+
+
+def _clean(text: str, lex: _Lexicon) -> str:
+    """The statement to store: trimmed, spaces collapsed, an English sentence capitalised when
+    it starts with a common word (names like "pnpm" or "iOS" keep their case)."""
+    text = _trim(re.sub(r"[ \t]+", " ", text))
+    if lex.lang == "en" and _CAPITALIZE.match(text):
+        text = text[0].upper() + text[1:]
+    if lex.lang == "en":
+        text = re.sub(r"^I'm\b|^i'm\b", "I'm", text)
+    return text
+
+
+def _candidate(
+    found: _Found,
+    quote: str,
+    explicit: bool,
+    correcting: bool,
+    previous: str | None,
+    lex: _Lexicon,
+) -> Candidate:
+    why: str | None = None
+    if correcting and previous:
+        said = _trim(" ".join(previous.split()))
+        why = f"Corrects the assistant, who had said: {_shorten(said, 120)}"
+    elif (m := lex.because.search(found.text)) is not None:
+        why = _trim(m.group("why"))
+    how = _HOW.get(found.type)
+    return Candidate(
+        text=_clean(found.text, lex),
+        type=found.type,
+        confidence="tentative" if found.tentative else "confirmed",
+        quote=quote,
+        explicit=explicit,
+        rule=found.rule,
+        why=why,
+        how_to_apply=how(lex.lang) if how else None,
+    )
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+_HOW: dict[str, Callable[[str], str]] = {
+    "feedback": lambda lang: (
+        "在这个人的所有会话中都照此执行" if lang == "zh" else "Follow this in every session."
+    ),
+}

@@ -96,23 +96,24 @@ def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def _proposal(c: rules.Candidate) -> Operation:
+    """An offline candidate as the operation the model would have proposed for it."""
+    return Operation(
+        op="ADD",
+        type=c.type,
+        text=c.text,
+        why=c.why,
+        how_to_apply=c.how_to_apply,
+        source="user",
+        quote=c.quote,
+        confidence=c.confidence,
+    )
+
+
 def _offline_ops(turn: Turn, previous: str | None) -> list[Operation]:
-    ops: list[Operation] = []
-    for text in turn.user:
-        for c in rules.extract(text, previous_assistant=previous):
-            ops.append(
-                Operation(
-                    op="ADD",
-                    type=c.type,
-                    text=c.text,
-                    why=c.why,
-                    how_to_apply=c.how_to_apply,
-                    source="user",
-                    quote=c.quote,
-                    confidence=c.confidence,
-                )
-            )
-    return ops
+    return [
+        _proposal(c) for text in turn.user for c in rules.extract(text, previous_assistant=previous)
+    ]
 
 
 class Extraction:
@@ -122,6 +123,7 @@ class Extraction:
         self.memory = memory
         self.llm = llm
         self._writer: Memory | None = None
+        self._bg_writer: Memory | None = None
         self._worker: Worker | None = None
 
     # -- the writer the extractor's changes go through (actor "extractor") ----------------
@@ -138,20 +140,7 @@ class Extraction:
     # -- hot path -------------------------------------------------------------------------
     def capture_explicit(self, text: str, *, session: str | None = None) -> list[MemoryRecord]:
         """Store the explicit memory requests in ``text`` now; return what was stored."""
-        ops = [
-            Operation(
-                op="ADD",
-                type=c.type,
-                text=c.text,
-                why=c.why,
-                how_to_apply=c.how_to_apply,
-                source="user",
-                quote=c.quote,
-                confidence=c.confidence,
-            )
-            for c in rules.extract(text)
-            if c.explicit
-        ]
+        ops = [_proposal(c) for c in rules.extract(text) if c.explicit]
         stored: list[MemoryRecord] = []
         for op in ops:
             outcome = self._apply(
@@ -181,9 +170,12 @@ class Extraction:
             self._background(session_id)
 
     def _background(self, session_id: str) -> None:
-        writer = self._clone()
+        # one facade for the worker thread, kept across jobs (its stores, index connections and
+        # loaded embedder are the thread's own)
+        if self._bg_writer is None:
+            self._bg_writer = self._clone()
         try:
-            self.run_session(session_id, writer=writer)
+            self.run_session(session_id, writer=self._bg_writer)
         except NotFoundError:
             return  # the session was pruned before its turn came: nothing left to read
 
@@ -239,10 +231,12 @@ class Extraction:
         report: SessionReport,
     ) -> None:
         try:
+            invalid: list[str] = []
             if llm is None:
                 ops = _offline_ops(turn, previous)
             else:
-                ops = plan_turn(llm, turn, self._existing(writer, turn, session_id))
+                plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
+                ops, invalid = plan.operations, plan.invalid
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,
@@ -257,7 +251,11 @@ class Extraction:
                 state.fail(failure)
             return
         state.resolve(turn.key)
-        why = f"session {session_id} turn {turn.key} ({report.method}, {PROMPT_VERSION})"
+        report.outcomes += [
+            Outcome("?", "skipped", None, None, f"invalid: {why}") for why in invalid
+        ]
+        method = f"{report.method}, {PROMPT_VERSION}" if llm else report.method
+        why = f"session {session_id} turn {turn.key} ({method})"
         for op in ops:
             if report.dry_run:
                 target = op.target

@@ -6,6 +6,11 @@ the next call rebuilds it. What it holds:
 * ``docs`` — one row per readable memory: its stat (to notice hand edits cheaply), content hash,
   the hash of the text that was embedded, and the metadata recall filters and weights on.
 * ``fts`` — FTS5 with the ``porter`` stemmer; CJK runs are stored as bigrams (``text.py``).
+* ``session_fts`` — one FTS5 row per ``session``: the bodies of all its memories as one
+  document, so a query whose words are spread over a conversation finds that conversation
+  (``sessions`` maps each session to its row). A session's row is rebuilt, inside the same
+  transaction, whenever one of its memories is added, changed or removed: a write costs one
+  pass over the memories of its own session.
 * ``vectors`` — the embedding cache, keyed by (hash of the embedded text, embedder ``model_id``):
   a rebuild re-embeds nothing that is unchanged, and a new embedder misses every key, so it
   re-embeds everything without being told.
@@ -39,11 +44,12 @@ from ..files import FileStore
 from ..history import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from .text import cjk_bigrams, fts_query
+from .text import cjk_bigrams, fts_query, scripts_of
 
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
-SCHEMA_VERSION = 4  # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid
+# 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents
+SCHEMA_VERSION = 5
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -55,7 +61,12 @@ CREATE TABLE docs (
     content_hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
     type TEXT NOT NULL, source TEXT NOT NULL, confidence TEXT NOT NULL, importance INTEGER,
     created TEXT, updated TEXT, tags TEXT NOT NULL, related_files TEXT NOT NULL,
-    description TEXT NOT NULL, session TEXT
+    description TEXT NOT NULL, session TEXT, scripts TEXT NOT NULL
+);
+CREATE INDEX docs_session ON docs(session);
+CREATE TABLE sessions (id INTEGER PRIMARY KEY, session TEXT UNIQUE NOT NULL);
+CREATE VIRTUAL TABLE session_fts USING fts5(
+    body, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 CREATE VIRTUAL TABLE fts USING fts5(
     name UNINDEXED, head, body, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -91,6 +102,7 @@ class DocMeta:
     related_files: tuple[str, ...]
     description: str
     session: str | None = None
+    scripts: tuple[str, ...] = ()  # the scripts its text is written in (``text.scripts_of``)
     uses: int = 0
     last_used: str | None = None
 
@@ -189,7 +201,8 @@ class SqliteIndex:
             self._drop_files()
             db = self._open()
             columns, tables = [], []
-        db.execute("DROP TABLE IF EXISTS fts")
+        for virtual in ("fts", "session_fts"):  # drops their shadow tables with them
+            db.execute(f"DROP TABLE IF EXISTS {virtual}")
         for table in tables:
             keep = table == "vectors" and columns == ["embed_hash", "model", "vec"]
             if not keep and not table.startswith("fts_"):
@@ -324,6 +337,7 @@ class SqliteIndex:
         }
         seen: set[str] = set()
         fresh: dict[str, str] = {}
+        touched: set[str] = set()  # sessions whose document must be rebuilt
         db.execute("BEGIN IMMEDIATE")
         try:
             for path in self.store.memory_files():
@@ -348,13 +362,17 @@ class SqliteIndex:
                         (st.st_size, st.st_mtime_ns, st.st_ino, name),
                     )
                     continue
+                touched |= {s for s in (self._session_of(db, name), record.session) if s}
                 ehash, text = self._upsert(db, record, st)
                 fresh[ehash] = text
                 report.updated += bool(old)
                 report.added += not old
             for name in set(rows) - seen:
+                touched |= {s for s in (self._session_of(db, name),) if s}
                 self._forget_row(db, name)
                 report.removed += 1
+            for session in touched:
+                self._rebuild_session(db, session)
             missing = {
                 r[0]
                 for r in db.execute(
@@ -380,6 +398,35 @@ class SqliteIndex:
             db.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
             db.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
 
+    @staticmethod
+    def _session_of(db: sqlite3.Connection, name: str) -> str | None:
+        row = db.execute("SELECT session FROM docs WHERE name=?", (name,)).fetchone()
+        return None if row is None or row[0] is None else str(row[0])
+
+    @staticmethod
+    def _rebuild_session(db: sqlite3.Connection, session: str) -> None:
+        """Rewrite the session document of ``session`` from its memories' FTS bodies (already
+        CJK-bigrammed), or delete it when no memory is left in the session."""
+        bodies = [
+            r[0]
+            for r in db.execute(
+                "SELECT f.body FROM docs d JOIN fts f ON f.rowid = d.rowid "
+                "WHERE d.session=? ORDER BY d.created, d.name",
+                (session,),
+            )
+        ]
+        row = db.execute("SELECT id FROM sessions WHERE session=?", (session,)).fetchone()
+        if row is not None:
+            db.execute("DELETE FROM session_fts WHERE rowid=?", (row[0],))
+        if not bodies:
+            db.execute("DELETE FROM sessions WHERE session=?", (session,))
+            return
+        if row is None:
+            row = (db.execute("INSERT INTO sessions(session) VALUES (?)", (session,)).lastrowid,)
+        db.execute(
+            "INSERT INTO session_fts(rowid, body) VALUES (?, ?)", (row[0], "\n".join(bodies))
+        )
+
     def _texts_for(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for name, ehash in db.execute("SELECT name, embed_hash FROM docs").fetchall():
@@ -397,8 +444,10 @@ class SqliteIndex:
         text = embed_text(rec)
         ehash = hashlib.sha256(text.encode("utf-8")).hexdigest()
         self._forget_row(db, rec.name)
+        head = " ".join([rec.name.replace("-", " "), rec.description, *rec.tags])
+        body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
         cursor = db.execute(
-            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
             (
                 rec.name,
                 st.st_size,
@@ -416,10 +465,10 @@ class SqliteIndex:
                 json.dumps(list(rec.related_files), ensure_ascii=False),
                 rec.description,
                 rec.session,
+                # not the file name: a slug may be ASCII for a memory written in Chinese
+                " ".join(sorted(scripts_of(" ".join([rec.description, *rec.tags, body])))),
             ),
         )
-        head = " ".join([rec.name.replace("-", " "), rec.description, *rec.tags])
-        body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
         db.execute(  # the FTS row shares the doc's rowid: deleting it is a lookup, not a scan
             "INSERT INTO fts(rowid, name, head, body) VALUES (?,?,?,?)",
             (cursor.lastrowid, rec.name, cjk_bigrams(head), cjk_bigrams(body)),
@@ -477,7 +526,7 @@ class SqliteIndex:
         out: dict[str, DocMeta] = {}
         for row in db.execute(
             "SELECT name, type, source, confidence, importance, created, updated, tags, "
-            "related_files, description, session FROM docs"
+            "related_files, description, session, scripts FROM docs"
         ):
             count, last = uses.get(row[0], (0, None))
             out[row[0]] = DocMeta(
@@ -492,6 +541,7 @@ class SqliteIndex:
                 related_files=tuple(json.loads(row[8])),
                 description=row[9],
                 session=row[10],
+                scripts=tuple(row[11].split()),
                 uses=count,
                 last_used=last,
             )
@@ -525,6 +575,20 @@ class SqliteIndex:
             (match, limit),
         )
         return {name: float(score) for name, score in rows}
+
+    def session_keyword(self, terms: list[str], limit: int) -> dict[str, float]:
+        """BM25 scores (higher is better) of the best ``limit`` session documents: each session
+        ranked as the one text of all its memories."""
+        if not terms:
+            return {}
+        match = fts_query([t for q in terms for t in cjk_bigrams(q).split()])
+        rows = self._connect().execute(
+            "SELECT s.session, -bm25(session_fts) FROM session_fts "
+            "JOIN sessions s ON s.id = session_fts.rowid WHERE session_fts MATCH ? "
+            "ORDER BY bm25(session_fts) LIMIT ?",
+            (match, limit),
+        )
+        return {session: float(score) for session, score in rows}
 
     def vectors(self) -> tuple[list[str], Vectors]:
         """Names and the matrix of their vectors for the current embedder (cached)."""
@@ -581,6 +645,10 @@ class SqliteIndex:
         ]
         names = {r.name for r in records}
         problems += [f"{n}: indexed but no such file" for n in indexed if n not in names]
+        sessions = {r[0] for r in db.execute("SELECT DISTINCT session FROM docs") if r[0]}
+        documented = {r[0] for r in db.execute("SELECT session FROM sessions")}
+        problems += [f"session {s}: no session document" for s in sessions - documented]
+        problems += [f"session {s}: document of no memory" for s in documented - sessions]
         vec_names, _ = self.vectors()
         problems += [f"{n}: no vector for {self.embedder.model_id}" for n in names - set(vec_names)]
         return sorted(problems)

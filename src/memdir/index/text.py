@@ -11,6 +11,11 @@
   they carry no signal in BM25 and an OR over ``the`` would touch every row.
 * **Entities.** File paths, ``#tags`` and plain words are pulled out of a query to be matched
   against ``related_files`` and ``tags``.
+* **Scripts.** A keyword can only match a memory written in the script of the keyword: a
+  Chinese question shares no token with an English memory however well it answers it. Each
+  query term and each memory is labelled with its scripts (``cjk`` for kana, han and hangul,
+  else the Unicode script of the first letter: ``latin``, ``cyrillic``, …; digits belong to
+  none), so recall can tell "no keyword matched" from "no keyword could have matched".
 * **Periods.** Absolute dates in a query ("8 May 2023", "May 2023", "in 2023", "2023-05-08",
   "2023年5月") become time ranges to match against when a memory was learned. People talk
   about things after they happen, so each range reaches a little past its end (a week past a
@@ -31,6 +36,9 @@ __all__ = [
     "query_entities",
     "query_periods",
     "query_terms",
+    "script_share",
+    "scripts_of",
+    "term_script",
 ]
 
 _CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"  # kana, han, hangul
@@ -74,6 +82,34 @@ def query_terms(query: str) -> list[str]:
     if not terms:  # a query of only stop words still deserves an answer
         terms = [t for t in _TOKEN.findall(query.lower()) if not _CJK_RUN.fullmatch(t)]
     return list(dict.fromkeys(terms))
+
+
+def term_script(term: str) -> str | None:
+    """The script of a query term or token: ``cjk``, the Unicode script name of its first
+    letter (``latin``, ``cyrillic``, ``greek``, …), or None for one without letters (``2023``),
+    which any memory can match."""
+    if _CJK_RUN.match(term):
+        return "cjk"
+    for char in term:
+        if char.isalpha():
+            return unicodedata.name(char, "OTHER").split(" ", 1)[0].lower()
+    return None
+
+
+def scripts_of(text: str) -> frozenset[str]:
+    """Every script that some token of ``text`` is written in."""
+    found = (term_script(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text)))
+    return frozenset(s for s in found if s is not None)
+
+
+def script_share(terms: list[str], scripts: frozenset[str] | tuple[str, ...]) -> float:
+    """The share of query ``terms`` a memory written in ``scripts`` could match at all: 1 when
+    they share a script (or the term has none), 0 for a Chinese term and an English memory."""
+    if not terms:
+        return 1.0
+    known = set(scripts)
+    can = [s is None or s in known for s in map(term_script, terms)]
+    return sum(can) / len(can)
 
 
 def fts_query(terms: list[str]) -> str:

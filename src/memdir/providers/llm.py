@@ -9,16 +9,40 @@ prompt, and the caller still parses tolerantly. Concrete providers live beside t
 use a real subclass with scripted answers, never a mock.
 
 Failures are ``ProviderError`` with a message that says what to fix (which setting, which URL).
+
+Tool calls whose arguments did not decode (a small model writes broken JSON) are not errors: the
+call's ``arguments`` are ``{RAW_ARGUMENTS: "<the text>", ARGUMENTS_ERROR: "<why>"}``, so the agent
+loop can hand the reason back to the model instead of crashing.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["LLM", "LLMResponse", "ToolCall"]
+__all__ = [
+    "ARGUMENTS_ERROR",
+    "LLM",
+    "RAW_ARGUMENTS",
+    "LLMResponse",
+    "ToolCall",
+    "schema_instruction",
+]
+
+RAW_ARGUMENTS = "_raw_arguments"
+ARGUMENTS_ERROR = "_arguments_error"
+
+
+def schema_instruction(json_schema: Mapping[str, Any]) -> str:
+    """The prompt text that asks for ``json_schema`` where the wire cannot enforce it."""
+    schema = json.dumps(json_schema, ensure_ascii=False, sort_keys=True)
+    return (
+        "Answer with one JSON object and nothing else (no prose, no code fence). "
+        f"It must match this JSON schema: {schema}"
+    )
 
 
 @dataclass(frozen=True)

@@ -1,22 +1,4 @@
-"""FileStore: the memories of one scope as Markdown files — the truth (SPEC A2–A6).
-
-Invariants:
-
-* **Atomic and locked.** Every write is ``atomic_write`` (temp file, fsync, rename, fsync of the
-  directory) made while holding the scope's cross-process lock (``flock`` on
-  ``.history/lock``). A crash leaves each file old or new; concurrent writers queue.
-* **Hand edits win.** Nothing is cached across calls except parsed files keyed by
-  ``(inode, size, mtime, ctime)``, so an edit made with any editor is seen by the next read.
-  Updates re-read the file under the lock and patch only the keys that change (``markdown.py``);
-  just before the rename the file is checked again, and a concurrent hand edit aborts the write
-  with ``ConflictError`` instead of being overwritten.
-* **Bad files are left alone.** A file that does not parse, is too large, is not UTF-8 or is a
-  symlink leaving the scope is reported (``problems()``) and skipped; memdir never rewrites,
-  moves or deletes it.
-* **Logged.** Each change goes to the change log (``history.py``) with the bytes before and after.
-* **MEMORY.md is derived.** It is regenerated after every change from the files; only the block
-  between its ``memdir:begin`` / ``memdir:end`` markers is memdir's, text around it is kept.
-"""
+"""The core of ``FileStore``: locking, reading, the one write path, MEMORY.md (see ``__init__``)."""
 
 from __future__ import annotations
 
@@ -25,15 +7,15 @@ import hashlib
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
-from .history import Change, ChangeLog, atomic_write, fsync_dir
-from .markdown import (
+from ..errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
+from ..history import Change, ChangeLog, atomic_write, fsync_dir
+from ..markdown import (
     Document,
     FormatError,
     compose_body,
@@ -44,8 +26,8 @@ from .markdown import (
     set_fields,
     split_body,
 )
-from .paths import ScopeDirs
-from .records import (
+from ..paths import ScopeDirs
+from ..records import (
     FIELD_ORDER,
     REQUIRED,
     TYPES,
@@ -55,7 +37,7 @@ from .records import (
     now_iso,
 )
 
-__all__ = ["FileStore", "Problem"]
+__all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore"]
 
 MAX_FILE_BYTES = 1024 * 1024
 LOCK_TIMEOUT = 30.0
@@ -137,8 +119,8 @@ def render_index(records: list[MemoryRecord], skipped: int, scope: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-class FileStore:
-    """The memory files of one scope. Every public write is atomic, locked and logged."""
+class StoreCore:
+    """Locking, reading, the one write path (``_commit``) and MEMORY.md of ``FileStore``."""
 
     def __init__(self, dirs: ScopeDirs, *, lock_timeout: float = LOCK_TIMEOUT) -> None:
         self.dirs = dirs
@@ -149,6 +131,7 @@ class FileStore:
         self._batching = False
         self._taken: set[str] | None = None  # names in use, tracked during a batch
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
+        self._run: str | None = None  # issue 5: the run id every change is logged with
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -190,8 +173,9 @@ class FileStore:
             finally:
                 self._batching = False
                 self._taken = None
-                if self.dirs.memory.is_dir():
-                    fsync_dir(self.dirs.memory)
+                for folder in (self.dirs.memory, self.dirs.archive):
+                    if folder.is_dir():
+                        fsync_dir(folder)
                 self.regenerate_index()
 
     def _acquire(self, fd: int) -> None:
@@ -248,7 +232,12 @@ class FileStore:
                 raise BadFileError(
                     path, f"symlink points outside the scope (to {target}); not followed"
                 )
-            st = target.stat()
+            try:
+                st = target.stat()
+            except FileNotFoundError:
+                raise BadFileError(
+                    path, f"symlink points to {target}, which does not exist"
+                ) from None
         if not target.is_file():
             raise BadFileError(path, "not a regular file")
         if st.st_size > MAX_FILE_BYTES:
@@ -362,7 +351,7 @@ class FileStore:
             # replaced in turn, so every version memdir ever replaced can be restored
             self.log.keep(before, now)
         if data is not None:
-            self.dirs.memory.mkdir(parents=True, exist_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(path, data, sync_dir=not self._batching)
         else:
             path.unlink()
@@ -375,6 +364,8 @@ class FileStore:
             after=after,
             reason=reason,
             undoes=undoes,
+            run=self._run,
+            path=self._where(path),
         )
         if not self._batching:
             self.regenerate_index()
@@ -521,200 +512,6 @@ class FileStore:
                 reason=reason,
             )
 
-    def undo(self, change: Change, *, actor: str) -> Change:
-        """Put the file of ``change`` back as it was before it; refuse if it moved on since."""
-        if change.renamed_from is not None:
-            return self._undo_rename(change, actor=actor)
-        with self.locked():
-            path = self.path_for(change.name)
-            now = path.read_bytes() if path.is_file() else None
-            current = content_hash(now) if now is not None else None
-            if current != change.after:
-                raise ConflictError(
-                    f"{change.name!r} has changed since change {change.id} (a later change or a "
-                    "hand edit); undo the later changes first (see `memdir history "
-                    f"{change.name}`)"
-                )
-            data = self.log.load(change.before) if change.before else None
-            return self._commit(
-                path,
-                data,
-                op="undo",
-                actor=actor,
-                source=change.source,
-                before=current,
-                reason=f"undo {change.op} {change.id}",
-                undoes=change.id,
-            )
-
-    # -- memory tool support (issue 4) -----------------------------------------------------
-    def create_bytes(
-        self,
-        name: str,
-        data: bytes,
-        *,
-        actor: str,
-        reason: str | None = None,
-        defaults: Mapping[str, Any] | None = None,
-        vet: Callable[[MemoryRecord, bytes], bytes] | None = None,
-    ) -> tuple[MemoryRecord, Change]:
-        """A new memory ``name`` from a whole file (frontmatter and body), as the memory tool's
-        ``create`` receives it. It must read as a memory; keys it lacks — ``name``, ``created``,
-        ``updated`` and any in ``defaults`` — are added at the top of the frontmatter, and every
-        byte that was given is kept. A ``name`` key that differs from ``name`` is refused."""
-        path = self.path_for(name)
-        name = path.stem
-        try:
-            doc = parse(data)
-            declared = doc.meta.get("name")
-            if declared is not None and declared != name:
-                raise BadFileError(
-                    path, f"the name key is {declared!r} but the file is {name}.md: make them equal"
-                )
-            stamp = now_iso()
-            wanted = {"name": name, "created": stamp, "updated": stamp, **(defaults or {})}
-            missing = {k: v for k, v in wanted.items() if k not in doc.meta}
-            if missing:
-                head = set_fields(replace(doc, frontmatter="", meta={}), missing).frontmatter
-                doc = parse(replace(doc, frontmatter=head + doc.frontmatter).dump())
-            data = doc.dump()
-            record = _record(doc, path, self.dirs, content_hash(data))
-        except FormatError as exc:
-            raise BadFileError(path, str(exc)) from None
-        if vet is not None:  # the facade's guard: may redact, or refuse by raising
-            data = vet(record, data)
-        with self.locked():
-            if os.path.lexists(path):
-                raise ConflictError(
-                    f"a memory named {name!r} already exists in the {self.dirs.scope} scope: "
-                    "update it, or choose another name"
-                )
-            change = self._commit(
-                path,
-                data,
-                op="create",
-                actor=actor,
-                source=doc.meta.get("source"),
-                before=None,
-                reason=reason,
-            )
-            return self.read_path(path), change
-
-    def rename(
-        self, name: str, new_name: str, *, actor: str, reason: str | None = None
-    ) -> tuple[MemoryRecord, Change]:
-        """Give memory ``name`` the file name ``new_name`` (its ``name`` key follows; no other
-        byte changes). One change in the log, so one ``undo`` restores both names exactly."""
-        new_name = check_name(new_name)
-        with self.locked():
-            current = self.read(name)
-            if current.path.is_symlink():
-                raise ValidationError(
-                    f"{current.name}.md is a symbolic link: rename the file it points to"
-                )
-            target = self.path_for(new_name)
-            if os.path.lexists(target):
-                raise ConflictError(
-                    f"a memory named {new_name!r} already exists in the {self.dirs.scope} scope: "
-                    "choose another name, or delete that one first"
-                )
-            data = current.path.read_bytes()
-            try:
-                renamed = set_fields(parse(data), {"name": new_name}).dump()
-            except FormatError as exc:
-                raise BadFileError(current.path, str(exc)) from None
-            change = self._move(
-                current.path,
-                target,
-                data,
-                renamed,
-                expect=current.content_hash,
-                op="rename",
-                actor=actor,
-                source=current.source,
-                reason=reason,
-            )
-            return self.read_path(target), change
-
-    def _move(
-        self,
-        src: Path,
-        dst: Path,
-        old: bytes,
-        new: bytes,
-        *,
-        expect: str | None,
-        op: str,
-        actor: str,
-        source: str | None,
-        reason: str | None,
-        undoes: str | None = None,
-    ) -> Change:
-        """Replace file ``src`` (bytes ``old``) by file ``dst`` (bytes ``new``); the caller
-        holds the lock and checked that ``dst`` is free.
-
-        Order: both versions kept in ``objects/`` → ``dst`` written atomically → ``src``
-        removed → directory fsynced → log line → MEMORY.md. A crash in between leaves both files
-        (a duplicate, never a loss); the log line is written only once the move is complete.
-        """
-        now = src.read_bytes() if src.is_file() else None
-        if now is None or content_hash(now) != expect:
-            raise ConflictError(
-                f"{src} changed while memdir was renaming it (a hand edit?); nothing was "
-                "written — run the command again"
-            )
-        before, after = content_hash(old), content_hash(new)
-        self.log.keep(before, old)
-        self.log.keep(after, new)
-        atomic_write(dst, new, sync_dir=False)
-        src.unlink()
-        fsync_dir(self.dirs.memory)
-        change = self.log.append(
-            op=op,
-            name=dst.stem,
-            actor=actor,
-            source=source,
-            before=before,
-            after=after,
-            reason=reason,
-            undoes=undoes,
-            renamed_from=src.stem,
-        )
-        if not self._batching:
-            self.regenerate_index()
-        return change
-
-    def _undo_rename(self, change: Change, *, actor: str) -> Change:
-        """Undo a rename (or the undo of one): ``name`` goes back to ``renamed_from``."""
-        assert change.renamed_from is not None
-        with self.locked():
-            path, back = self.path_for(change.name), self.path_for(change.renamed_from)
-            now = path.read_bytes() if path.is_file() else None
-            if now is None or content_hash(now) != change.after:
-                raise ConflictError(
-                    f"{change.name!r} has changed since change {change.id} (a later change or a "
-                    "hand edit); undo the later changes first (see `memdir history "
-                    f"{change.name}`)"
-                )
-            if os.path.lexists(back):
-                raise ConflictError(
-                    f"{change.renamed_from!r} exists again, so change {change.id} cannot move "
-                    f"{change.name!r} back to it: rename or delete that file first"
-                )
-            data = self.log.load(change.before or "")
-            return self._move(
-                path,
-                back,
-                now,
-                data,
-                expect=change.after,
-                op="undo",
-                actor=actor,
-                source=change.source,
-                reason=f"undo {change.op} {change.id}",
-                undoes=change.id,
-            )
-
     def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
         parts: list[str] = []
@@ -778,3 +575,9 @@ class FileStore:
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
             atomic_write(self.dirs.derived / "memory-md.fingerprint", self.fingerprint().encode())
             return changed
+
+    def _where(self, path: Path) -> str | None:
+        """``path`` relative to the scope directory when it is not a top-level memory."""
+        if path.parent == self.dirs.memory:
+            return None
+        return path.relative_to(self.dirs.memory).as_posix()

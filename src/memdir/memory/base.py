@@ -1,46 +1,36 @@
-"""The ``Memory`` facade: the one door every frontend (CLI, servers, agent loop) goes through.
+"""The core of the ``Memory`` facade: scopes, writes (through the guard), reads and recall.
 
-A ``Memory`` knows two scopes — ``user`` under ``$MEMDIR_HOME/memory`` and ``project`` under
-``<root>/.agent/memory`` — each a ``FileStore`` with its own lock, change log and MEMORY.md.
-It turns friendly arguments into validated frontmatter, picks the scope (the memory type decides
-the default; a name is looked up in both), and returns typed records. It holds no state of its
-own beyond the paths: every call reads the files, so hand edits are always seen.
+``MemoryBase`` holds what every later part builds on; ``conversation.py`` adds sessions, context,
+the memory tool and extraction, and ``facade.py`` adds sleep and is the ``Memory`` users get.
+The split is by concern only: one object, one set of paths and caches (see ``__init__.py``).
 """
 
 from __future__ import annotations
 
 import builtins
 import contextlib
-import copy
 import re
 from collections.abc import Iterable, Mapping
-from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING, Any, Self, get_args
 
-from . import guard
-from .config import Policy, load_policy
-from .context import (
-    GUIDE_VERSION,
-    SYSTEM,
-    Summarizer,
-    assemble,
-    build_guide,
-    prepare,
-    recorded_guide,
+from .. import guard
+from ..errors import (
+    AmbiguousError,
+    ConfigError,
+    NotFoundError,
+    RefusedError,
+    ValidationError,
 )
-from .errors import AmbiguousError, ConfigError, NotFoundError, RefusedError, ValidationError
-from .extract.runner import Extraction, SessionReport
-from .extract.state import Failure, all_states
-from .files import BODY_PARTS, FileStore, Problem
-from .history import Change
-from .index.sqlite import SqliteIndex, SyncReport
-from .instructions import Instructions, load_instructions
-from .paths import Scope, find_project_root, home_dir, policy_file, scope_dirs, sessions_dir
-from .providers.embeddings import Embedder, get_embedder
-from .providers.llm import LLM
-from .recall import Hit, Recaller, parse_time
-from .records import (
+from ..extract.runner import Extraction
+from ..files import BODY_PARTS, FileStore
+from ..history import Change
+from ..index.sqlite import SqliteIndex, SyncReport
+from ..paths import Scope, find_project_root, home_dir, scope_dirs
+from ..providers.embeddings import Embedder, get_embedder
+from ..providers.llm import LLM
+from ..recall import Hit, Recaller, parse_time
+from ..records import (
     FIELD_ORDER,
     SOURCES,
     TYPES,
@@ -49,21 +39,11 @@ from .records import (
     default_scope,
     slugify,
 )
-from .sessions import (
-    Distill,
-    PruneReport,
-    Session,
-    SessionInfo,
-    apply_prune,
-    find_session,
-    list_sessions,
-    plan_prune,
-)
 
 if TYPE_CHECKING:
-    from .tools import MemoryTool
+    pass
 
-__all__ = ["Memory"]
+__all__ = ["SCOPES", "MemoryBase"]
 
 SCOPES: tuple[Scope, ...] = get_args(Scope)
 _EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
@@ -95,13 +75,8 @@ def _one_line(key: str, value: str | None) -> str | None:
     return value or None
 
 
-class Memory:
-    """Long-term memory for one person and (optionally) one project.
-
-    ``home`` defaults to ``$MEMDIR_HOME`` or ``~/.agent``; the project is ``project`` if given,
-    else found from ``cwd`` (nearest ancestor with ``.agent/`` or ``.git/``). ``actor`` is
-    recorded in the change log for every write made through this object.
-    """
+class MemoryBase:
+    """The stores, writes, reads and recall of ``Memory`` (use ``Memory``)."""
 
     def __init__(
         self,
@@ -128,11 +103,12 @@ class Memory:
         self._recallers: dict[tuple[Scope, ...], Recaller] = {}
         self._llm_choice = llm
         self._extraction: Extraction | None = None
+        self._archive_indexes: dict[Scope, SqliteIndex] = {}
 
-    def as_actor(self, actor: str) -> Memory:
+    def as_actor(self, actor: str) -> Self:
         """The same home, project, embedder and model, recording ``actor`` in the change log
         (the memory tool writes as ``agent``, extraction as ``extractor``)."""
-        return Memory(
+        return type(self)(
             home=self.home,
             project=self.project_root,
             actor=actor,
@@ -516,262 +492,3 @@ class Memory:
             for s in ([scope] if scope else self.scopes())
             for p in self.index(s).verify()
         ]
-
-    def doctor(self) -> builtins.list[Problem]:
-        """Every problem found in the scope directories, and every failed extraction;
-        nothing is changed."""
-        problems = [p for s in self.scopes() for p in self.store(s).problems()]
-        for session_id, failure in self.extraction_failures():
-            problems.append(
-                Problem(
-                    self.sessions_dir() / f"{session_id}.jsonl",
-                    f"extraction of turn {failure.turn} failed at {failure.time}: {failure.error}",
-                    severity="warning",
-                )
-            )
-        return problems
-
-    # -- sessions and context (issue 3) --
-    def policy(self) -> Policy:
-        """The lifecycle policy: ``<root>/.agent/memory-policy.yaml`` (outside a project
-        ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
-        return load_policy(policy_file(home=self.home, project_root=self.project_root))
-
-    def sessions_dir(self) -> Path:
-        """Where this project's session transcripts live (``<root>/.agent/sessions``)."""
-        return sessions_dir(home=self.home, project_root=self.project_root)
-
-    def instructions(self) -> Instructions:
-        """The AGENT.md levels with includes expanded; ``.problems`` lists what was skipped."""
-        names = self.policy().instructions.file_names
-        return load_instructions(home=self.home, project_root=self.project_root, file_names=names)
-
-    def memory_guide(self, policy: Policy | None = None) -> str:
-        """The memory guide a new session would get now (E2): instructions, both MEMORY.md
-        indexes (refreshed first if files were edited by hand), and the usage guidance."""
-        policy = policy or self.policy()
-        index: dict[Scope, Path | None] = {"project": None, "user": None}
-        for s in self.scopes():
-            store = self.store(s)
-            if store.dirs.memory.is_dir():
-                store.refresh_index()
-            index[s] = store.dirs.index_file
-        return build_guide(
-            self.instructions(),
-            project_index=index["project"],
-            user_index=index["user"],
-            policy=policy,
-        )
-
-    def _guide_for(self, session: Session, policy: Policy) -> tuple[str, str]:
-        """The session's recorded (system, guide); built and recorded on first use (E4)."""
-        recorded = recorded_guide(session)
-        if recorded is not None:
-            return recorded
-        guide = self.memory_guide(policy)
-        if session.writable:
-            session.write_record(
-                "meta", {"kind": "guide", "version": GUIDE_VERSION, "system": SYSTEM, "text": guide}
-            )
-        return SYSTEM, guide
-
-    def session(
-        self,
-        id: str | None = None,
-        *,
-        summarizer: Summarizer | None = None,
-        now: datetime | None = None,
-    ) -> Session:
-        """A new session (``id`` None) or the session ``id`` resumed, open for writing (one
-        writer per session: ``SessionBusyError`` if another process has it). Resuming skips
-        torn lines (``session.problems``), adds the "N days since" note when due and compacts
-        when over the threshold (``session.notices`` says what was done). Close it when done
-        (or use ``with``)."""
-        policy = self.policy()
-        folder = self.sessions_dir()
-        if id is None:
-            session = Session.create(folder)
-        else:
-            session = Session.open(find_session(folder, id), write=True)
-        try:
-            system, guide = self._guide_for(session, policy)
-            prepared = prepare(
-                session,
-                system=system,
-                guide=guide,
-                policy=policy,
-                summarizer=summarizer,
-                now=now,
-            )
-        except BaseException:
-            session.close()
-            raise
-        session.notices = [*prepared.notes, *prepared.repairs, *prepared.compacted]
-        return session
-
-    def read_session(self, id: str) -> Session:
-        """The session ``id``, read-only (no lock taken, nothing written); archived ones too."""
-        return Session.open(find_session(self.sessions_dir(), id, archived=True), write=False)
-
-    def sessions(self, *, archived: bool = False) -> builtins.list[SessionInfo]:
-        """Every session, oldest first, from file names and last lines only (C4)."""
-        return list_sessions(self.sessions_dir(), archived=archived)
-
-    def context(
-        self,
-        session: Session | None = None,
-        format: str = "openai",
-        *,
-        summarizer: Summarizer | None = None,
-        now: datetime | None = None,
-    ) -> builtins.list[dict[str, Any]] | dict[str, Any] | str:
-        """Exactly what would be sent to the model next: ``openai`` (message list),
-        ``anthropic`` (``{"system", "messages"}``) or ``text``. Without a session: what a new
-        session would start with. A writable session is compacted first if it needs it."""
-        policy = self.policy()
-        if session is None:
-            return assemble(SYSTEM, self.memory_guide(policy), [], format)
-        system, guide = self._guide_for(session, policy)
-        prepared = prepare(
-            session, system=system, guide=guide, policy=policy, summarizer=summarizer, now=now
-        )
-        return assemble(system, guide, prepared.entries, format)
-
-    context_for = context  # the name SPEC I1 uses
-
-    def prune_sessions(
-        self,
-        older_than: timedelta | None = None,
-        *,
-        dry_run: bool = False,
-        distill: Distill | None = None,
-        now: datetime | None = None,
-    ) -> PruneReport:
-        """Expire sessions idle longer than ``older_than`` (default: the policy's
-        ``sessions.retention_days``): each goes to ``distill`` first, then to the archive — or
-        is deleted, only when the policy says so. ``dry_run`` returns the plan untouched."""
-        policy = self.policy().sessions
-        folder = self.sessions_dir()
-        plan = plan_prune(
-            list_sessions(folder),
-            list_sessions(folder, archived=True),
-            policy=policy,
-            older_than=older_than,
-            now=now,
-        )
-        if dry_run:
-            return PruneReport(plan, dry_run=True)
-        return apply_prune(plan, distill=distill)
-
-    # -- memory tool support (issue 4) --
-    def tool(self, *, actor: str = "agent") -> MemoryTool:
-        """The memory tool a model reads and writes memories with (SPEC F1–F3): Anthropic's
-        ``memory_20250818`` commands over ``/memories`` plus ``search``. Its writes go through
-        a copy of this facade (same paths, stores and indexes) that logs them as ``actor``."""
-        from .tools import MemoryTool  # the tool sits above the facade, so import it on use
-
-        twin = copy.copy(self)
-        twin.actor = actor
-        return MemoryTool(twin)
-
-    def create_file(
-        self,
-        name: str,
-        content: bytes,
-        *,
-        scope: Scope,
-        reason: str | None = None,
-        defaults: Mapping[str, Any] | None = None,
-    ) -> MemoryRecord:
-        """Store a new memory ``name`` from a whole file (frontmatter and body). It must read as
-        a memory (``description`` and ``type`` at least); missing ``name`` / ``created`` /
-        ``updated`` keys, and any key of ``defaults`` it lacks, are added. Nothing else of
-        ``content`` changes. ``ConflictError`` if the name is taken."""
-        checked = {k: check_field(k, v) for k, v in (defaults or {}).items()}
-
-        def vet(record: MemoryRecord, data: bytes) -> bytes:
-            safe = self._guard(
-                scope,
-                record.name,
-                type=record.type,
-                source=record.source,
-                parts={"file": data.decode("utf-8", errors="replace")},
-            )
-            return (safe["file"] or "").encode("utf-8") if safe["redacted"] else data
-
-        record, _ = self.store(scope).create_bytes(
-            name, content, actor=self.actor, reason=reason, defaults=checked, vet=vet
-        )
-        return record
-
-    def rename(
-        self, name: str, new_name: str, *, scope: Scope | None = None, reason: str | None = None
-    ) -> MemoryRecord:
-        """Rename a memory within its scope (file name and ``name`` key, nothing else).
-        Reversible: ``undo`` of the change puts the old name and bytes back."""
-        record, _ = self._locate(name, scope).rename(
-            name, new_name, actor=self.actor, reason=reason
-        )
-        return record
-
-    # -- extraction (issue 4) --
-    @property
-    def llm(self) -> LLM | None:
-        """The model extraction uses: the one given to ``Memory(llm=...)``, else the configured
-        one (``memdir config set llm.*`` or ``MEMDIR_LLM_*``), else ``None`` (offline rules).
-        ``llm=False`` forces the offline rules."""
-        if self._llm_choice is None:
-            self._llm_choice = _configured_llm(self.home)
-        return self._llm_choice if isinstance(self._llm_choice, LLM) else None
-
-    @property
-    def extraction(self) -> Extraction:
-        if self._extraction is None:
-            self._extraction = Extraction(self, self.llm)
-        return self._extraction
-
-    def capture_explicit(
-        self, text: str, *, session: str | None = None
-    ) -> builtins.list[MemoryRecord]:
-        """Store the explicit requests in what the person just wrote ("remember that …",
-        "记住 …") at once (SPEC G3) and return them, so the agent can say what it stored."""
-        return self.extraction.capture_explicit(text, session=session)
-
-    def after_turn(self, session: Session) -> builtins.list[MemoryRecord]:
-        """Call when a turn has ended: stores its explicit requests now (returned), and queues
-        the turn for extraction in the background (LLM if configured, else the offline rules).
-        Returns at once; ``flush_extraction`` waits for the queue."""
-        return self.extraction.after_turn(session)
-
-    def flush_extraction(self, timeout: float | None = None) -> bool:
-        """Wait for queued extraction; ``False`` if ``timeout`` passed first."""
-        return self.extraction.flush(timeout)
-
-    def resume_extraction(self) -> builtins.list[str]:
-        """Queue the turns a previous process left unextracted (it crashed, or exited before
-        the worker ran); returns the session ids queued."""
-        return self.extraction.resume()
-
-    def extract_session(
-        self,
-        id: str,
-        *,
-        dry_run: bool = False,
-        everything: bool = False,
-        offline: bool = False,
-    ) -> SessionReport:
-        """Extract a stored session's turns now (``memdir extract``): those not done yet and
-        those that failed; ``everything`` reads every turn again; ``dry_run`` writes nothing."""
-        return self.extraction.run_session(
-            id, dry_run=dry_run, everything=everything, offline=offline
-        )
-
-    def extraction_failures(self) -> builtins.list[tuple[str, Failure]]:
-        """``(session id, failure)`` for every turn whose extraction failed and was not
-        retried successfully since."""
-        return [(st.session, f) for st in all_states(self.sessions_dir()) for f in st.failed]
-
-
-def _configured_llm(home: Path) -> LLM | bool:
-    """The LLM from the user's settings, or ``False`` when none is configured."""
-    return False

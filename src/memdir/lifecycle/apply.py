@@ -1,0 +1,189 @@
+"""Applying a sleep plan in one step, and undoing a whole run (SPEC H4, H7, A7).
+
+**Apply.** Every scope the plan touches is locked and batched (one MEMORY.md rewrite each), every
+op's expected content hash is checked *before* anything is written — a plan made before a hand
+edit is refused whole, nothing half-applied — and then each op goes through the ``FileStore``
+(``update``, ``archive``, ``delete_archived``, ``create``), so each file is written atomically and
+logged with actor ``sleep``, the step's reason and the run id.
+
+**Undo.** ``undo_run`` finds every change of a run in every scope and replays their undos newest
+first under the same locks. It first walks the changes backwards over the current disk state to
+prove that every file is still exactly as the run left it; if one is not (a later change or a
+hand edit), nothing is undone and the error names the file. The undo changes carry the run id
+``undo-<run>``, so undoing the undo redoes the run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConflictError, NotFoundError, ValidationError
+from ..files import FileStore
+from ..history import Change
+from ..markdown import content_hash
+from ..paths import Scope
+from .plan import Op, Plan
+
+__all__ = ["ACTOR", "SleepReport", "apply_plan", "new_run_id", "run_changes", "undo_run"]
+
+ACTOR = "sleep"
+_BODY = ("statement", "why", "how_to_apply")
+
+
+def new_run_id(now: datetime, prefix: str = "sleep") -> str:
+    """``sleep-YYYYMMDD-HHMMSS-xxxx`` (the plan's clock, 4 random hex)."""
+    return f"{prefix}-{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
+
+
+def _current(store: FileStore, op: Op) -> str | None:
+    if op.kind == "create":
+        return None
+    reader = store.archived() if op.kind == "delete_archived" else store
+    try:
+        return reader.read(op.name).content_hash
+    except NotFoundError:
+        return "missing"
+
+
+def apply_plan(
+    plan: Plan, stores: Mapping[Scope, FileStore], *, run: str, actor: str = ACTOR
+) -> list[Change]:
+    """Carry out ``plan``; returns the changes written (all logged with ``run``)."""
+    changes: list[Change] = []
+    scopes = sorted({op.scope for op in plan.ops})
+    with contextlib.ExitStack() as stack:
+        for scope in scopes:
+            stack.enter_context(stores[scope].batch())
+            stack.enter_context(stores[scope].run_as(run))
+        for op in plan.ops:
+            if op.kind == "create" and stores[op.scope].exists(op.name):
+                raise ConflictError(
+                    f"a memory named {op.name!r} ({op.scope} scope) appeared since the plan was "
+                    "made; nothing was written — run `memdir sleep` again"
+                )
+            if op.kind != "create" and _current(stores[op.scope], op) != op.expect:
+                raise ConflictError(
+                    f"{op.name!r} ({op.scope} scope) changed since the plan was made; nothing "
+                    "was written — run `memdir sleep` again"
+                )
+        for step in plan.steps:
+            reason = f"sleep {step.action}: {step.reason}"
+            for op in step.ops:
+                changes += _apply_op(stores[op.scope], op, actor=actor, reason=reason)
+    return changes
+
+
+def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Change]:
+    fields = dict(op.fields)
+    if op.kind == "archive":
+        stamp = str(fields.pop("archived"))
+        out: list[Change] = []
+        if fields:  # the pointer (merged_into / superseded_by) is written before the move
+            _, pointer = store.update(op.name, fields, actor=actor, reason=reason)
+            out += [pointer] if pointer else []
+        return [*out, store.archive(op.name, actor=actor, stamp=stamp, reason=reason)]
+    if op.kind == "delete_archived":
+        return [store.delete_archived(op.name, actor=actor, reason=reason, expect=op.expect)]
+    if op.kind == "update":
+        _, change = store.update(op.name, fields, actor=actor, reason=reason)
+        return [change] if change else []
+    meta = {k: v for k, v in fields.items() if k not in _BODY}
+    _, change = store.create(
+        meta,
+        statement=str(fields["statement"]),
+        why=fields.get("why"),
+        how_to_apply=fields.get("how_to_apply"),
+        actor=actor,
+        reason=reason,
+        name=op.name,
+    )
+    return [change]
+
+
+def run_changes(stores: Mapping[Scope, FileStore], run: str) -> dict[Scope, list[Change]]:
+    """The changes of ``run`` per scope, oldest first."""
+    found: dict[Scope, list[Change]] = {}
+    for scope, store in stores.items():
+        mine = [c for c in store.log.entries() if c.run == run]
+        if mine:
+            found[scope] = mine
+    return found
+
+
+def _check_reversible(store: FileStore, changes: list[Change]) -> None:
+    """Walk ``changes`` newest first over the disk as it is now: each must find its file in the
+    state it left it, else nothing may be undone."""
+    state: dict[Path, str | None] = {}
+
+    def now(path: Path) -> str | None:
+        if path not in state:
+            state[path] = content_hash(path.read_bytes()) if path.is_file() else None
+        return state[path]
+
+    for change in reversed(changes):
+        where = store.located(change)
+        if change.op in ("archive", "restore"):
+            memory_side = store.path_for(change.name)
+            src, dst = (where, memory_side) if change.op == "archive" else (memory_side, where)
+            ok = now(src) == change.after and now(dst) is None
+            state[src], state[dst] = None, change.before
+        else:
+            ok = now(where) == change.after
+            state[where] = change.before
+        if not ok:
+            raise ConflictError(
+                f"{change.name!r} ({store.dirs.scope} scope) changed after run {change.run} "
+                f"(change {change.id}); nothing was undone — undo the later changes first "
+                f"(see `memdir history {change.name}`)"
+            )
+
+
+def undo_run(stores: Mapping[Scope, FileStore], run: str, *, actor: str) -> list[Change]:
+    """Revert every change of ``run``, newest first, in every scope — all or nothing."""
+    found = run_changes(stores, run)
+    if not found:
+        raise NotFoundError(f"no run {run!r}: `memdir history` shows run ids in --json")
+    undone = {c.undoes for s in found for c in stores[s].log.entries() if c.undoes}
+    if any(c.id in undone for cs in found.values() for c in cs):
+        raise ValidationError(
+            f"run {run} was undone already; `memdir undo undo-{run}` would redo it"
+        )
+    out: list[Change] = []
+    with contextlib.ExitStack() as stack:
+        for scope in sorted(found):
+            stack.enter_context(stores[scope].batch())
+            stack.enter_context(stores[scope].run_as(f"undo-{run}"))
+        for scope, changes in found.items():
+            _check_reversible(stores[scope], changes)
+        for scope, changes in found.items():
+            for change in reversed(changes):
+                out.append(stores[scope].undo(change, actor=actor))
+    return out
+
+
+@dataclass
+class SleepReport:
+    """What ``Memory.sleep`` did: the plan, and (unless a dry run or skipped) the run."""
+
+    plan: Plan | None
+    run: str | None = None
+    changes: list[Change] = field(default_factory=list)
+    dry_run: bool = False
+    skipped: str | None = None  # why nothing was planned (``--if-quiet`` and not quiet)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "dry_run": self.dry_run,
+            "skipped": self.skipped,
+            "changes": len(self.changes),
+            "notes": self.notes,
+            "plan": self.plan.to_dict() if self.plan else None,
+        }

@@ -1,0 +1,320 @@
+"""User settings: which LLM endpoint memdir talks to, in ``$MEMDIR_HOME/config.yaml``.
+
+The file belongs to the person, not to a project: it may hold an API key, so it is written with
+mode 0600, atomically (temp file beside it, fsync, rename, fsync the directory), and never
+committed anywhere. Its shape::
+
+    llm:
+      provider: openai          # openai | anthropic (default: inferred from base_url)
+      base_url: http://localhost:11434/v1
+      model: qwen2.5:3b
+      api_key: sk-...
+      timeout: 60               # seconds to wait for an answer
+      max_retries: 2            # extra attempts after a 429, a 5xx or a timeout
+
+**Precedence.** An environment variable beats the file, the file beats the built-in default:
+``MEMDIR_LLM_PROVIDER``, ``MEMDIR_LLM_BASE_URL``, ``MEMDIR_LLM_MODEL``, ``MEMDIR_LLM_API_KEY``,
+``MEMDIR_LLM_TIMEOUT``, ``MEMDIR_LLM_MAX_RETRIES``. Each value remembers where it came from
+(``Setting.source``) so ``memdir config list`` can say why a value is what it is.
+
+**Strict.** As with ``memory-policy.yaml`` a key memdir does not know is an error (a typo would
+otherwise silently keep the default), and so is a bad value; the ``ConfigError`` names the key
+(or the variable) and what is allowed. Values are checked when written *and* when read, because
+the file can be edited by hand.
+
+**Defaults.** The provider follows from ``base_url`` when unset (a host ending in
+``anthropic.com`` → ``anthropic``, anything else → ``openai``, the wire format nearly every
+server speaks); ``base_url`` follows from the provider when unset (the vendor's public API). An
+endpoint counts as configured once it has a model and either a base URL or an API key — a local
+server needs no key, a vendor API needs no URL.
+
+This module only reads and writes settings; ``memdir.providers.get_llm`` turns them into a model.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import yaml
+
+from .errors import ConfigError
+from .paths import home_dir
+
+__all__ = [
+    "DEFAULT_BASE_URLS",
+    "KEYS",
+    "LLMSettings",
+    "Setting",
+    "Source",
+    "env_var",
+    "infer_provider",
+    "load_settings",
+    "mask_secret",
+    "read_file",
+    "set_values",
+    "settings_file",
+    "unset_values",
+]
+
+Source = Literal["env", "file", "default"]
+PROVIDERS = ("openai", "anthropic")
+DEFAULT_BASE_URLS = {
+    "openai": "https://api.openai.com/v1",
+    "anthropic": "https://api.anthropic.com",
+}
+DEFAULT_TIMEOUT = 60.0
+DEFAULT_MAX_RETRIES = 2
+
+
+def _provider(key: str, value: Any) -> str:
+    if value not in PROVIDERS:
+        raise ConfigError(f"{key} must be one of {', '.join(PROVIDERS)} (got {value!r})")
+    return str(value)
+
+
+def _url(key: str, value: Any) -> str:
+    text = str(value).strip() if isinstance(value, str) else ""
+    parts = urlsplit(text)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"{key} must be an http:// or https:// URL such as http://localhost:11434/v1 "
+            f"(got {value!r})"
+        )
+    return text.rstrip("/")
+
+
+def _text(key: str, value: Any) -> str:
+    if isinstance(value, bool) or not isinstance(value, str | int | float) or not str(value):
+        raise ConfigError(f"{key} must be a non-empty string (got {value!r})")
+    return str(value).strip()
+
+
+def _seconds(key: str, value: Any) -> float:
+    try:
+        seconds = float(value) if not isinstance(value, bool) else -1.0
+    except (TypeError, ValueError):
+        seconds = -1.0
+    if not 0 < seconds <= 3600:
+        raise ConfigError(
+            f"{key} must be a number of seconds above 0 and at most 3600 (got {value!r})"
+        )
+    return seconds
+
+
+def _retries(key: str, value: Any) -> int:
+    try:
+        count = int(str(value)) if not isinstance(value, bool | float) else -1
+    except ValueError:
+        count = -1
+    if not 0 <= count <= 10:
+        raise ConfigError(f"{key} must be a whole number from 0 to 10 (got {value!r})")
+    return count
+
+
+# dotted key -> its check; the order is the order ``memdir config list`` shows
+KEYS: dict[str, Callable[[str, Any], Any]] = {
+    "llm.provider": _provider,
+    "llm.base_url": _url,
+    "llm.model": _text,
+    "llm.api_key": _text,
+    "llm.timeout": _seconds,
+    "llm.max_retries": _retries,
+}
+
+
+def env_var(key: str) -> str:
+    """The environment variable that overrides ``key``: ``llm.base_url`` → MEMDIR_LLM_BASE_URL."""
+    return "MEMDIR_" + key.replace(".", "_").upper()
+
+
+def _known(key: str, where: str = "") -> str:
+    if key not in KEYS:
+        raise ConfigError(f"unknown setting {key!r}{where}: the settings are {', '.join(KEYS)}")
+    return key
+
+
+def settings_file(home: Path | None = None) -> Path:
+    """``<home>/config.yaml`` (home: ``$MEMDIR_HOME`` or ``~/.agent``)."""
+    return (home or home_dir()) / "config.yaml"
+
+
+def read_file(home: Path | None = None) -> dict[str, Any]:
+    """The checked values the settings file holds, by dotted key (``{}`` when there is none)."""
+    path = settings_file(home)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise ConfigError(
+            f"{path}: cannot be read ({exc.strerror}); check its permissions"
+        ) from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path} is not valid YAML ({exc}); fix or delete the file") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must be a mapping such as 'llm: {{model: qwen2.5:3b}}'")
+    values: dict[str, Any] = {}
+    for section, body in data.items():
+        if not isinstance(body, dict):
+            raise ConfigError(
+                f"{path}: {section!r} must be a section of keys; the settings are {', '.join(KEYS)}"
+            )
+        for name, value in body.items():
+            key = _known(f"{section}.{name}", f" in {path}")
+            if value is not None:
+                values[key] = KEYS[key](f"{key} in {path}", value)
+    return values
+
+
+def _write(path: Path, values: Mapping[str, Any]) -> None:
+    """Write ``values`` as nested YAML, mode 0600, atomically (crash: old file or new file)."""
+    nested: dict[str, dict[str, Any]] = {}
+    for key in KEYS:  # a stable order, whatever order the keys were set in
+        if key in values:
+            section, name = key.split(".", 1)
+            nested.setdefault(section, {})[name] = values[key]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
+    try:
+        os.fchmod(fd, 0o600)  # before any byte is written: the key is never world-readable
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write("# memdir user settings (memdir config set KEY VALUE)\n")
+            if nested:
+                yaml.safe_dump(nested, handle, sort_keys=False, allow_unicode=True)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    dir_fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(dir_fd)
+    finally:
+        os.close(dir_fd)
+
+
+def set_values(pairs: Mapping[str, Any], home: Path | None = None) -> dict[str, Any]:
+    """Check every pair, then write them all at once; returns the checked values.
+
+    Nothing is written when any key or value is bad.
+    """
+    checked = {key: KEYS[_known(key)](key, value) for key, value in pairs.items()}
+    path = settings_file(home)
+    _write(path, {**read_file(home), **checked})
+    return checked
+
+
+def unset_values(keys: Iterable[str], home: Path | None = None) -> list[str]:
+    """Remove ``keys`` from the file; returns those that were set there."""
+    wanted = [_known(key) for key in keys]
+    values = read_file(home)
+    removed = [key for key in wanted if key in values]
+    if removed:
+        _write(settings_file(home), {k: v for k, v in values.items() if k not in removed})
+    return removed
+
+
+def infer_provider(base_url: str | None) -> str:
+    """``anthropic`` for a host under anthropic.com, else ``openai`` (the common wire format)."""
+    host = (urlsplit(base_url).hostname or "") if base_url else ""
+    return "anthropic" if host == "anthropic.com" or host.endswith(".anthropic.com") else "openai"
+
+
+def mask_secret(value: str) -> str:
+    """``sk-proj-abcd…wxyz`` → ``sk-…wxyz``: enough to tell two keys apart, not to use one."""
+    if len(value) < 12:
+        return "…" if value else ""
+    return f"{value[:3]}…{value[-4:]}"
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One effective value and where it came from."""
+
+    key: str
+    value: Any
+    source: Source
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """The effective LLM endpoint settings. ``sources`` says where each value came from."""
+
+    provider: str
+    base_url: str
+    model: str | None
+    api_key: str | None
+    timeout: float
+    max_retries: int
+    sources: Mapping[str, Source]
+
+    @property
+    def configured(self) -> bool:
+        """A model, and a place to send it: a base URL (local server) or an API key (vendor)."""
+        return bool(self.model) and (
+            self.sources["llm.base_url"] != "default" or self.api_key is not None
+        )
+
+    @property
+    def missing(self) -> list[str]:
+        """What must still be set before ``configured`` holds (dotted keys)."""
+        wanted = [] if self.model else ["llm.model"]
+        if self.sources["llm.base_url"] == "default" and self.api_key is None:
+            wanted.append(
+                "llm.base_url" if self.sources["llm.provider"] == "default" else "llm.api_key"
+            )
+        return wanted
+
+    def items(self) -> list[Setting]:
+        """Every key with its effective value, in ``KEYS`` order."""
+        return [
+            Setting(key, getattr(self, key.split(".", 1)[1]), self.sources[key]) for key in KEYS
+        ]
+
+
+def load_settings(
+    home: Path | None = None, environ: Mapping[str, str] | None = None
+) -> LLMSettings:
+    """The effective settings: environment over ``config.yaml`` over defaults."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    sources: dict[str, Source] = {}
+    for key, value in read_file(home).items():
+        values[key], sources[key] = value, "file"
+    for key, check in KEYS.items():
+        raw = env.get(env_var(key))
+        if raw is not None and raw.strip():
+            values[key], sources[key] = check(env_var(key), raw), "env"
+    base_url = values.get("llm.base_url")
+    provider = values.get("llm.provider") or infer_provider(base_url)
+    defaults = {
+        "llm.provider": provider,
+        "llm.base_url": DEFAULT_BASE_URLS[provider],
+        "llm.model": None,
+        "llm.api_key": None,
+        "llm.timeout": DEFAULT_TIMEOUT,
+        "llm.max_retries": DEFAULT_MAX_RETRIES,
+    }
+    for key, default in defaults.items():
+        if key not in values:
+            values[key], sources[key] = default, "default"
+    return LLMSettings(
+        provider=values["llm.provider"],
+        base_url=values["llm.base_url"],
+        model=values["llm.model"],
+        api_key=values["llm.api_key"],
+        timeout=values["llm.timeout"],
+        max_retries=values["llm.max_retries"],
+        sources=sources,
+    )

@@ -1,0 +1,310 @@
+"""The offline extractor: the quality gate on the labeled set, and the cases the rules promise."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+
+from memdir.extract.rules import RULES_VERSION, Candidate, extract, language
+
+ROOT = Path(__file__).parents[1]
+FIXTURES = ROOT / "tests" / "fixtures"
+
+
+def _bench() -> ModuleType:
+    """``bench/extraction.py`` is a script, not a package: load it by path so the test and the
+    report score the same way."""
+    path = ROOT / "bench" / "extraction.py"
+    spec = importlib.util.spec_from_file_location("bench_extraction", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+def _items(name: str) -> list[dict[str, Any]]:
+    data = yaml.safe_load((FIXTURES / name).read_text(encoding="utf-8"))
+    items: list[dict[str, Any]] = data["items"]
+    return items
+
+
+# ------------------------------------------------------------------ the labeled sets
+
+
+@pytest.mark.parametrize("name", ["extraction_labeled.yaml", "extraction_heldout.yaml"])
+def test_labeled_files_are_well_formed(name: str) -> None:
+    items = _items(name)
+    ids = [item["id"] for item in items]
+    assert len(ids) == len(set(ids)), "ids must be unique"
+    for item in items:
+        assert item["lang"] in ("en", "zh")
+        assert language(item["text"]) == item["lang"], item["id"]
+        if item["expect"] != "none":
+            for want in item["expect"]:
+                assert want["type"] in ("user", "feedback", "project", "reference")
+                assert want["confidence"] in ("confirmed", "tentative")
+                assert set(want) <= {"type", "confidence", "contains", "explicit"}
+
+
+def test_labeled_set_has_the_promised_shape() -> None:
+    items = _items("extraction_labeled.yaml")
+    langs = Counter(item["lang"] for item in items)
+    negatives = [item for item in items if item["expect"] == "none"]
+    hedges = [
+        item
+        for item in items
+        if item["expect"] != "none" and any(w["confidence"] == "tentative" for w in item["expect"])
+    ]
+    assert len(items) >= 80
+    assert abs(langs["en"] - langs["zh"]) <= len(items) * 0.1, langs
+    assert len(negatives) >= 25
+    assert len(hedges) >= 4
+    assert any("previous" in item for item in items), "corrections need the assistant's reply"
+    assert len(_items("extraction_heldout.yaml")) >= 30
+
+
+def test_labeled_set_meets_the_targets() -> None:
+    bench = _bench()
+    score = bench.score(FIXTURES / "extraction_labeled.yaml")
+    overall = score.overall
+    detail = "\n".join(score.misses)
+    assert overall.precision >= bench.TARGET_PRECISION, detail
+    assert overall.recall >= bench.TARGET_RECALL, detail
+    for lang, tally in score.slices.items():
+        assert tally.precision >= bench.TARGET_PRECISION, (lang, detail)
+        assert tally.recall >= bench.TARGET_RECALL, (lang, detail)
+
+
+def test_score_counts_wrong_types_against_precision(tmp_path: Path) -> None:
+    """The scorer itself: a candidate of the wrong type is neither a hit nor harmless."""
+    data = {
+        "items": [
+            {
+                "id": "x",
+                "lang": "en",
+                "text": "We use PostgreSQL 15.",
+                "expect": [{"type": "user", "confidence": "confirmed"}],
+            },
+            {"id": "y", "lang": "en", "text": "Thanks!", "expect": "none"},
+        ]
+    }
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    score = _bench().score(path)
+    assert score.overall.candidates == 1
+    assert score.overall.precision == 0.0
+    assert score.overall.recall == 0.0
+    assert len(score.misses) == 2  # the miss and the extra
+
+
+# ------------------------------------------------------------------ focused cases
+
+
+def _one(text: str, previous: str | None = None) -> Candidate:
+    found = extract(text, previous_assistant=previous)
+    assert len(found) == 1, found
+    return found[0]
+
+
+def test_explicit_request_is_cleaned_and_flagged() -> None:
+    cand = _one("remember: always use pnpm, not npm!")
+    assert cand.text == "Use pnpm, not npm"
+    assert cand.type == "feedback"
+    assert cand.explicit is True
+    assert cand.confidence == "confirmed"
+    assert cand.quote == "remember: always use pnpm, not npm!"
+    assert cand.how_to_apply
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "wanted"),
+    [
+        ("以后都用 pnpm", "feedback", "以后都用 pnpm"),
+        ("我是后端工程师", "user", "我是后端工程师"),
+        ("我们用 PostgreSQL 15", "project", "我们用 PostgreSQL 15"),
+        ("项目用 pnpm", "project", "项目用 pnpm"),
+        ("记住，我们周五不发版", "project", "我们周五不发版"),
+        ("请记住我在杭州，按北京时间算", "user", "我在杭州，按北京时间算"),
+        ("不要用 any 类型", "feedback", "不要用 any 类型"),
+        ("I'm a backend engineer", "user", "I'm a backend engineer"),
+        ("we use PostgreSQL 15", "project", "We use PostgreSQL 15"),
+        ("Our API is in Go", "project", "Our API is in Go"),
+        ("I prefer tabs", "feedback", "I prefer tabs"),
+        ("never use sudo in scripts", "feedback", "Never use sudo in scripts"),
+        ("The docs are at https://example.dev/guide", "reference", "https://example.dev/guide"),
+        ("Bugs are tracked in Linear project X", "reference", "Linear project X"),
+    ],
+)
+def test_the_spec_examples(text: str, kind: str, wanted: str) -> None:
+    cand = _one(text)
+    assert cand.type == kind
+    assert wanted in cand.text
+    assert cand.rule.startswith(language(text) + ".")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "maybe we'll try ClickHouse",
+        "We might switch to Bun next year",
+        "可能会考虑换成 ClickHouse",
+        "也许明年迁到 MySQL 8",
+    ],
+)
+def test_hedges_are_tentative_or_nothing(text: str) -> None:
+    for cand in extract(text):
+        assert cand.confidence == "tentative", cand
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "   ",
+        "?!",
+        "do we use Postgres?",
+        "What's our branching model",
+        "我们用什么数据库？",
+        "部署流程是怎样的",
+        "use a for loop here",
+        "这里用 for 循环",
+        "Don't change this file",
+        "不要改这个文件",
+        "If we used Rust, would it be faster?",
+        "假设我们用 MongoDB",
+        'My lead said "we always deploy on Friday"',
+        "他说他们一直用 Java",
+        "Good morning!",
+        "哈哈好的",
+        "Do you remember the last error?",
+        "你还记得上次的报错吗",
+        "Never mind, I figured it out.",
+        "以后再说吧",
+        "No.",
+        "记住：",
+        "不要了",
+        "别删",
+        "不能这么写",
+        "我们在开会",
+        "项目是什么时候开始的",
+        "I always forget the flags for tar",
+    ],
+)
+def test_noise_gives_nothing(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_this_project_is_not_the_task_at_hand() -> None:
+    assert _one("This project uses Poetry 1.8.").type == "project"
+    assert _one("这个仓库在 GitLab 上").type == "project"
+    assert extract("Don't change this file") == []
+    assert extract("这次不要加测试") == []
+
+
+def test_correction_uses_the_previous_reply() -> None:
+    previous = "You can install it with pip install -r requirements.txt."
+    cand = _one("No, that's wrong, use Poetry instead.", previous)
+    assert cand.type == "feedback"
+    assert "Poetry" in cand.text
+    assert not cand.text.lower().startswith("no")
+    assert cand.why is not None and "pip install" in cand.why
+
+
+def test_chinese_correction_keeps_its_language() -> None:
+    cand = _one("不对，应该用 Poetry 管理依赖。", "用 pip 安装依赖。")
+    assert cand.type == "feedback"
+    assert cand.text == "应该用 Poetry 管理依赖"
+    assert cand.why is not None
+
+
+def test_factual_correction_is_a_project_fact() -> None:
+    cand = _one("Actually it's PostgreSQL 15, not 14.", "On PostgreSQL 14 you cannot use MERGE.")
+    assert cand.type == "project"
+    assert cand.text == "It's PostgreSQL 15, not 14"
+
+
+def test_correction_without_substance_gives_nothing() -> None:
+    assert extract("No, the other one.", previous_assistant="I edited main.py.") == []
+    assert extract("不对，不是这个意思。", previous_assistant="我改好了。") == []
+
+
+def test_correction_marker_alone_carries_to_the_next_sentence() -> None:
+    cand = _one("No. Use Poetry.", "Run pip install.")
+    assert cand.type == "feedback"
+    assert cand.text == "Use Poetry"
+    assert cand.quote == "No. Use Poetry."
+
+
+def test_one_candidate_per_sentence_with_its_own_quote() -> None:
+    text = (
+        "I'm a backend engineer. We use Go 1.22 and PostgreSQL 15. The docs are at https://d.dev/x"
+    )
+    found = extract(text)
+    assert [c.type for c in found] == ["user", "project", "reference"]
+    assert found[1].quote == "We use Go 1.22 and PostgreSQL 15."
+    assert found[1].explicit is False
+    for cand in found:
+        assert cand.quote in text
+
+
+def test_explicit_covers_only_the_sentence_it_introduced() -> None:
+    found = extract("Remember that the staging DB is on port 5433. We use Go.")
+    assert [c.explicit for c in found] == [True, False]
+    assert found[0].text == "The staging DB is on port 5433"
+
+
+def test_a_correction_covers_only_its_own_sentence() -> None:
+    text = "No, use Poetry. I'm a backend engineer."
+    found = extract(text, previous_assistant="Run pip install.")
+    assert [c.type for c in found] == ["feedback", "user"]
+    assert found[0].why is not None and found[1].why is None
+    assert found[0].quote == "No, use Poetry."
+    assert found[1].quote == "I'm a backend engineer."
+
+
+def test_names_and_versions_are_kept_exactly() -> None:
+    cand = _one("we use pnpm 9.1.0-rc.2 and iOS 17 for the app")
+    assert "pnpm 9.1.0-rc.2" in cand.text
+    assert "iOS 17" in cand.text
+    zh = _one("我们的 CI 跑在 GitHub Actions 上，用 Node.js 20.11")
+    assert "GitHub Actions" in zh.text and "Node.js 20.11" in zh.text
+    assert language(zh.text) == "zh"  # never translated (G5)
+
+
+def test_remember_to_is_an_instruction() -> None:
+    cand = _one("Remember to run the linter before committing.")
+    assert cand.type == "feedback"
+    assert cand.text == "Run the linter before committing"
+    assert cand.explicit
+
+
+def test_candidates_are_frozen_and_versioned() -> None:
+    cand = _one("I prefer short answers.")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        cand.text = "x"  # type: ignore[misc]
+    assert RULES_VERSION == "rules-v1"
+
+
+def test_extraction_is_deterministic_and_survives_odd_input() -> None:
+    text = "Remember: we use PostgreSQL 15. 以后都用 pnpm！"
+    assert extract(text) == extract(text)
+    for odd in ["\x00remember", "remember " * 2000, "记住" * 500, "\u200b\u200b", "🙂 always 🙂"]:
+        for cand in extract(odd):
+            assert cand.quote in odd
+
+
+def test_each_sentence_is_read_in_its_own_language() -> None:
+    found = extract("Remember that the staging database is db-stage-2. 以后都用 pnpm 装依赖。")
+    assert [(c.text, c.explicit) for c in found] == [
+        ("The staging database is db-stage-2", True),
+        ("以后都用 pnpm 装依赖", False),
+    ]
