@@ -21,7 +21,8 @@ import uvicorn
 from conftest import snapshot
 from memdir import errors
 from memdir.cli.serve import MAX_BODY as CLI_MAX_BODY
-from memdir.http import _STATUS, MAX_BODY, create_app
+from memdir.http import MAX_BODY, create_app
+from memdir.http.edge import STATUS
 from memdir.keys import KeyRing
 
 
@@ -212,12 +213,12 @@ def test_openapi_document_describes_every_endpoint_and_the_key(api: Api) -> None
 # -- errors ------------------------------------------------------------------------------
 def test_every_library_error_has_one_status() -> None:
     every = [getattr(errors, n) for n in errors.__all__]
-    table = {kind: status for kind, status, _ in _STATUS}
+    table = {kind: status for kind, status, _ in STATUS}
     for kind in every:
         match = next(status for k, status in table.items() if issubclass(kind, k))
         assert match in (404, 409, 422, 500, 503), kind
     assert table[errors.NotFoundError] == 404 and table[errors.ConflictError] == 409
-    assert table[errors.ValidationError] == 422 and _STATUS[-1][0] is errors.MemdirError
+    assert table[errors.ValidationError] == 422 and STATUS[-1][0] is errors.MemdirError
     assert CLI_MAX_BODY == MAX_BODY
 
 
