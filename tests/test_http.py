@@ -204,10 +204,59 @@ def test_openapi_document_describes_every_endpoint_and_the_key(api: Api) -> None
         "/v1/sessions/{session_id}",
         "/v1/sessions/{session_id}/messages",
         "/v1/context",
+        "/v1/sleep",
+        "/v1/sleep/plan",
+        "/v1/sleep/runs/{run_id}/undo",
     } <= paths
     assert "HTTPBearer" in doc["components"]["securitySchemes"]
     assert "404" in doc["paths"]["/v1/memories/{name}"]["get"]["responses"]
     assert api.call("GET", "/health") == (200, {"status": "ok"})
+
+
+def _memory_files(root: Path) -> dict[str, bytes]:
+    """The memory files under ``root`` (caches and the change log left out)."""
+    return {k: v for k, v in snapshot(root).items() if ".index" not in k and ".history" not in k}
+
+
+def test_sleep_plans_applies_and_undoes_one_users_memories_only(api: Api) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    def ago(days: int) -> str:
+        return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    for key in (api.alice, api.bob):
+        for text, days in (
+            ("We use PostgreSQL 15 for the orders service", 20),
+            ("We use PostgreSQL 16 for the orders service", 3),
+            ("Billing cron runs at 02:00 UTC", 45),
+        ):
+            _remember(api, key, text, type="project", created=ago(days))
+    alice, bob = api.data / "users" / "alice", api.data / "users" / "bob"
+    alice_before, bob_before = _memory_files(alice), snapshot(bob)
+
+    status, planned = api.a("POST", "/v1/sleep/plan")
+    assert status == 200 and planned["run"] is None and planned["dry_run"] is True
+    steps = planned["plan"]["steps"]
+    assert "supersede" in {s["action"] for s in steps}
+    assert all(s["reason"] for s in steps)
+    assert _memory_files(alice) == alice_before  # a plan writes nothing
+
+    status, done = api.a("POST", "/v1/sleep", {"scope": "project"})
+    assert status == 200 and done["run"].startswith("sleep-") and done["changes"] > 0
+    assert _memory_files(alice) != alice_before
+    logged = [c for c in api.a("GET", "/v1/history")[1] if c["run"] == done["run"]]
+    assert len(logged) == done["changes"] and {c["actor"] for c in logged} == {"sleep"}
+    assert all(not (c["path"] or "").startswith("/") for c in logged)  # no server paths
+
+    status, undone = api.a("POST", f"/v1/sleep/runs/{done['run']}/undo")
+    assert status == 200 and len(undone) == done["changes"]
+    assert _memory_files(alice) == alice_before  # every byte back
+    again = api.a("POST", f"/v1/sleep/runs/{done['run']}/undo")
+    assert again[0] == 422 and "undone already" in again[1]["error"]["message"]
+    assert api.a("POST", "/v1/sleep/runs/sleep-19990101-000000-abcd/undo")[0] == 404
+    # bob's run ids mean nothing to alice, and alice's sleep never touched bob
+    assert api.b("POST", f"/v1/sleep/runs/{done['run']}/undo")[0] == 404
+    assert snapshot(bob) == bob_before
 
 
 # -- errors ------------------------------------------------------------------------------
@@ -301,6 +350,8 @@ def test_user_a_can_neither_read_nor_change_anything_of_user_b(api: Api) -> None
         api.a("POST", "/v1/recall", {"query": "tea", "scopes": ["user", "project"]}),
         api.a("GET", "/v1/context?format=text"),
         api.a("GET", "/v1/context?format=anthropic"),
+        api.a("POST", "/v1/sleep/plan"),
+        api.a("POST", "/v1/sleep"),
         # a name that would be a path into bob's directory
         api.a("GET", "/v1/memories/..%2F..%2Fbob%2Fhome%2Fmemory%2Ftea"),
         api.a("GET", "/v1/memories/../../bob/home/memory/tea"),

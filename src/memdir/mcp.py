@@ -149,6 +149,7 @@ class ChangeOut(TypedDict):
     actor: str
     reason: str | None
     undoes: str | None
+    run: str | None
 
 
 class HistoryOut(TypedDict):
@@ -184,6 +185,7 @@ def _change(change: Change) -> ChangeOut:
         actor=change.actor,
         reason=change.reason,
         undoes=change.undoes,
+        run=change.run,
     )
 
 

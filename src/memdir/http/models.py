@@ -34,6 +34,8 @@ __all__ = [
     "RememberIn",
     "SessionInfoOut",
     "SessionOut",
+    "SleepIn",
+    "SleepOut",
     "UpdateIn",
 ]
 
@@ -83,6 +85,9 @@ class RememberIn(_Model):
     confidence: ConfidenceName = "confirmed"
     quote: Text | None = None
     session: Short | None = None
+    created: Short | None = Field(
+        default=None, description="when it was learned (ISO 8601), for imports; default now"
+    )
     reason: Short | None = None
 
 
@@ -120,6 +125,14 @@ class MessagesIn(_Model):
     """Provider messages (OpenAI or Anthropic shape), stored exactly as given."""
 
     messages: Annotated[list[dict[str, Any]], Field(max_length=1000)] = []
+
+
+class SleepIn(_Model):
+    scope: ScopeName | None = None
+    sessions: bool = Field(
+        default=True,
+        description="also expire sessions past retention (distilled by the offline rules first)",
+    )
 
 
 class MemoryOut(BaseModel):
@@ -165,6 +178,8 @@ class ChangeOut(BaseModel):
     reason: str | None
     undoes: str | None
     renamed_from: str | None
+    run: str | None = None  # the sleep (or other multi-file) run it belongs to
+    path: str | None = None  # where the file is when not <name>.md in its scope: archive/...
 
 
 class HitOut(BaseModel):
@@ -210,6 +225,18 @@ class AppendOut(BaseModel):
 class ContextOut(BaseModel):
     format: str
     context: Any
+
+
+class SleepOut(BaseModel):
+    """What sleep planned (``plan``: its steps with actions, names, reasons and operations)
+    and, when applied, the run id that undoes all of it."""
+
+    run: str | None
+    dry_run: bool
+    skipped: str | None
+    changes: int
+    notes: list[str]
+    plan: dict[str, Any] | None
 
 
 class ErrorBody(BaseModel):

@@ -28,6 +28,8 @@ from .models import (
     ScopeName,
     SessionInfoOut,
     SessionOut,
+    SleepIn,
+    SleepOut,
     TypeName,
     UpdateIn,
     change_out,
@@ -235,6 +237,39 @@ async def context(
 
 
 # -- the application ---------------------------------------------------------------------
+# -- sleep -------------------------------------------------------------------------------
+def _sleep(m: Memory, body: SleepIn | None, dry_run: bool) -> SleepOut:
+    args = body or SleepIn()
+    # the server never calls a model on its own: sleep judges with its offline rules
+    report = m.sleep(dry_run=dry_run, scope=args.scope, offline=True, sessions=args.sessions)
+    return SleepOut(**report.to_dict())
+
+
+@router.post("/sleep/plan", tags=["sleep"])
+async def plan_sleep(
+    request: Request, user: User, body: Annotated[SleepIn | None, Body()] = None
+) -> SleepOut:
+    """What sleep would do now — merges, conflicts, archiving, deletions, promotions, expired
+    sessions — with the reason for each step. Nothing is written."""
+    return await run(request, user, lambda m: _sleep(m, body, dry_run=True))
+
+
+@router.post("/sleep", tags=["sleep"])
+async def apply_sleep(
+    request: Request, user: User, body: Annotated[SleepIn | None, Body()] = None
+) -> SleepOut:
+    """Plan from the memories as they are now and apply the plan in one step; ``run`` undoes
+    all of it (``POST /v1/sleep/runs/{run}/undo``)."""
+    return await run(request, user, lambda m: _sleep(m, body, dry_run=False))
+
+
+@router.post("/sleep/runs/{run_id}/undo", tags=["sleep"])
+async def undo_sleep(request: Request, user: User, run_id: str) -> list[ChangeOut]:
+    """Revert every change of one run, newest first: all of it, or nothing if a file moved on."""
+    changes = await run(request, user, lambda m: m.undo_run(run_id))
+    return [change_out(c) for c in changes]
+
+
 async def health() -> dict[str, str]:
     """Unauthenticated liveness check."""
     return {"status": "ok"}
