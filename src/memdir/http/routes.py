@@ -1,6 +1,7 @@
-"""The REST API's endpoints: each one checks nothing itself (the models and the facade do),
-runs one function of the user's ``Memory`` on that user's worker (``edge.run``) and builds its
-response from what the facade returned."""
+"""The REST API's endpoints: each runs one function of the user's ``Memory`` on that user's
+worker (``edge.run``) and builds its response from what the facade returned. Input is checked by
+the models and the facade, not here; the one comparison made here is ``If-Match`` (on the same
+worker as the write that follows, so no other request of that user can come in between)."""
 
 from __future__ import annotations
 
