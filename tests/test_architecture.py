@@ -86,6 +86,20 @@ ALLOWED.update(
 )
 ALLOWED["cli"] |= {"http", "keys", "mcp"}  # `memdir serve` and `memdir keys` start them
 
+# Issue 6: the reference agent loop, a frontend on the facade beside the memory tool; the chat
+# command drives it.
+ALLOWED["agent"] = {
+    "chain",
+    "context",
+    "errors",
+    "memory",
+    "providers",
+    "records",
+    "sessions",
+    "tools",
+}
+ALLOWED["cli"] |= {"agent"}
+
 
 def _internal_imports(path: Path) -> set[str]:
     """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""

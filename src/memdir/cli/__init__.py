@@ -13,6 +13,7 @@ import click
 
 from ..errors import MemdirError
 from . import (  # noqa: F401  (registers the commands)
+    chat,
     config,
     extract,
     memories,

@@ -9,7 +9,7 @@ from .anthropic import AnthropicMessages
 from .embeddings import Embedder, HashingEmbedder, get_embedder
 from .endpoint import Endpoint, RejectedRequest
 from .factory import get_llm, llm_configured
-from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, ToolCall
+from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, StreamEvent, ToolCall
 from .openai import OpenAIChat
 
 __all__ = [
@@ -23,6 +23,7 @@ __all__ = [
     "LLMResponse",
     "OpenAIChat",
     "RejectedRequest",
+    "StreamEvent",
     "ToolCall",
     "get_embedder",
     "get_llm",

@@ -14,20 +14,30 @@ already in Anthropic's block shape pass through.
 tool named ``schema_name`` whose ``input_schema`` is the schema, forced with ``tool_choice``. The
 model's ``tool_use.input`` for it is returned as the JSON text of ``LLMResponse.text`` (and not
 as a tool call), so callers read structured output the same way from every provider.
+
+**Streaming** (``stream``) sends ``"stream": true`` and reads the events: ``message_start``
+(the message without content), ``content_block_start`` / ``content_block_delta`` /
+``content_block_stop`` per block (``text_delta`` text, ``input_json_delta`` pieces of a
+``tool_use`` input to be joined and decoded at the block's end, ``thinking_delta`` and
+``signature_delta`` for thinking blocks), ``message_delta`` (``stop_reason``, usage) and
+``message_stop``; ``ping`` is skipped and ``error`` is a ``ProviderError``. The blocks are put
+back together into the message a non-streamed request returns, so ``done``'s response and its
+``raw`` (thinking blocks and signatures included, which a tool loop must send back) are
+``complete``'s.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
 from ..errors import ProviderError, ValidationError
 from .endpoint import Endpoint
-from .llm import LLM, RAW_ARGUMENTS, LLMResponse, ToolCall
+from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, StreamEvent, ToolCall
 
 __all__ = ["AnthropicMessages"]
 
@@ -160,8 +170,92 @@ def parse_message(url: str, data: Mapping[str, Any], forced: str | None) -> LLMR
     )
 
 
+class _Blocks:
+    """Streamed message events, put back together into one messages API answer."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.message: dict[str, Any] = {}
+        self.blocks: dict[int, dict[str, Any]] = {}
+        self.partial: dict[int, list[str]] = {}  # input_json_delta pieces per tool_use block
+
+    def add(self, data: Mapping[str, Any]) -> Iterator[StreamEvent]:
+        kind = data.get("type")
+        if kind == "error":
+            error = data.get("error") or {}
+            what = error.get("message", error) if isinstance(error, Mapping) else error
+            raise ProviderError(f"{self.url}: the stream reported an error: {what}")
+        if kind == "message":  # a whole answer: the server ignored stream: true
+            self.message = {k: v for k, v in data.items() if k != "content"}
+            content = data.get("content")
+            for index, block in enumerate(content if isinstance(content, list) else []):
+                if isinstance(block, Mapping):
+                    yield from self.add(
+                        {"type": "content_block_start", "index": index, "content_block": block}
+                    )
+        elif kind == "message_start" and isinstance(data.get("message"), Mapping):
+            self.message = dict(data["message"])
+        elif kind == "content_block_start" and isinstance(data.get("content_block"), Mapping):
+            index = int(data.get("index", len(self.blocks)))
+            block = dict(data["content_block"])
+            self.blocks[index] = block
+            if block.get("type") == "tool_use":
+                self.partial[index] = []
+                call = ToolCall(str(block.get("id", "")), str(block.get("name", "")), {})
+                yield StreamEvent("tool_call", tool_call=call)
+            elif block.get("type") == "text" and block.get("text"):
+                yield StreamEvent("text", text=str(block["text"]))
+        elif kind == "content_block_delta":
+            yield from self._delta(int(data.get("index", 0)), data.get("delta") or {})
+        elif kind == "content_block_stop":
+            self._finish_block(int(data.get("index", 0)))
+        elif kind == "message_delta":
+            self.message.update(data.get("delta") or {})
+            if isinstance(data.get("usage"), Mapping):
+                self.message["usage"] = {**self.message.get("usage", {}), **data["usage"]}
+
+    def _delta(self, index: int, delta: Mapping[str, Any]) -> Iterator[StreamEvent]:
+        block = self.blocks.setdefault(index, {"type": "text", "text": ""})
+        kind = delta.get("type")
+        if kind == "text_delta":
+            text = str(delta.get("text", ""))
+            block["text"] = str(block.get("text", "")) + text
+            if text:
+                yield StreamEvent("text", text=text)
+        elif kind == "input_json_delta":
+            self.partial.setdefault(index, []).append(str(delta.get("partial_json", "")))
+        elif kind == "thinking_delta":
+            block["thinking"] = str(block.get("thinking", "")) + str(delta.get("thinking", ""))
+        elif kind == "signature_delta":
+            block["signature"] = str(delta.get("signature", ""))
+
+    def _finish_block(self, index: int) -> None:
+        pieces = self.partial.pop(index, None)
+        if pieces is None or index not in self.blocks:
+            return
+        text = "".join(pieces)
+        if not text.strip():  # no input deltas: the start block's input is the whole input
+            given = self.blocks[index].get("input")
+            self.blocks[index]["input"] = dict(given) if isinstance(given, Mapping) else {}
+            return
+        try:
+            value = json.loads(text)
+        except ValueError as exc:
+            value = {RAW_ARGUMENTS: text, ARGUMENTS_ERROR: f"input is not valid JSON: {exc}"}
+        if not isinstance(value, dict):
+            value = {RAW_ARGUMENTS: text, ARGUMENTS_ERROR: "input is not a JSON object"}
+        self.blocks[index]["input"] = value
+
+    def body(self) -> dict[str, Any]:
+        for index in list(self.partial):  # a stream that ended without content_block_stop
+            self._finish_block(index)
+        return {**self.message, "content": [self.blocks[i] for i in sorted(self.blocks)]}
+
+
 class AnthropicMessages(LLM):
     """A Claude model behind the Anthropic messages API."""
+
+    wire_format = "anthropic"
 
     def __init__(
         self,
@@ -256,3 +350,35 @@ class AnthropicMessages(LLM):
         data = self.endpoint.post("v1/messages", body)
         forced = schema_name if json_schema is not None else None
         return parse_message(self.endpoint.url("v1/messages"), data, forced)
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        system: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+    ) -> Iterator[StreamEvent]:
+        """Stream the answer (``"stream": true``) as events, then the whole message."""
+        body = self.request_body(
+            messages,
+            system=system,
+            json_schema=None,
+            schema_name="output",
+            tools=tools,
+            max_tokens=max_tokens,
+            temperature=temperature,
+        )
+        body["stream"] = True
+        url = self.endpoint.url("v1/messages")
+        blocks = _Blocks(url)
+        for data in self.endpoint.stream("v1/messages", body):
+            try:
+                event = json.loads(data)
+            except ValueError as exc:
+                what = f"{url}: a streamed event is not JSON ({data[:120]!r})"
+                raise ProviderError(what) from exc
+            if isinstance(event, dict):
+                yield from blocks.add(event)
+        yield StreamEvent("done", response=parse_message(url, blocks.body(), None))

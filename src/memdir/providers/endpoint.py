@@ -20,8 +20,10 @@ reads answers. The policy, in one place:
 ``httpx.BaseTransport``) or point ``base_url`` at a loopback server; ``sleep`` can be replaced to
 record the waits instead of sleeping them. Nothing is patched.
 
-Streaming (``memdir chat``) will add a ``stream`` method beside ``post`` using the same client,
-headers and error mapping; the retry rule then applies until the first byte arrives.
+**Streaming.** ``stream`` sends the same request through the same client, headers and error
+mapping, and yields the ``data`` field of each server-sent event (``text/event-stream``: ``event:``
+and ``data:`` lines, a blank line ends an event, ``:`` starts a comment). The retry rule applies
+until the answer's status line arrives; after that nothing is retried.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from __future__ import annotations
 import json
 import random
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -83,6 +85,32 @@ def _server_message(body: str) -> str:
         if isinstance(error, str):
             return error[:300]
     return body.strip()[:300]
+
+
+_SSE_FIELDS = ("event:", "id:", "retry:", ":")
+_OTHER_LIMIT = 4 * 1024 * 1024  # what is kept of a body that is not an event stream
+
+
+def _sse_data(lines: Iterable[str], other: list[str] | None = None) -> Iterator[str]:
+    """The ``data`` of each server-sent event in ``lines`` (several ``data:`` lines of one event
+    are joined with newlines; ``event:``, ``id:``, ``retry:`` and comments are skipped — every
+    provider repeats the event name inside its JSON). Lines that are no event field at all go
+    to ``other`` (a server that ignored ``stream: true`` sends its JSON answer that way)."""
+    data: list[str] = []
+    kept = 0
+    for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+        elif line.startswith("data:"):
+            value = line[5:]
+            data.append(value[1:] if value.startswith(" ") else value)
+        elif other is not None and not line.startswith(_SSE_FIELDS) and kept < _OTHER_LIMIT:
+            other.append(line)
+            kept += len(line)
+    if data:  # a server that ends without the final blank line
+        yield "\n".join(data)
 
 
 def _advice(status: int, what: str) -> str:
@@ -144,12 +172,58 @@ class Endpoint:
     def post(self, path: str, body: Mapping[str, Any]) -> dict[str, Any]:
         """POST ``body`` as JSON to ``path``; the decoded JSON object of a 2xx answer."""
         url = self.url(path)
+        response = self._send(url, lambda: self._client.post(url, json=body))
+        return self._decode(url, response)
+
+    def stream(self, path: str, body: Mapping[str, Any]) -> Iterator[str]:
+        """POST ``body`` and yield the ``data`` of each server-sent event as it arrives.
+
+        The retry policy applies until the answer's status line: a 2xx is then read event by
+        event (a ``data: [DONE]`` line ends it), and a connection that breaks or times out in
+        the middle is a ``ProviderError`` — retrying would repeat text already shown. Closing
+        the iterator closes the connection (a person pressed Ctrl-C). A server that ignores
+        ``stream: true`` and answers with one JSON object has that object yielded as the only
+        event (the provider reads a whole answer too); an answer with neither is an error, never
+        an empty reply."""
+        url = self.url(path)
+        request = self._client.build_request("POST", url, json=body)
+        response = self._send(url, lambda: self._client.send(request, stream=True))
+        events = 0
+        other: list[str] = []
+        try:
+            for data in _sse_data(response.iter_lines(), other):
+                if data == "[DONE]":
+                    return
+                events += 1
+                yield data
+            if not events:
+                text = "\n".join(other).strip()
+                if not text.startswith("{"):
+                    raise ProviderError(
+                        f"{url}: the answer holds no server-sent events ({text[:120]!r}); is "
+                        "llm.base_url the API of a server that supports stream: true?"
+                    )
+                yield text
+        except httpx.TransportError as exc:
+            raise ProviderError(
+                f"{url}: the stream broke after {events} event(s) "
+                f"({exc or type(exc).__name__}); send the message again, or raise llm.timeout "
+                "for a slow server"
+            ) from exc
+        finally:
+            response.close()
+
+    def _send(self, url: str, send: Callable[[], httpx.Response]) -> httpx.Response:
+        """``send()`` with the retry policy; the first 2xx response (a streamed one unread)."""
         attempts = self.max_retries + 1
         last = ""
         for attempt in range(attempts):
             response: httpx.Response | None = None
             try:
-                response = self._client.post(url, json=body)
+                response = send()
+                if not response.is_success:
+                    response.read()  # a streamed error body: read it to report it
+                    response.close()
             except httpx.UnsupportedProtocol as exc:
                 raise ProviderError(
                     f"{url}: not an http(s) URL ({exc}); fix llm.base_url "
@@ -161,7 +235,7 @@ class Endpoint:
                 last = f"connection failed ({exc or type(exc).__name__})"
             if response is not None:
                 if response.is_success:
-                    return self._decode(url, response)
+                    return response
                 if not _retryable(response.status_code):
                     self._reject(url, response)
                 last = f"HTTP {response.status_code}: {_server_message(response.text)}"

@@ -24,6 +24,13 @@ way.
 same way — resend with ``max_completion_tokens`` / without ``temperature``, and remember it.
 Every adaptation only moves one way, so a request is sent at most a handful of times.
 
+**Streaming** (``stream``) sends the same body with ``"stream": true`` and reads the chunks:
+``choices[0].delta.content`` fragments are text; ``delta.tool_calls`` fragments carry an
+``index``, the call's ``id`` and ``function.name`` once, and pieces of ``function.arguments``
+to be joined in order. The chunks are put back together into the body a non-streamed request
+would have returned (``choices[0].message``), so ``done``'s response — ``raw`` included — is the
+same as ``complete``'s.
+
 **Tool-call arguments** arrive as a JSON string. A string that is not a JSON object is not an
 exception (a small local model produces them): the call keeps it under ``RAW_ARGUMENTS`` with
 the reason under ``ARGUMENTS_ERROR``, so the agent loop can answer the model with the error.
@@ -33,14 +40,22 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import httpx
 
 from ..errors import ProviderError, ValidationError
 from .endpoint import Endpoint, RejectedRequest
-from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, ToolCall, schema_instruction
+from .llm import (
+    ARGUMENTS_ERROR,
+    LLM,
+    RAW_ARGUMENTS,
+    LLMResponse,
+    StreamEvent,
+    ToolCall,
+    schema_instruction,
+)
 
 __all__ = ["OpenAIChat"]
 
@@ -159,6 +174,96 @@ def parse_choice(url: str, data: Mapping[str, Any]) -> LLMResponse:
     )
 
 
+class _Chunks:
+    """Streamed chat completion chunks, put back together into one completion body."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.head: dict[str, Any] = {}
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.extra: dict[str, Any] = {}  # other delta fields (reasoning_content, refusal, …)
+        self.finish: str | None = None
+        self.usage: Any = None
+
+    def add(self, data: Mapping[str, Any]) -> Iterator[StreamEvent]:
+        """Take one chunk; yield the events it completes."""
+        if isinstance(data.get("error"), Mapping | str):
+            raise ProviderError(f"{self.url}: the stream reported an error: {data['error']}")
+        for key in ("id", "object", "created", "model", "system_fingerprint"):
+            if key in data and key not in self.head:
+                self.head[key] = data[key]
+        if data.get("usage"):
+            self.usage = data["usage"]
+        choices = data.get("choices") or []
+        choice = choices[0] if choices and isinstance(choices[0], Mapping) else {}
+        if choice.get("finish_reason"):
+            self.finish = str(choice["finish_reason"])
+        # a whole message: the server ignored stream: true and sent one completion
+        whole = choice.get("message") if isinstance(choice.get("message"), Mapping) else None
+        delta = whole or choice.get("delta") or {}
+        for key, value in delta.items():
+            if key == "content" and isinstance(value, str) and value:
+                self.text.append(value)
+                yield StreamEvent("text", text=value)
+            elif key == "tool_calls" and isinstance(value, list):
+                yield from self._add_calls(value)
+            elif whole is not None and key not in ("role", "content", "tool_calls"):
+                self.extra[key] = value
+            elif key not in ("role", "content", "tool_calls") and isinstance(value, str):
+                self.extra[key] = self.extra.get(key, "") + value
+
+    def _add_calls(self, fragments: list[Any]) -> Iterator[StreamEvent]:
+        for position, fragment in enumerate(fragments):
+            if not isinstance(fragment, Mapping):
+                continue
+            index = fragment.get("index", position)
+            index = index if isinstance(index, int) else position
+            call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+            function = fragment.get("function") or {}
+            call["id"] = call["id"] or str(fragment.get("id") or "")
+            named = bool(call["name"])
+            if not named:  # sent once; a server that repeats it must not double it
+                call["name"] = str(function.get("name") or "")
+            if isinstance(function.get("arguments"), str):
+                call["arguments"].append(function["arguments"])
+            if call["name"] and not named:
+                call_id = call["id"] or f"call_{index}"
+                yield StreamEvent("tool_call", tool_call=ToolCall(call_id, call["name"], {}))
+
+    def body(self) -> dict[str, Any]:
+        """The completion a non-streamed request would have returned."""
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(self.text) or None}
+        message.update(self.extra)
+        if self.calls:
+            message["tool_calls"] = [
+                {
+                    "id": call["id"] or f"call_{index}",
+                    "type": "function",
+                    "function": {"name": call["name"], "arguments": "".join(call["arguments"])},
+                }
+                for index, call in sorted(self.calls.items())
+            ]
+        body: dict[str, Any] = {**self.head, "object": "chat.completion"}
+        body["choices"] = [{"index": 0, "message": message, "finish_reason": self.finish}]
+        if self.usage is not None:
+            body["usage"] = self.usage
+        return body
+
+
+def _chunk(url: str, data: str) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except ValueError as exc:
+        raise ProviderError(
+            f"{url}: a streamed chunk is not JSON ({data[:120]!r}); does this server support "
+            "stream: true on /chat/completions?"
+        ) from exc
+    if not isinstance(value, dict):
+        raise ProviderError(f"{url}: a streamed chunk is not a JSON object ({data[:120]!r})")
+    return value
+
+
 def _rejects_format(text: str) -> bool:
     return "response_format" in text or "json_schema" in text
 
@@ -274,6 +379,40 @@ class OpenAIChat(LLM):
                     raise
                 continue
             return parse_choice(self.endpoint.url("chat/completions"), data)
+
+    def stream(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        system: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        max_tokens: int = 1024,
+        temperature: float = 0.0,
+    ) -> Iterator[StreamEvent]:
+        """Stream the answer (``"stream": true``); the same adaptations as ``complete``."""
+        url = self.endpoint.url("chat/completions")
+        while True:
+            body = self.request_body(
+                messages,
+                system=system,
+                json_schema=None,
+                schema_name="output",
+                tools=tools,
+                max_tokens=max_tokens,
+                temperature=temperature,
+                response_format=self.response_format,
+            )
+            body["stream"] = True
+            chunks = _Chunks(url)
+            try:
+                for data in self.endpoint.stream("chat/completions", body):
+                    yield from chunks.add(_chunk(url, data))
+            except RejectedRequest as exc:
+                if chunks.head or not self._adapt(exc, False):
+                    raise
+                continue
+            yield StreamEvent("done", response=parse_choice(url, chunks.body()))
+            return
 
     def _adapt(self, error: RejectedRequest, with_schema: bool) -> bool:
         """Learn from a 400 what the server does not accept; False when there is nothing left
