@@ -73,6 +73,18 @@ ALLOWED["lifecycle"] = {
 }
 ALLOWED["memory"] |= {"lifecycle"}
 ALLOWED["cli"] |= {"lifecycle"}  # the report type sleep prints
+# Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only errors
+# and paths (where the server keeps its data).
+# Neither server imports the other, nor the CLI (test_servers_are_separate_adapters below).
+_SERVED = {"errors", "history", "memory", "recall", "records", "sessions"}
+ALLOWED.update(
+    {
+        "keys": {"errors", "paths"},
+        "http": _SERVED | {"keys"},
+        "mcp": _SERVED | {"tools"},
+    }
+)
+ALLOWED["cli"] |= {"http", "keys", "mcp"}  # `memdir serve` and `memdir keys` start them
 
 # Issue 6: the reference agent loop, a frontend on the facade beside the memory tool; the chat
 # command drives it.
@@ -130,6 +142,20 @@ def test_imports_point_one_way() -> None:
 def test_frontends_do_not_touch_the_store_directly() -> None:
     for path in (SRC / "cli").rglob("*.py"):
         assert not _internal_imports(path) & {"files", "markdown"}, path
+
+
+def test_servers_are_separate_adapters() -> None:
+    """MCP and REST are thin adapters over ``Memory``: neither calls the other or the CLI, and
+    neither touches the store or the file format directly."""
+    for name in ("mcp", "http"):
+        files = (
+            [SRC / f"{name}.py"] if (SRC / f"{name}.py").exists() else (SRC / name).rglob("*.py")
+        )
+        imports = set().union(*(_internal_imports(f) for f in files)) - {name}
+        assert "memory" in imports, f"{name}.py must go through the Memory facade"
+        assert not imports & {"cli", "mcp", "http", "files", "markdown", "index"}, (
+            f"{name}.py imports {sorted(imports)}"
+        )
 
 
 def test_all_matches_public_names() -> None:

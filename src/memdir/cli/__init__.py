@@ -18,6 +18,7 @@ from . import (  # noqa: F401  (registers the commands)
     extract,
     memories,
     recall,
+    serve,
     sessions,
     sleep,
 )

@@ -1,0 +1,327 @@
+"""The REST API under load (SPEC I4): many concurrent clients, two users, nothing lost.
+
+Protocol:
+
+* ``memdir serve --http`` is started as a subprocess on 127.0.0.1 (a free port) over a fresh
+  temporary data directory, with the default embedder (``$MEMDIR_EMBEDDER`` to override). Two
+  users get a key each (``KeyRing.create``, what ``memdir keys create`` calls).
+* ``--clients`` threads (default 50), half for each user, each on its own keep-alive
+  connection, send ``--requests`` requests each (default 200), all at once. Each client draws
+  its operations from a seeded random mix — remember 40 %, recall 30 %, update 20 %, forget
+  10 % — over memories it created itself (names ``c<client>-<n>``), and keeps the state it
+  expects: which of its memories exist and with what statement. An update or forget with
+  nothing to act on becomes a remember.
+* Every request must answer 2xx; anything else (a status, a timeout, a dropped connection) is
+  an error. Nothing is retried, so a lost or doubled write cannot be hidden by a retry.
+* Afterwards each user's memories are listed through the API and compared with the union of
+  what that user's clients expect: the same names (none lost, none extra), each with the
+  expected statement, no statement stored twice, and no memory of the other user's clients.
+* Before the clock starts, one recall per user loads the embedder and starts that user's
+  worker thread (a first request pays for both; that is not what is measured here).
+* The whole run is bounded (``--timeout`` seconds, default 900): past it, the run fails.
+
+Latency is measured per request on the client, from send to the end of the body; p50/p95/max
+per operation and overall, and the throughput over the whole run. The machine is shared (the
+server, its worker threads and the 50 client threads all run on the same CPUs), so these are
+numbers for this machine under this load, not a capacity figure.
+
+``python bench/serve.py`` prints the table and writes ``bench/results/serve.md``; it exits 1
+on any error or mismatch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from provenance import provenance
+
+from memdir.keys import KeyRing
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "bench" / "results" / "serve.md"
+MIX = (("remember", 0.4), ("recall", 0.3), ("update", 0.2), ("forget", 0.1))
+WORDS = "deploy cache index query schema build test lint merge review retry token config".split()
+
+
+@dataclass
+class Client:
+    number: int
+    user: str
+    key: str
+    port: int
+    requests: int
+    seed: int
+    expected: dict[str, str] = field(default_factory=dict)  # name -> statement
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    made: int = 0
+
+    def _send(
+        self, conn: http.client.HTTPConnection, op: str, method: str, path: str, body: Any = None
+    ) -> Any:
+        data = None if body is None else json.dumps(body).encode()
+        headers = {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
+        start = time.perf_counter()
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        payload = response.read()
+        self.latencies.setdefault(op, []).append(time.perf_counter() - start)
+        if not 200 <= response.status < 300:
+            raise RuntimeError(f"{op} {path}: {response.status} {payload[:200]!r}")
+        return json.loads(payload)
+
+    def _statement(self, rng: random.Random, n: int) -> str:
+        words = " ".join(rng.choice(WORDS) for _ in range(8))
+        return f"client {self.number} memory {n} revision {rng.randrange(10**9)}: {words}"
+
+    def run(self, start: threading.Barrier) -> None:
+        rng = random.Random(self.seed)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        start.wait()
+        for _ in range(self.requests):
+            op = rng.choices([m for m, _ in MIX], weights=[w for _, w in MIX])[0]
+            if op in ("update", "forget") and not self.expected:
+                op = "remember"
+            try:
+                self._one(conn, rng, op)
+            except (OSError, RuntimeError, http.client.HTTPException, ValueError) as exc:
+                self.errors.append(f"client {self.number}: {exc}")
+                conn.close()
+                conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
+        conn.close()
+
+    def _one(self, conn: http.client.HTTPConnection, rng: random.Random, op: str) -> None:
+        if op == "remember":
+            name = f"c{self.number:02d}-{self.made:04d}"
+            statement = self._statement(rng, self.made)
+            self.made += 1
+            body = {"text": statement, "type": "user", "name": name, "tags": [f"c{self.number}"]}
+            got = self._send(conn, op, "POST", "/v1/memories", body)
+            assert got["name"] == name
+            self.expected[name] = statement
+        elif op == "recall":
+            query = " ".join(rng.choice(WORDS) for _ in range(3))
+            self._send(conn, op, "POST", "/v1/recall", {"query": query, "top_k": 5})
+        elif op == "update":
+            name = rng.choice(sorted(self.expected))
+            statement = self._statement(rng, int(name.split("-")[1]))
+            self._send(conn, op, "PATCH", f"/v1/memories/{name}", {"statement": statement})
+            self.expected[name] = statement
+        else:
+            name = rng.choice(sorted(self.expected))
+            self._send(conn, op, "DELETE", f"/v1/memories/{name}")
+            del self.expected[name]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _wait_for(port: int, proc: subprocess.Popen[bytes], limit: float) -> None:
+    deadline = time.monotonic() + limit
+    while True:
+        if proc.poll() is not None:
+            raise SystemExit("the server exited before it listened")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return
+        except OSError:
+            if time.monotonic() > deadline:
+                raise SystemExit("the server did not start listening") from None
+            time.sleep(0.1)
+
+
+def _listed(port: int, key: str) -> list[dict[str, Any]]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+    items: list[dict[str, Any]] = []
+    offset: int | None = 0
+    while offset is not None:
+        conn.request(
+            "GET",
+            f"/v1/memories?limit=500&offset={offset}",
+            headers={"Authorization": f"Bearer {key}"},
+        )
+        page = json.loads(conn.getresponse().read())
+        items += page["items"]
+        offset = page["next_offset"]
+    conn.close()
+    return items
+
+
+def _check(clients: list[Client], port: int, keys: dict[str, str]) -> list[str]:
+    """Every memory each user should have, with its statement; nothing else."""
+    problems: list[str] = []
+    for user, key in keys.items():
+        expected: dict[str, str] = {}
+        for c in clients:
+            if c.user == user:
+                expected.update(c.expected)
+        stored = {m["name"]: m["statement"] for m in _listed(port, key)}
+        lost = sorted(set(expected) - set(stored))
+        extra = sorted(set(stored) - set(expected))
+        wrong = sorted(n for n in set(expected) & set(stored) if expected[n] != stored[n])
+        statements = list(stored.values())
+        doubled = len(statements) - len(set(statements))
+        foreign = [
+            n
+            for n in stored
+            if not any(n.startswith(f"c{c.number:02d}-") for c in clients if c.user == user)
+        ]
+        for label, items in (
+            ("lost", lost),
+            ("extra", extra),
+            ("wrong content", wrong),
+            ("other user's", foreign),
+        ):
+            if items:
+                problems.append(f"{user}: {len(items)} {label}: {items[:5]}")
+        if doubled:
+            problems.append(f"{user}: {doubled} statements stored twice")
+        print(f"  {user}: {len(stored)} memories stored, {len(expected)} expected")
+    return problems
+
+
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--no-write", action="store_true", help="do not write the report")
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="memdir-serve-bench-") as tmp:
+        data = Path(tmp) / "server"
+        ring = KeyRing(data)
+        keys = {user: ring.create(user)[1] for user in ("alice", "bob")}
+        port = _free_port()
+        env = {**os.environ, "MEMDIR_HOME": str(Path(tmp) / "home")}
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "memdir.cli",
+                "serve",
+                "--http",
+                "--port",
+                str(port),
+                "--data",
+                str(data),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _wait_for(port, server, 120)
+            for key in keys.values():  # load the embedder and make each user's worker first
+                warm = Client(99, "", key, port, 0, 0)
+                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+                warm._send(conn, "warm-up", "POST", "/v1/recall", {"query": "warm up"})
+                conn.close()
+            users = list(keys)
+            clients = [
+                Client(i, users[i % 2], keys[users[i % 2]], port, args.requests, args.seed + i)
+                for i in range(args.clients)
+            ]
+            barrier = threading.Barrier(len(clients) + 1)
+            threads = [
+                threading.Thread(target=c.run, args=(barrier,), daemon=True) for c in clients
+            ]
+            for t in threads:
+                t.start()
+            barrier.wait()
+            began = time.perf_counter()
+            deadline = time.monotonic() + args.timeout
+            for t in threads:
+                t.join(timeout=max(0.0, deadline - time.monotonic()))
+            wall = time.perf_counter() - began
+            if any(t.is_alive() for t in threads):
+                print(f"FAILED: the run did not finish within {args.timeout:.0f} s")
+                return 1
+            print(f"{len(clients)} clients x {args.requests} requests in {wall:.1f} s")
+            problems = _check(clients, port, keys)
+        finally:
+            server.terminate()
+            server.wait(timeout=60)
+
+    errors = [e for c in clients for e in c.errors]
+    by_op: dict[str, list[float]] = {}
+    for c in clients:
+        for op, values in c.latencies.items():
+            by_op.setdefault(op, []).extend(values)
+    every = [v for values in by_op.values() for v in values]
+    rows = [
+        f"| {op} | {len(v)} | {_pct(v, 0.5):.1f} | {_pct(v, 0.95):.1f} | {max(v) * 1000:.0f} |"
+        for op, v in ((op, by_op.get(op, [])) for op, _ in MIX)
+        if v
+    ]
+    rows.append(
+        f"| **all** | {len(every)} | **{_pct(every, 0.5):.1f}** | **{_pct(every, 0.95):.1f}** | "
+        f"{max(every) * 1000:.0f} |"
+    )
+    stored = sum(len(c.expected) for c in clients)
+    verdict = "PASS" if not errors and not problems else "FAIL"
+    lines = [
+        "# The REST API under load (SPEC I4)",
+        "",
+        *provenance(sys.argv),
+        "",
+        f"`memdir serve --http` on 127.0.0.1; {args.clients} concurrent clients (keep-alive, "
+        f"half per user, 2 users) x {args.requests} requests, mix remember 40 % / recall 30 % / "
+        f"update 20 % / forget 10 %, embedder `{os.environ.get('MEMDIR_EMBEDDER', 'default')}`.",
+        "",
+        f"- result: **{verdict}** — {len(errors)} errors; {stored} memories expected at the end, "
+        "every one found with its expected statement, none lost, none extra, none doubled, "
+        "none of the other user's"
+        if verdict == "PASS"
+        else f"- result: **{verdict}** — {len(errors)} errors; problems: {problems[:5]}",
+        f"- wall time {wall:.1f} s for {len(every)} requests: **{len(every) / wall:.0f} "
+        "requests/s**",
+        "",
+        "| operation | requests | p50 ms | p95 ms | max ms |",
+        "| --- | --- | --- | --- | --- |",
+        *rows,
+        "",
+        f"Median of all: {statistics.median(every) * 1000:.1f} ms. One recall per user ran "
+        "before the clock started (it loads the embedder and starts the user's worker). Each "
+        "user's requests run in order on that user's worker thread, so with "
+        f"{args.clients // 2} clients per user most of the latency is queueing behind that "
+        "user's other clients; the two users run in parallel. Client threads, server and "
+        "workers share the same CPUs.",
+    ]
+    print("\n".join(lines[lines.index("") + 1 :]))
+    for e in errors[:10]:
+        print("error:", e)
+    for p in problems:
+        print("mismatch:", p)
+    if not args.no_write:
+        RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"wrote {RESULTS.relative_to(ROOT)}")
+    return 0 if verdict == "PASS" else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

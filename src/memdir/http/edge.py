@@ -1,0 +1,307 @@
+"""The REST API's edge: who is asking (keys), whose ``Memory`` answers (one worker thread per
+user), what a failure becomes (one status table), and what never reaches a handler (the guard).
+See the package docstring for the design."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+from urllib.parse import unquote_to_bytes
+
+from fastapi import Depends, Query, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from ..errors import (
+    AmbiguousError,
+    ConflictError,
+    LockTimeoutError,
+    MemdirError,
+    NotFoundError,
+    SessionBusyError,
+    ValidationError,
+)
+from ..keys import KeyRing
+from ..memory import Memory
+from .models import ErrorBody, ErrorOut, ScopeName
+
+__all__ = [
+    "ERRORS",
+    "MAX_BODY",
+    "STATUS",
+    "Guard",
+    "ScopeQ",
+    "User",
+    "Users",
+    "on_crash",
+    "on_http",
+    "on_invalid",
+    "on_memdir_error",
+    "run",
+]
+
+MAX_BODY = 1024 * 1024  # bytes; a memory is a few hundred, a session append a few thousand
+T = TypeVar("T")
+
+# The one place where a library error becomes a status code (most specific class first).
+STATUS: tuple[tuple[type[MemdirError], int, str], ...] = (
+    (NotFoundError, 404, "not_found"),
+    (ConflictError, 409, "conflict"),
+    (SessionBusyError, 409, "session_busy"),
+    (AmbiguousError, 409, "ambiguous"),
+    (ValidationError, 422, "invalid_input"),
+    (LockTimeoutError, 503, "busy"),
+    (MemdirError, 500, "server_error"),
+)
+_HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
+
+
+# -- users -------------------------------------------------------------------------------
+class _Worker:
+    """One user's ``Memory`` and the one thread that uses it."""
+
+    def __init__(self, memory: Memory, user: str) -> None:
+        self.memory = memory
+        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"memdir-{user}")
+
+
+class Users:
+    """Each user's ``Memory`` (home and project under ``<data dir>/users/<user>/``), each run on
+    a thread of its own. ``call(user, fn)`` runs ``fn(memory)`` there and awaits the result."""
+
+    def __init__(self, data_dir: Path, *, embedder: str | None = None) -> None:
+        self.root = data_dir / "users"
+        self.embedder = embedder
+        self._workers: dict[str, _Worker] = {}
+        self._lock = threading.Lock()
+
+    def home(self, user: str) -> Path:
+        return self.root / user
+
+    def _worker(self, user: str) -> _Worker:
+        with self._lock:
+            worker = self._workers.get(user)
+            if worker is None:
+                home = self.home(user)
+                (home / "project").mkdir(parents=True, exist_ok=True)
+                memory = Memory(
+                    home=home / "home",
+                    project=home / "project",
+                    actor="api",
+                    embedder=self.embedder,
+                    llm=False,  # the server never calls a model on its own
+                )
+                worker = self._workers[user] = _Worker(memory, user)
+                worker.thread.submit(memory.init)  # first in the queue: before any request
+            return worker
+
+    async def call(self, user: str, fn: Callable[[Memory], T]) -> T:
+        worker = self._worker(user)
+        future = worker.thread.submit(fn, worker.memory)
+        return await asyncio.wrap_future(future)
+
+    def close(self) -> None:
+        with self._lock:
+            for worker in self._workers.values():
+                worker.thread.shutdown(wait=True)
+            self._workers.clear()
+
+
+# -- errors ------------------------------------------------------------------------------
+def _error(status: int, code: str, message: str) -> JSONResponse:
+    body = ErrorOut(error=ErrorBody(code=code, status=status, message=message))
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    return JSONResponse(body.model_dump(), status_code=status, headers=headers)
+
+
+def _status_of(exc: MemdirError) -> tuple[int, str]:
+    for kind, status, code in STATUS:
+        if isinstance(exc, kind):
+            return status, code
+    raise AssertionError("MemdirError is last in STATUS")  # pragma: no cover
+
+
+async def on_memdir_error(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, MemdirError)
+    status, code = _status_of(exc)
+    message = str(exc)
+    users: Users = request.app.state.users
+    # the user's own server-side directory is noise to an API client: show it as "~"
+    user = getattr(request.state, "user", None)
+    if user:
+        message = message.replace(str(users.home(user)), "~")
+    return _error(status, code, message)
+
+
+async def on_invalid(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, RequestValidationError)
+    parts = []
+    for err in exc.errors()[:5]:
+        where = ".".join(str(p) for p in err.get("loc", ()))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}")
+    message = "invalid request: " + "; ".join(parts) + " (see /openapi.json for the schema)"
+    return _error(422, "invalid_input", message)
+
+
+async def on_crash(request: Request, exc: Exception) -> JSONResponse:
+    """A bug in memdir (not a ``MemdirError``): the same JSON shape; Starlette re-raises it
+    after this answer, so the server log keeps the traceback."""
+    return _error(
+        500,
+        "server_error",
+        f"memdir failed unexpectedly ({type(exc).__name__}); nothing is known to be written. "
+        "The server log has the details: please report it",
+    )
+
+
+async def on_http(request: Request, exc: Exception) -> JSONResponse:
+    assert isinstance(exc, HTTPException)
+    code = _HTTP_CODES.get(exc.status_code, "error")
+    message = str(exc.detail)
+    if exc.status_code == 404 and message == "Not Found":
+        message = f"no endpoint {request.url.path}: see /openapi.json for the API"
+    elif exc.status_code == 405:
+        message = f"{request.method} is not allowed on {request.url.path}: see /openapi.json"
+    return _error(exc.status_code, code, message)
+
+
+# -- the guard in front of everything ----------------------------------------------------
+def _bad_target(scope: Scope) -> str | None:
+    """Why the request's path or query string is refused, or ``None``."""
+    raw = scope.get("raw_path") or scope["path"].encode("utf-8", "surrogateescape")
+    for segment in raw.split(b"?", 1)[0].split(b"/"):
+        decoded = unquote_to_bytes(segment)
+        if decoded in (b".", b"..") or any(c in decoded for c in (b"/", b"\\", b"\x00")):
+            return (
+                "a path segment is '.' or '..' or decodes to '/', '\\' or NUL: a name is a "
+                "plain name such as 'use-pnpm', never a path"
+            )
+        try:
+            decoded.decode("utf-8")
+        except UnicodeDecodeError:
+            return "the path is not valid UTF-8 once percent-decoded: send names as UTF-8"
+    try:
+        unquote_to_bytes(scope.get("query_string", b"").replace(b"+", b" ")).decode("utf-8")
+    except UnicodeDecodeError:
+        return "the query string is not valid UTF-8 once percent-decoded"
+    return None
+
+
+class Guard:
+    """ASGI middleware: body size limit (413), UTF-8 bodies, paths and queries (422)."""
+
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY) -> None:
+        self.app = app
+        self.max_body = max_body
+
+    async def _refuse(self, send: Send, status: int, code: str, message: str) -> None:
+        response = _error(status, code, message)
+        await response({"type": "http"}, _no_body, send)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        problem = _bad_target(scope)
+        if problem:
+            await self._refuse(send, 422, "invalid_input", problem)
+            return
+        too_big = (
+            f"the request body is over {self.max_body} bytes: send less (one memory or a "
+            "batch of messages per request)"
+        )
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and length.isdigit() and int(length) > self.max_body:
+            await self._refuse(send, 413, "too_large", too_big)  # nothing of it was read
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                await self._refuse(send, 413, "too_large", too_big)
+                return
+            if not message.get("more_body", False):
+                break
+        try:
+            bytes(body).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            await self._refuse(
+                send, 422, "invalid_input", f"the body is not valid UTF-8 (byte {exc.start})"
+            )
+            return
+        await self.app(scope, _replay(bytes(body), receive), send)
+
+
+async def _no_body() -> Message:
+    return {"type": "http.disconnect"}  # pragma: no cover - a response never reads
+
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    sent = False
+
+    async def replayed() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()  # after the body: wait for the disconnect as usual
+
+    return replayed
+
+
+# -- auth --------------------------------------------------------------------------------
+_bearer = HTTPBearer(auto_error=False, description="An API key from `memdir keys create USER`")
+
+
+class _Unauthorized(HTTPException):
+    def __init__(self) -> None:
+        super().__init__(
+            401,
+            "no valid API key: send `Authorization: Bearer <key>` with a key from "
+            "`memdir keys create USER` (a revoked key no longer works)",
+        )
+
+
+async def _user(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> str:
+    if credentials is None:
+        raise _Unauthorized()
+    keys: KeyRing = request.app.state.keys
+    user = await asyncio.to_thread(keys.user_for, credentials.credentials)
+    if user is None:
+        raise _Unauthorized()
+    request.state.user = user
+    return user
+
+
+User = Annotated[str, Depends(_user)]
+ScopeQ = Annotated[ScopeName | None, Query(description="Only this scope (default: both)")]
+
+
+def run(request: Request, user: str, fn: Callable[[Memory], T]) -> Awaitable[T]:
+    users: Users = request.app.state.users
+    return users.call(user, fn)
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    status: {"model": ErrorOut, "description": desc}
+    for status, desc in (
+        (401, "No valid API key"),
+        (404, "No such memory, change or session"),
+        (409, "Conflicting edit, name taken, or session busy"),
+        (413, "Body too large"),
+        (422, "Invalid input"),
+    )
+}

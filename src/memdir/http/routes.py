@@ -1,0 +1,276 @@
+"""The REST API's endpoints: each runs one function of the user's ``Memory`` on that user's
+worker (``edge.run``) and builds its response from what the facade returned. Input is checked by
+the models and the facade, not here; the one comparison made here is ``If-Match`` (on the same
+worker as the write that follows, so no other request of that user can come in between)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Header, Query, Request
+from pydantic import Field
+
+from ..errors import ConflictError
+from ..memory import Memory
+from ..records import MemoryRecord
+from ..sessions import Session
+from .edge import ERRORS, ScopeQ, User, run
+from .models import (
+    AppendOut,
+    ChangeOut,
+    ContextOut,
+    MemoryOut,
+    MemoryPage,
+    MessagesIn,
+    RecallIn,
+    RecallOut,
+    RememberIn,
+    ScopeName,
+    SessionInfoOut,
+    SessionOut,
+    SleepIn,
+    SleepOut,
+    TypeName,
+    UpdateIn,
+    change_out,
+    hit_out,
+    info_out,
+    memory_out,
+    record_out,
+)
+
+__all__ = ["health", "router"]
+
+router = APIRouter(prefix="/v1", responses=ERRORS)
+
+
+# -- memories ----------------------------------------------------------------------------
+@router.post("/memories", status_code=201, tags=["memories"])
+async def create_memory(request: Request, user: User, item: RememberIn) -> MemoryOut:
+    """Store a new memory (the scope defaults from the type). 409 if ``name`` is taken."""
+    args = item.model_dump()
+    text = args.pop("text")
+    record = await run(request, user, lambda m: m.remember(text, **args))
+    return memory_out(record)
+
+
+@router.get("/memories", tags=["memories"])
+async def list_memories(
+    request: Request,
+    user: User,
+    scope: ScopeQ = None,
+    type: Annotated[TypeName | None, Query()] = None,
+    tag: Annotated[list[Annotated[str, Field(max_length=200)]], Query(max_length=20)] = [],  # noqa: B006
+    offset: Annotated[int, Query(ge=0)] = 0,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> MemoryPage:
+    """Memories in name order (scope, then name), ``limit`` at a time from ``offset``."""
+    records = await run(request, user, lambda m: m.list(scope=scope, type=type, tags=tag))
+    records = sorted(records, key=lambda r: (r.scope, r.name))
+    page = records[offset : offset + limit]
+    following = offset + limit if offset + limit < len(records) else None
+    return MemoryPage(
+        items=[memory_out(r) for r in page],
+        total=len(records),
+        offset=offset,
+        limit=limit,
+        next_offset=following,
+    )
+
+
+@router.get("/memories/{name}", tags=["memories"])
+async def get_memory(request: Request, user: User, name: str, scope: ScopeQ = None) -> MemoryOut:
+    """One memory, looked up in both scopes unless ``scope`` is given."""
+    return memory_out(await run(request, user, lambda m: m.get(name, scope=scope)))
+
+
+def _update(
+    m: Memory, name: str, scope: ScopeName | None, fields: dict[str, Any], if_match: str | None
+) -> MemoryRecord:
+    reason = fields.pop("reason", None)
+    if if_match is not None:
+        current = m.get(name, scope=scope)
+        if current.content_hash != if_match.strip('"'):
+            raise ConflictError(
+                f"{name!r} changed since you read it (If-Match {if_match} != "
+                f"{current.content_hash}): get it again and redo your edit"
+            )
+        scope = current.scope
+    return m.update(name, scope=scope, reason=reason, **fields)
+
+
+@router.patch("/memories/{name}", tags=["memories"])
+async def update_memory(
+    request: Request,
+    user: User,
+    name: str,
+    change: UpdateIn,
+    scope: ScopeQ = None,
+    if_match: Annotated[str | None, Header(max_length=200)] = None,
+) -> MemoryOut:
+    """Change the fields given (``null`` removes an optional one). With ``If-Match: <content
+    hash>`` nothing is written unless the memory is still the version read (else 409)."""
+    fields = change.model_dump(exclude_unset=True)
+    record = await run(request, user, lambda m: _update(m, name, scope, fields, if_match))
+    return memory_out(record)
+
+
+@router.delete("/memories/{name}", tags=["memories"])
+async def forget_memory(
+    request: Request,
+    user: User,
+    name: str,
+    scope: ScopeQ = None,
+    reason: Annotated[str | None, Query(max_length=1000)] = None,
+) -> ChangeOut:
+    """Delete a memory; the change it returns can be undone."""
+    change = await run(request, user, lambda m: m.forget(name, scope=scope, reason=reason))
+    return change_out(change)
+
+
+@router.get("/memories/{name}/history", tags=["history"])
+async def memory_history(
+    request: Request, user: User, name: str, scope: ScopeQ = None
+) -> list[ChangeOut]:
+    """Every change of one memory, oldest first (a name never used: an empty list)."""
+    changes = await run(request, user, lambda m: m.history(name, scope=scope))
+    return [change_out(c) for c in changes]
+
+
+@router.get("/history", tags=["history"])
+async def all_history(
+    request: Request,
+    user: User,
+    scope: ScopeQ = None,
+    limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
+) -> list[ChangeOut]:
+    """The latest ``limit`` changes to any memory, oldest first."""
+    changes = await run(request, user, lambda m: m.history(scope=scope))
+    return [change_out(c) for c in changes[-limit:]]
+
+
+@router.post("/changes/{change_id}/undo", tags=["history"])
+async def undo_change(request: Request, user: User, change_id: str) -> ChangeOut:
+    """Revert one change (at least 4 characters of its id), restoring the bytes before it."""
+    return change_out(await run(request, user, lambda m: m.undo(change_id)))
+
+
+# -- recall ------------------------------------------------------------------------------
+@router.post("/recall", tags=["recall"])
+async def recall(request: Request, user: User, query: RecallIn) -> RecallOut:
+    """The memories that best answer ``query``, best first (keywords + meaning + entities)."""
+    args = query.model_dump()
+    text, explain = args.pop("query"), args["explain"]
+    hits = await run(request, user, lambda m: m.recall(text, **args))
+    return RecallOut(hits=[hit_out(h, explain) for h in hits])
+
+
+# -- sessions and context ----------------------------------------------------------------
+def _append(m: Memory, session_id: str | None, messages: Sequence[dict[str, Any]]) -> AppendOut:
+    with m.session(session_id) as session:
+        for message in messages:
+            session.append(message)
+        return AppendOut(
+            id=session.id,
+            appended=len(messages),
+            records=len(session.records),
+            notices=list(session.notices),
+        )
+
+
+@router.post("/sessions", status_code=201, tags=["sessions"])
+async def create_session(
+    request: Request, user: User, body: Annotated[MessagesIn | None, Body()] = None
+) -> AppendOut:
+    """Start a new session, optionally with its first messages."""
+    messages = body.messages if body else []
+    return await run(request, user, lambda m: _append(m, None, messages))
+
+
+@router.post("/sessions/{session_id}/messages", tags=["sessions"])
+async def append_messages(
+    request: Request, user: User, session_id: str, body: MessagesIn
+) -> AppendOut:
+    """Append provider messages to a session (to disk first; 409 while another writer has it)."""
+    return await run(request, user, lambda m: _append(m, session_id, body.messages))
+
+
+@router.get("/sessions", tags=["sessions"])
+async def list_sessions(
+    request: Request, user: User, archived: bool = False
+) -> list[SessionInfoOut]:
+    """Every session, oldest first (``archived``: the archived ones instead)."""
+    infos = await run(request, user, lambda m: m.sessions(archived=archived))
+    return [info_out(i) for i in infos]
+
+
+def _show(m: Memory, session_id: str) -> SessionOut:
+    session = m.read_session(session_id)
+    return SessionOut(
+        info=info_out(session.info()),
+        records=[record_out(r) for r in session.records],
+        problems=[p.reason for p in session.problems],
+    )
+
+
+@router.get("/sessions/{session_id}", tags=["sessions"])
+async def show_session(request: Request, user: User, session_id: str) -> SessionOut:
+    """A session's records as stored, and the lines that could not be read."""
+    return await run(request, user, lambda m: _show(m, session_id))
+
+
+def _context(m: Memory, session_id: str | None, format: str) -> Any:
+    session: Session | None = m.read_session(session_id) if session_id else None
+    return m.context(session, format)
+
+
+@router.get("/context", tags=["sessions"])
+async def context(
+    request: Request,
+    user: User,
+    session: Annotated[str | None, Query(max_length=40)] = None,
+    format: Literal["openai", "anthropic", "text"] = "openai",
+) -> ContextOut:
+    """Exactly what the model would be sent next: for ``session``, or for a new session."""
+    result = await run(request, user, lambda m: _context(m, session, format))
+    return ContextOut(format=format, context=result)
+
+
+# -- the application ---------------------------------------------------------------------
+# -- sleep -------------------------------------------------------------------------------
+def _sleep(m: Memory, body: SleepIn | None, dry_run: bool) -> SleepOut:
+    args = body or SleepIn()
+    # the server never calls a model on its own: sleep judges with its offline rules
+    report = m.sleep(dry_run=dry_run, scope=args.scope, offline=True, sessions=args.sessions)
+    return SleepOut(**report.to_dict())
+
+
+@router.post("/sleep/plan", tags=["sleep"])
+async def plan_sleep(
+    request: Request, user: User, body: Annotated[SleepIn | None, Body()] = None
+) -> SleepOut:
+    """What sleep would do now — merges, conflicts, archiving, deletions, promotions, expired
+    sessions — with the reason for each step. Nothing is written."""
+    return await run(request, user, lambda m: _sleep(m, body, dry_run=True))
+
+
+@router.post("/sleep", tags=["sleep"])
+async def apply_sleep(
+    request: Request, user: User, body: Annotated[SleepIn | None, Body()] = None
+) -> SleepOut:
+    """Plan from the memories as they are now and apply the plan in one step; ``run`` undoes
+    all of it (``POST /v1/sleep/runs/{run}/undo``)."""
+    return await run(request, user, lambda m: _sleep(m, body, dry_run=False))
+
+
+@router.post("/sleep/runs/{run_id}/undo", tags=["sleep"])
+async def undo_sleep(request: Request, user: User, run_id: str) -> list[ChangeOut]:
+    """Revert every change of one run, newest first: all of it, or nothing if a file moved on."""
+    changes = await run(request, user, lambda m: m.undo_run(run_id))
+    return [change_out(c) for c in changes]
+
+
+async def health() -> dict[str, str]:
+    """Unauthenticated liveness check."""
+    return {"status": "ok"}
