@@ -225,3 +225,32 @@ def test_home_agent_dir_is_not_a_project(sandbox: Path, monkeypatch: pytest.Monk
 def test_explicit_project_must_exist(sandbox: Path) -> None:
     with pytest.raises(ConfigError, match="does not exist"):
         Memory(project=sandbox / "nope")
+
+
+@pytest.mark.parametrize("bad", ["a\x00b", "lone \udc80 surrogate"])
+def test_text_that_cannot_be_a_file_is_refused_before_anything_is_written(
+    mem: Memory, sandbox: Path, bad: str
+) -> None:
+    from conftest import snapshot
+
+    before = snapshot(sandbox)  # nothing but fine.md and its bookkeeping may appear
+    with pytest.raises(ValidationError, match=r"NUL|invalid Unicode"):
+        mem.remember(bad, type="project")
+    mem.remember("fine", type="project", name="fine")
+    with pytest.raises(ValidationError, match=r"NUL|invalid Unicode"):
+        mem.update("fine", why=bad)
+    tool = mem.tool()
+    out = tool.handle({"command": "create", "path": "/memories/project/x.md", "file_text": bad})
+    assert out.startswith("Error")
+    assert [r.name for r in mem.list()] == ["fine"] and mem.doctor() == []
+    memory_dir = sandbox / "project" / ".agent" / "memory"
+    assert sorted(p.name for p in memory_dir.iterdir() if p.is_file()) == ["MEMORY.md", "fine.md"]
+    assert not [
+        k
+        for k in snapshot(sandbox)
+        if k not in before
+        and "memory/" in k
+        and k.endswith(".md")
+        and "fine" not in k
+        and "MEMORY" not in k
+    ]

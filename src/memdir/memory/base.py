@@ -75,6 +75,21 @@ def _one_line(key: str, value: str | None) -> str | None:
     return value or None
 
 
+def _check_text(key: str, value: str | None) -> None:
+    """A memory file must read back as UTF-8 text: no NUL, no lone surrogate (found by the
+    schemathesis run: such a write used to leave a file memdir could not read)."""
+    if not value:
+        return
+    if "\x00" in value:
+        raise ValidationError(f"the {key} contains a NUL character: remove it and try again")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValidationError(
+            f"the {key} contains invalid Unicode (a lone surrogate): send it as proper UTF-8"
+        ) from None
+
+
 class MemoryBase:
     """The stores, writes, reads and recall of ``Memory`` (use ``Memory``)."""
 
@@ -178,6 +193,8 @@ class MemoryBase:
     ) -> dict[str, str | None]:
         """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
         when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
+        for key, value in parts.items():
+            _check_text(key, value)
         joined = "\n".join(v for v in parts.values() if v)
         verdict = guard.check(joined, type=type, source=source, quote=parts.get("quote"))
         if not verdict.allowed:
