@@ -22,6 +22,8 @@ def plant_bad_files(folder: Path, outside: Path) -> dict[str, str]:
     (folder / "escape.md").symlink_to(outside)
     (folder / "bad-type.md").write_text("---\nname: bad-type\ndescription: d\ntype: fact\n---\n")
     (folder / "no-frontmatter.md").write_text("Just some notes.\n")
+    (folder / "a-folder.md").mkdir()  # a directory whose name looks like a memory
+    (folder / "dangling.md").symlink_to(folder / "gone.md")  # in scope, but nothing there
     return {
         "bad-yaml.md": "invalid YAML",
         "no-type.md": "missing required key(s) type",
@@ -30,6 +32,8 @@ def plant_bad_files(folder: Path, outside: Path) -> dict[str, str]:
         "escape.md": "symlink points outside the scope",
         "bad-type.md": "type must be one of",
         "no-frontmatter.md": "must start with a '---' line",
+        "a-folder.md": "not a regular file",
+        "dangling.md": "which does not exist",
     }
 
 
@@ -50,10 +54,13 @@ def test_doctor_names_each_bad_file_and_changes_nothing(mem: Memory, sandbox: Pa
     mem.update(good.name, importance=3)
     after = snapshot(folder)
     for name in expected:
-        assert after[name] == before[name]  # never modified, moved or deleted
+        if name == "a-folder.md":
+            assert (folder / name).is_dir()  # a directory is not a file: left where it is
+        else:
+            assert after[name] == before[name]  # never modified, moved or deleted
     assert (sandbox / "outside.md").read_text().endswith("secret\n")
     index = (folder / "MEMORY.md").read_text()
-    assert "7 file(s) could not be read" in index and "secret" not in index
+    assert "9 file(s) could not be read" in index and "secret" not in index
 
 
 def test_bad_file_is_refused_by_get_and_writes(mem: Memory) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import hashlib
 import os
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping
@@ -119,6 +120,11 @@ def render_index(records: list[MemoryRecord], skipped: int, scope: str) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _digest(entries: list[tuple[str, os.stat_result]]) -> str:
+    parts = [f"{n}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}" for n, st in entries]
+    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
+
+
 class StoreCore:
     """Locking, reading, the one write path (``_commit``) and MEMORY.md of ``FileStore``."""
 
@@ -217,15 +223,18 @@ class StoreCore:
     def memory_files(self) -> list[Path]:
         return [self.dirs.memory / n for n in self.memory_names()]
 
-    def read_path(self, path: Path) -> MemoryRecord:
-        try:
-            st = path.lstat()
-        except FileNotFoundError:
-            raise NotFoundError(
-                f"no memory named {path.stem!r} in the {self.dirs.scope} scope"
-            ) from None
+    def read_path(self, path: Path, st: os.stat_result | None = None) -> MemoryRecord:
+        """The record in ``path`` (``st``: its ``lstat`` when the caller already has it — a scan
+        of the directory — so a cached file costs no system call at all)."""
+        if st is None:
+            try:
+                st = path.lstat()
+            except FileNotFoundError:
+                raise NotFoundError(
+                    f"no memory named {path.stem!r} in the {self.dirs.scope} scope"
+                ) from None
         target = path
-        if path.is_symlink():
+        if stat.S_ISLNK(st.st_mode):
             target = path.resolve()
             root = self.dirs.memory.resolve()
             if not target.is_relative_to(root):
@@ -238,7 +247,7 @@ class StoreCore:
                 raise BadFileError(
                     path, f"symlink points to {target}, which does not exist"
                 ) from None
-        if not target.is_file():
+        if not stat.S_ISREG(st.st_mode):
             raise BadFileError(path, "not a regular file")
         if st.st_size > MAX_FILE_BYTES:
             raise BadFileError(
@@ -265,18 +274,43 @@ class StoreCore:
     def exists(self, name: str) -> bool:
         return os.path.lexists(self.path_for(name))
 
+    def _entries(self) -> list[tuple[str, os.stat_result]] | None:
+        """``(file name, lstat)`` of every memory file, sorted by name (``None``: no directory):
+        one ``scandir`` and one ``lstat`` per file, shared by ``scan`` and the fingerprint."""
+        out: list[tuple[str, os.stat_result]] = []
+        try:
+            with os.scandir(self.dirs.memory) as entries:
+                for entry in entries:
+                    name = entry.name
+                    if not name.endswith(".md") or name == "MEMORY.md" or name[0] == ".":
+                        continue
+                    try:
+                        out.append((name, entry.stat(follow_symlinks=False)))
+                    except FileNotFoundError:
+                        continue  # deleted while we listed
+        except FileNotFoundError:
+            return None
+        return sorted(out, key=lambda e: e[0])
+
     def scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
         """Every readable memory, and a ``Problem`` for each file that is not."""
+        records, problems, _ = self._scan()
+        return records, problems
+
+    def _scan(self) -> tuple[list[MemoryRecord], list[Problem], str]:
+        """``scan`` plus the fingerprint of the files it read (see ``fingerprint``)."""
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
-        for path in self.memory_files():
+        entries = self._entries()
+        for name, st in entries or []:
+            path = self.dirs.memory / name
             try:
-                records.append(self.read_path(path))
+                records.append(self.read_path(path, st))
             except BadFileError as exc:
                 problems.append(Problem(path, exc.reason))
             except NotFoundError:
                 continue  # deleted between listing and reading
-        return records, problems
+        return records, problems, "empty" if entries is None else _digest(entries)
 
     def problems(self) -> list[Problem]:
         """What ``memdir doctor`` reports for this scope."""
@@ -514,22 +548,8 @@ class StoreCore:
 
     def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
-        parts: list[str] = []
-        try:
-            with os.scandir(self.dirs.memory) as entries:
-                for entry in entries:
-                    name = entry.name
-                    if not name.endswith(".md") or name == "MEMORY.md" or name[0] == ".":
-                        continue
-                    try:
-                        st = entry.stat(follow_symlinks=False)
-                    except FileNotFoundError:
-                        continue
-                    parts.append(f"{name}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}")
-        except FileNotFoundError:
-            return "empty"
-        parts.sort()
-        return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()
+        entries = self._entries()
+        return "empty" if entries is None else _digest(entries)
 
     def refresh_index(self) -> bool:
         """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last
@@ -550,7 +570,7 @@ class StoreCore:
     def regenerate_index(self) -> bool:
         """Rewrite the generated block of MEMORY.md if it changed; True when written."""
         with self.locked():
-            records, problems = self.scan()
+            records, problems, fingerprint = self._scan()
             block = render_index(records, len(problems), self.dirs.scope)
             index = self.dirs.index_file
             try:
@@ -573,7 +593,8 @@ class StoreCore:
                 self.dirs.memory.mkdir(parents=True, exist_ok=True)
                 atomic_write(index, new.encode("utf-8"))
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
-            atomic_write(self.dirs.derived / "memory-md.fingerprint", self.fingerprint().encode())
+            # the fingerprint of what was just indexed (MEMORY.md itself is not part of it)
+            atomic_write(self.dirs.derived / "memory-md.fingerprint", fingerprint.encode())
             return changed
 
     def _where(self, path: Path) -> str | None:
