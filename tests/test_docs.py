@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from memdir import Memory
 from memdir.cli import cli
 
 ROOT = Path(__file__).parents[1]
@@ -53,3 +54,21 @@ def test_readme_names_the_two_commands_and_ci_runs_the_second() -> None:
 def test_readme_points_at_the_docs() -> None:
     for doc in ("docs/format.md", "docs/cli.md", "docs/architecture.md"):
         assert doc in README and (ROOT / doc).is_file()
+
+
+def test_readme_python_example_runs(mem: Memory, sandbox: Path) -> None:
+    """The README's Python tour is real code: it runs as written in a fresh home and project."""
+    import subprocess
+    import sys
+
+    [code] = re.findall(r"```python\n(.*?)```", README, re.S)[:1]
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        cwd=sandbox / "project",
+    )
+    assert done.returncode == 0, done.stderr
+    assert "/memories/project/we-deploy-with-argo-cd.md" in done.stdout
