@@ -147,8 +147,11 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
         f"{TARGET_RECALL:.2f}. The held-out set was never used to tune the rules: batch 1 was "
         "written with the labeled set, before any rule existed (by the same author, who had "
         "the rule design in mind); batch 2 was written after rules-v1 existed and committed "
-        "before the rules were run on it, in messier phrasing — read batch 2 as the estimate "
-        "for conversations the rules were not written for. Precision: matched candidates / "
+        "before the rules were run on it, in messier phrasing; batch 3 was written in "
+        "session 2 by someone who had seen batch 2's misses (so it leans towards those "
+        "families) and committed before the rules were run on it — read batches 2 and 3 as "
+        "the estimate for conversations the rules were not written for. Precision: matched "
+        "candidates / "
         "candidates; recall: expected memories found with the right type (and the labeled "
         "substring) / expected. `confidence` and "
         "`explicit`: share of found memories whose flag matches the label.",
