@@ -265,8 +265,8 @@ def _file_tools(server: MCPServer, adapter: _Adapter) -> None:
         return await adapter.command("rename", old_path=old_path, new_path=new_path)
 
 
-def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
-    """The facade's verbs, with typed structured output."""
+def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
+    """The facade's reading verbs (recall, list, history), with typed structured output."""
     m = adapter.memory
 
     @server.tool(annotations=READ)
@@ -294,6 +294,29 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
             )
         )
         return RecallOut(hits=[_hit(h, explain) for h in hits])
+
+    @server.tool(name="list", annotations=READ)
+    async def list_(
+        scope: ScopeName | None = None, type: TypeName | None = None, tags: list[Str] | None = None
+    ) -> ListOut:
+        """Every memory, optionally of one scope, type or set of tags."""
+        records = await adapter.call(lambda: m.list(scope=scope, type=type, tags=tags or ()))
+        return ListOut(memories=[_memory(r) for r in records])
+
+    @server.tool(annotations=READ)
+    async def history(
+        name: Str | None = None,
+        scope: ScopeName | None = None,
+        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
+    ) -> HistoryOut:
+        """The latest changes (of one memory, or of all), oldest first, with their ids."""
+        changes = await adapter.call(lambda: m.history(name, scope=scope))
+        return HistoryOut(changes=[_change(c) for c in changes[-limit:]])
+
+
+def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
+    """The facade's writing verbs (remember, forget), logged as the agent like the file
+    commands."""
 
     @server.tool(annotations=ADD)
     async def remember(
@@ -332,24 +355,6 @@ def _memory_tools(server: MCPServer, adapter: _Adapter) -> None:
         agent = adapter.tool.memory
         return _change(await adapter.call(lambda: agent.forget(name, scope=scope, reason=reason)))
 
-    @server.tool(name="list", annotations=READ)
-    async def list_(
-        scope: ScopeName | None = None, type: TypeName | None = None, tags: list[Str] | None = None
-    ) -> ListOut:
-        """Every memory, optionally of one scope, type or set of tags."""
-        records = await adapter.call(lambda: m.list(scope=scope, type=type, tags=tags or ()))
-        return ListOut(memories=[_memory(r) for r in records])
-
-    @server.tool(annotations=READ)
-    async def history(
-        name: Str | None = None,
-        scope: ScopeName | None = None,
-        limit: Annotated[int, Field(ge=1, le=1000)] = 50,
-    ) -> HistoryOut:
-        """The latest changes (of one memory, or of all), oldest first, with their ids."""
-        changes = await adapter.call(lambda: m.history(name, scope=scope))
-        return HistoryOut(changes=[_change(c) for c in changes[-limit:]])
-
 
 def build_server(memory: Memory) -> MCPServer:
     """The MCP server over ``memory``; run it with ``.run()`` (stdio) or serve
@@ -357,5 +362,6 @@ def build_server(memory: Memory) -> MCPServer:
     server = MCPServer(name="memdir", instructions=INSTRUCTIONS, log_level="WARNING")
     adapter = _Adapter(memory)
     _file_tools(server, adapter)
-    _memory_tools(server, adapter)
+    _read_tools(server, adapter)
+    _write_tools(server, adapter)
     return server
