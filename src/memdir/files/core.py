@@ -389,7 +389,8 @@ class StoreCore:
             atomic_write(path, data, sync_dir=not self._batching)
         else:
             path.unlink()
-        change = self.log.append(
+        return self._logged(
+            path,
             op=op,
             name=path.stem,
             actor=actor,
@@ -398,9 +399,12 @@ class StoreCore:
             after=after,
             reason=reason,
             undoes=undoes,
-            run=self._run,
-            path=self._where(path),
         )
+
+    def _logged(self, where: Path, **fields: Any) -> Change:
+        """Append one change — with the current run and where its file is (``where``) — and
+        refresh MEMORY.md unless a batch will. Every write path ends here."""
+        change = self.log.append(run=self._run, path=self._where(where), **fields)
         if not self._batching:
             self.regenerate_index()
         return change

@@ -182,7 +182,8 @@ class FileStore(StoreCore):
         atomic_write(dst, new, sync_dir=False)
         src.unlink()
         fsync_dir(self.dirs.memory)
-        change = self.log.append(
+        return self._logged(
+            dst,
             op=op,
             name=dst.stem,
             actor=actor,
@@ -193,9 +194,6 @@ class FileStore(StoreCore):
             undoes=undoes,
             renamed_from=src.stem,
         )
-        if not self._batching:
-            self.regenerate_index()
-        return change
 
     def _undo_rename(self, change: Change, *, actor: str) -> Change:
         """Undo a rename (or the undo of one): ``name`` goes back to ``renamed_from``."""
@@ -306,7 +304,8 @@ class FileStore(StoreCore):
         src.unlink()
         if not self._batching:
             fsync_dir(src.parent)
-        change = self.log.append(
+        return self._logged(
+            archive_side,
             op=op,
             name=name,
             actor=actor,
@@ -315,12 +314,7 @@ class FileStore(StoreCore):
             after=content_hash(data),
             reason=reason,
             undoes=undoes,
-            run=self._run,
-            path=self._where(archive_side),
         )
-        if not self._batching:
-            self.regenerate_index()
-        return change
 
     def archive(
         self,
