@@ -101,7 +101,7 @@ def find_grant(text: str) -> str | None:
     """The words of ``text`` that grant the agent a permission, or ``None``."""
     for pattern in _GRANTS:
         for m in pattern.finditer(text):
-            if not _negated(text, m.start()):
+            if not _negated(text, m.start()) and not _in_question(text, m.end()):
                 return m.group().strip()
     return None
 
@@ -358,6 +358,13 @@ def _only_secret(clean: str) -> bool:
 # --------------------------------------------------------------------------- grants
 
 
+def _in_question(text: str, end: int) -> bool:
+    """A grant phrase in a sentence that ends with a question mark asks, it does not allow
+    ("Got a recipe you can share?", "你可以删除吗？"): the answer would be the grant."""
+    rest = re.match(r"[^.!?。！？\n]*([.!?。！？\n]|$)", text[end:])
+    return rest is not None and rest.group(1) in ("?", "？")
+
+
 def _negated(text: str, start: int) -> bool:
     """A grant phrase right after "never"/"don't"/"不要" is a restriction ("never skip the
     review"), not a grant."""
@@ -376,7 +383,11 @@ _RISKY_EN = (
     r"approve|bypass|disable|override|overwrite|rm\b|rewrite history|reset|revert|"
     r"commit (?:directly )?to (?:main|master|prod)|run (?:migrations|\S+ in prod)|"
     r"access (?:prod|production)|modify (?:prod|production)|spend|pay|transfer|purchase|buy|"
-    r"sudo|install|execute|email|send|share|rotate|grant|change (?:prod|production|permissions)"
+    r"sudo|install|execute|email|send|rotate|grant|change (?:prod|production|permissions)|"
+    # sharing is risky for what it shares: a pic or an experience is not data
+    r"share (?:\w+\s+){0,3}?(?:credentials?|keys?|passwords?|secrets?|tokens?|data|databases?|"
+    r"code|source|repos?|repository|files?|documents?|docs|logs?|customers?|personal|private|"
+    r"confidential|internal|contacts?|address(?:es)?|phone|screen|access)\b"
 )
 _APPROVAL_EN = (
     r"approval|approving|review|reviews|reviewing|confirmation|confirming|permission|asking|"
