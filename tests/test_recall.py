@@ -21,6 +21,7 @@ import pytest
 
 from memdir import Memory, ValidationError
 from memdir.index.text import query_terms, script_share, scripts_of, term_script
+from memdir.index.translate import translate
 from memdir.providers.embeddings import HashingEmbedder
 from memdir.recall import Hit, Recaller, Weights
 
@@ -543,7 +544,7 @@ def test_term_scripts() -> None:
     assert scripts_of("2023-05-08") == frozenset()
     assert script_share(query_terms("谁是技术负责人？"), ("latin",)) == 0.0
     assert script_share(query_terms("谁是技术负责人？"), ("cjk", "latin")) == 1.0
-    assert script_share(query_terms("pnpm 怎么用"), ("latin",)) == pytest.approx(1 / 3)
+    assert script_share(query_terms("pnpm 怎么用"), ("latin",)) == pytest.approx(1 / 2)
     assert script_share(query_terms("in 2023"), ()) == 1.0  # digits match anywhere
     assert script_share([], ("latin",)) == 1.0
 
@@ -582,3 +583,46 @@ def test_the_script_of_each_memory_is_indexed(mem: Memory) -> None:
     docs.sync()
     scripts = {n: set(meta.scripts) for n, meta in docs.docs().items()}
     assert scripts == {"freeze-en": {"latin"}, "beifen-zh": {"cjk"}, "mixed": {"latin", "cjk"}}
+
+
+# -- Chinese function words and dictionary translation ----------------------------------------
+def test_chinese_function_words_are_not_query_terms() -> None:
+    # 我们 / 多久 / 一次 are function words: only bigrams touching 发 or 版 are left
+    assert query_terms("我们多久发一次版？") == ["久发", "发一", "次版"]
+    assert "我们" not in query_terms("我们用什么数据库？")
+    assert "数据" in query_terms("我们用什么数据库？")
+    assert query_terms("是什么？") == ["是什", "什么"]  # only function words: keep them all
+    assert query_terms("what is it") == ["what", "is", "it"]
+
+
+def test_translate_gives_english_words_for_chinese_words() -> None:
+    words = translate("订票接口是用什么语言写的？")
+    assert {"interface", "language"} <= set(words)
+    assert translate("写") == []  # single characters are too ambiguous to translate
+    assert translate("no Chinese here") == []
+    assert translate("谁") == []  # a function word
+
+
+TEAM_ZH_EN: list[dict[str, Any]] = [
+    {"name": "staging-reset", "text": "The staging database is reset every Sunday at 02:00 UTC"},
+    {"name": "li-yue", "text": "我们每周一上午十点开例会，大家轮流主持"},
+    {"name": "pnpm-zh", "text": "我们的前端项目统一用 pnpm 管理依赖"},
+    {"name": "gaofeng", "text": "我们什么时候发版由产品经理决定"},
+]  # fmt: skip
+
+
+def test_a_chinese_question_finds_an_english_memory_by_translation(mem: Memory) -> None:
+    mem.remember_many({**item, "type": "project"} for item in TEAM_ZH_EN)
+    query = "预发布数据库什么时候重置？"
+    # keyword only: no token of the query can match the English memory; its translation can
+    hits = recaller(mem, vector=0.0).recall(query, top_k=4, track=False)
+    assert names(hits)[0] == "staging-reset"
+    ex = hits[0].explain
+    assert ex["script_share"] == 0.0 and ex["translated_bm25"] > 0
+    assert ex["keyword_norm"] == pytest.approx(ex["translated_norm"]) == pytest.approx(1.0)
+    assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
+    # the Chinese memories keep their own keyword evidence and get no translated credit
+    for hit in hits[1:]:
+        assert hit.explain["translated_bm25"] == 0.0
+    # the default formula (vectors on) keeps it in the top two
+    assert "staging-reset" in names(mem.recall(query, top_k=2, track=False))

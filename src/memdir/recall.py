@@ -56,13 +56,14 @@ from .errors import BadFileError, NotFoundError, ValidationError
 from .history import append_jsonl
 from .index.sqlite import DocMeta, SqliteIndex
 from .index.text import query_entities, query_periods, query_terms, script_share
+from .index.translate import translate
 from .paths import Scope
 from .providers.embeddings import Embedder
 from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v5"
+FORMULA = "hybrid-v6"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
@@ -113,6 +114,7 @@ class _Candidate:
     time: float
     session_text: float  # BM25 of the candidate's whole session as one document
     share: float  # of the query's terms, those the candidate's scripts could match
+    translated: float  # BM25 of the query's dictionary translation (Chinese → English)
 
 
 _RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -196,6 +198,14 @@ class Recaller:
             sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
         )
         entity = self._entity_scores(index.entities(), query_entities(query), docs)
+        # the query's Chinese words in English: keyword evidence for the memories its own
+        # words cannot reach (weighted by 1 − script share in scoring)
+        english = translate(query)
+        translated = {
+            n: v
+            for n, v in index.keyword(english, pool * 4 if any(filters) else pool).items()
+            if n in docs and script_share(terms, docs[n].scripts) < 1.0
+        }
         # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
         shares: dict[tuple[str, ...], float] = {}  # few distinct script sets: once each
@@ -215,7 +225,7 @@ class Recaller:
             else:
                 order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
             cosines = {names[i]: float(sims[i]) for i in order}
-            extra = (set(keyword) | set(entity)) - set(cosines)
+            extra = (set(keyword) | set(entity) | set(translated)) - set(cosines)
             for n in extra:  # hits of the other signals outside the vector pool: their cosine
                 row = index.row_of(n)
                 if row is not None:
@@ -230,8 +240,9 @@ class Recaller:
                 self._time_score(docs[n], periods),
                 sessions.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
+                translated.get(n, 0.0),
             )
-            for n in set(keyword) | set(cosines) | set(entity)
+            for n in set(keyword) | set(cosines) | set(entity) | set(translated)
         ]
 
     @staticmethod
@@ -256,11 +267,15 @@ class Recaller:
         # such a score stretch to 1
         max_kw = max(max((c.keyword for c in cands), default=0.0), KEYWORD_FLOOR)
         max_st = max(max((c.session_text for c in cands), default=0.0), KEYWORD_FLOOR)
+        max_tr = max(max((c.translated for c in cands), default=0.0), KEYWORD_FLOOR)
         cos = [c.cosine for c in cands if c.cosine]
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
         rows = []
         for c in cands:
-            kw_n = c.keyword / max_kw
+            tr_n = c.translated / max_tr
+            # the query's own words where the memory's script can match them, their
+            # translation where it cannot
+            kw_n = c.keyword / max_kw + (1.0 - c.share) * tr_n
             vec_n = max((c.cosine - lo) / (hi - lo), 0.0) if hi > lo else float(c.cosine > 0)
             # the part of the keyword weight no term could earn (a Chinese query, an English
             # memory) goes to the vector signal, which crosses scripts; with no vector signal
@@ -270,6 +285,8 @@ class Recaller:
                 "keyword_bm25": c.keyword,
                 "keyword_norm": kw_n,
                 "script_share": c.share,
+                "translated_bm25": c.translated,
+                "translated_norm": tr_n,
                 "vector_cosine": c.cosine,
                 "vector_norm": vec_n,
                 "entity_match": c.entity,

@@ -49,7 +49,7 @@ from .text import cjk_bigrams, fts_query, scripts_of
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
 # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -120,6 +120,13 @@ class SyncReport:
     @property
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.removed or self.embedded)
+
+
+def _repeats(description: str, statement: str) -> bool:
+    """Whether ``description`` is the start of ``statement`` (whitespace folded, a closing
+    ellipsis dropped): the description memdir writes when none is given."""
+    short = " ".join(description.split()).removesuffix("…").rstrip()
+    return not short or " ".join(statement.split()).startswith(short)
 
 
 class SqliteIndex:
@@ -444,7 +451,10 @@ class SqliteIndex:
         text = embed_text(rec)
         ehash = hashlib.sha256(text.encode("utf-8")).hexdigest()
         self._forget_row(db, rec.name)
-        head = " ".join([rec.name.replace("-", " "), rec.description, *rec.tags])
+        # a description that only repeats the statement's start (the default one) would count
+        # those words twice and favour the start of long memories: index what it adds
+        described = "" if _repeats(rec.description, rec.statement) else rec.description
+        head = " ".join([rec.name.replace("-", " "), described, *rec.tags])
         body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
         cursor = db.execute(
             "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",

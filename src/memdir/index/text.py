@@ -8,7 +8,10 @@
   double quotes and the tokens are OR-ed, so ``"``, ``*``, ``NEAR``, ``-`` or parentheses in a
   query are just characters.
 * **Stop words.** Common English function words are dropped from queries (not from documents):
-  they carry no signal in BM25 and an OR over ``the`` would touch every row.
+  they carry no signal in BM25 and an OR over ``the`` would touch every row. Chinese has no
+  spaces, so its function words (``我们``, ``什么``, ``是``, ``的``…) are found in each run of the
+  query, and a bigram made only of them is dropped: otherwise every Chinese memory that says
+  "我们" earns keyword credit for "我们用什么…" that an English memory never can.
 * **Entities.** File paths, ``#tags`` and plain words are pulled out of a query to be matched
   against ``related_files`` and ``tags``.
 * **Scripts.** A keyword can only match a memory written in the script of the keyword: a
@@ -31,6 +34,7 @@ from datetime import date, timedelta
 
 __all__ = [
     "STOP_WORDS",
+    "ZH_STOP_WORDS",
     "cjk_bigrams",
     "fts_query",
     "query_entities",
@@ -59,6 +63,38 @@ STOP_WORDS = frozenset(
 )
 
 
+# Chinese function words (pronouns, question words, particles, auxiliaries, conjunctions,
+# common adverbs): what a question is built from, not what it is about.
+ZH_STOP_WORDS = frozenset(
+    """我 你 您 他 她 它 我们 你们 他们 她们 它们 咱们 自己 大家 这 那 这个 那个 这些 那些 这里
+    那里 这儿 那儿 这样 那样 这么 那么 什么 怎么 怎样 怎么样 为什么 为何 哪 哪个 哪些 哪里 哪儿
+    谁 多少 多久 几 吗 呢 吧 啊 呀 是否 是不是 有没有 能不能 可不可以 要不要 的 地 得 了 着 过 么
+    嘛 之 是 有 在 会 能 要 可以 可能 应该 应当 需要 想 和 与 及 或 或者 还是 但是 但 而 并 跟 同
+    对 对于 关于 把 被 给 从 向 往 到 于 以 为 因为 所以 如果 就 才 都 也 还 又 再 很 最 更 太
+    非常 一 一个 一下 一些 一次 一般 一直 已经 现在 时候 吧 个 些""".split()
+)
+_ZH_STOP_LONGEST = max(map(len, ZH_STOP_WORDS))
+
+
+def _content_bigrams(run: str) -> list[str]:
+    """The bigrams of a CJK query run that touch at least one character outside a function
+    word (function words found greedily, longest first); a lone character is kept unless it is
+    one. A run made only of function words keeps all its bigrams (see ``query_terms``)."""
+    covered = [False] * len(run)
+    i = 0
+    while i < len(run):
+        for size in range(min(_ZH_STOP_LONGEST, len(run) - i), 0, -1):
+            if run[i : i + size] in ZH_STOP_WORDS:
+                covered[i : i + size] = [True] * size
+                i += size
+                break
+        else:
+            i += 1
+    if len(run) == 1:
+        return [] if covered[0] else [run]
+    return [run[i : i + 2] for i in range(len(run) - 1) if not (covered[i] and covered[i + 1])]
+
+
 def cjk_bigrams(text: str) -> str:
     """``text`` with every CJK run written as overlapping bigrams (a lone character stays)."""
 
@@ -74,14 +110,16 @@ def cjk_bigrams(text: str) -> str:
 def query_terms(query: str) -> list[str]:
     """The searchable tokens of a query, lowercased, stop words dropped, CJK as bigrams."""
     terms: list[str] = []
+    every: list[str] = []  # stop words included: for a query made only of them
     for token in _TOKEN.findall(unicodedata.normalize("NFKC", query).lower()):
         if _CJK_RUN.fullmatch(token):
-            terms += cjk_bigrams(token).split()
-        elif token not in STOP_WORDS:
-            terms.append(token.replace("’", "'"))
-    if not terms:  # a query of only stop words still deserves an answer
-        terms = [t for t in _TOKEN.findall(query.lower()) if not _CJK_RUN.fullmatch(t)]
-    return list(dict.fromkeys(terms))
+            terms += _content_bigrams(token)
+            every += cjk_bigrams(token).split()
+        else:
+            every.append(token.replace("’", "'"))
+            if token not in STOP_WORDS:
+                terms.append(every[-1])
+    return list(dict.fromkeys(terms or every))  # only stop words still deserve an answer
 
 
 def term_script(term: str) -> str | None:
