@@ -3,7 +3,9 @@
 For a query, each scope's index (``index/sqlite.py``) is brought up to date, then three
 signals score a pool of candidates:
 
-* **keyword** — FTS5 BM25 with stemming and CJK bigrams; the query is always quoted;
+* **keyword** — FTS5 BM25 with stemming and CJK bigrams; the query is always quoted; for the
+  share of a Chinese query an English memory cannot match, the BM25 of the query's dictionary
+  translation (``index/translate.py``) stands in;
 * **vector** — cosine similarity between the query's embedding and each memory's;
 * **entity** — file paths, ``#tags`` and words of the query that equal a memory's
   ``related_files`` (full path or file name) or ``tags``;
@@ -31,6 +33,7 @@ close calls but never lift an irrelevant memory. ``explain`` returns every term;
 up to the final score::
 
     moved     = cross_script·w_kw·(1 − script_share)          (0 when w_vec is 0)
+    kw_n      = bm25/max_bm25 + (1 − script_share)·translated_bm25/max_translated
     signal    = w_kw·kw_n + (w_vec + moved)·vec_n + w_ent·ent + w_time·time
     relevance = signal + w_sess·(best signal of another memory of the same session)
                        + w_stext·session_text_n                  (both 0 when signal is 0)
