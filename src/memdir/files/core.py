@@ -136,7 +136,8 @@ class StoreCore:
         self._depth = 0
         self._batching = False
         self._taken: set[str] | None = None  # names in use, tracked during a batch
-        self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
+        # parses by path: (stat key, record, the frontmatter's ``name`` value for doctor)
+        self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord, object]] = {}
         self._run: str | None = None  # issue 5: the run id every change is logged with
 
     # -- locking -------------------------------------------------------------------------
@@ -261,10 +262,11 @@ class StoreCore:
             return cached[1]
         data = target.read_bytes()
         try:
-            record = _record(parse(data), path, self.dirs, content_hash(data))
+            doc = parse(data)
+            record = _record(doc, path, self.dirs, content_hash(data))
         except FormatError as exc:
             raise BadFileError(path, str(exc)) from None
-        self._cache[str(path)] = (key, record)
+        self._cache[str(path)] = (key, record, doc.meta.get("name"))
         return record
 
     def read(self, name: str) -> MemoryRecord:
@@ -312,11 +314,22 @@ class StoreCore:
                 continue  # deleted between listing and reading
         return records, problems, "empty" if entries is None else _digest(entries)
 
+    def unreadable(self) -> list[Problem]:
+        """The files every read skips (doctor's errors), from a scan alone: no change log,
+        no second parse — cheap enough for ``memdir list`` to warn with."""
+        return self.scan()[1]
+
     def problems(self) -> list[Problem]:
         """What ``memdir doctor`` reports for this scope."""
         records, problems = self.scan()
         for rec in records:
-            declared = parse(rec.path.read_bytes()).meta.get("name") if rec.path.exists() else None
+            cached = self._cache.get(str(rec.path))
+            if cached is not None and cached[1] is rec:  # the scan just parsed or checked it
+                declared = cached[2]
+            elif rec.path.exists():
+                declared = parse(rec.path.read_bytes()).meta.get("name")
+            else:
+                declared = None
             if declared != rec.name:
                 problems.append(
                     Problem(
