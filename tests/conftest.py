@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,3 +48,48 @@ def snapshot(root: Path) -> dict[str, bytes]:
 def hashing_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests embed with the deterministic hashing embedder unless they ask for another."""
     monkeypatch.setenv("MEMDIR_EMBEDDER", "hashing")
+
+
+class FileAccess:
+    """The files and directories opened or listed while ``watch`` is on, recorded by a
+    ``sys.addaudithook`` hook (the interpreter's own events: nothing of memdir is replaced)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.seen: list[tuple[str, str]] = []
+        sys.addaudithook(self._hook)
+
+    def _hook(self, event: str, args: tuple[object, ...]) -> None:
+        if self.on and event in ("open", "os.scandir", "os.listdir") and args:
+            path = args[0]
+            if path is None:
+                self.seen.append((event, "."))
+            elif isinstance(path, str | bytes | os.PathLike):  # not a descriptor (fdopen)
+                self.seen.append((event, os.fsdecode(path)))
+
+    def watch(self) -> FileAccess:
+        self.seen, self.on = [], True
+        return self
+
+    def __enter__(self) -> FileAccess:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.on = False
+
+    def touched(self, folder: Path) -> list[tuple[str, str]]:
+        """``(event, name)`` for each file opened in ``folder`` itself (not below it), and
+        ``(event, ".")`` for each listing of ``folder``."""
+        root = folder.resolve()
+        out = []
+        for event, path in self.seen:
+            where = Path(path).resolve()
+            if event == "open" and where.parent == root:
+                out.append((event, where.name))
+            elif event != "open" and where == root:
+                out.append((event, "."))
+        return sorted(out)
+
+
+# one hook for the whole run: audit hooks cannot be removed
+ACCESS = FileAccess()

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
-from conftest import snapshot
+from conftest import ACCESS, snapshot
 from memdir import BadFileError, Memory, ValidationError
 
 
@@ -110,3 +111,18 @@ def test_large_input_is_refused_with_a_clear_error(mem: Memory) -> None:
         mem.update(rec.name, statement="big " * 500_000)
     assert [r.name for r in mem.list()] == [rec.name]
     assert [c.op for c in mem.history()] == ["create"]
+
+
+def test_problems_do_not_parse_good_files_twice(mem: Memory) -> None:
+    mem.remember("first", type="project")
+    rec = mem.remember("second", type="project")
+    store = mem.store("project")
+    os.rename(rec.path, store.dirs.memory / "other-name.md")
+    (store.dirs.memory / "broken.md").write_text("no frontmatter\n")
+    store.scan()
+    with ACCESS.watch() as access:
+        problems = store.problems()
+    assert [p.severity for p in problems] == ["error", "warning"]
+    assert "frontmatter name 'second'" in problems[1].reason
+    opened = [name for event, name in access.touched(store.dirs.memory) if event == "open"]
+    assert opened == ["broken.md"]  # the bad file has no parse to keep; good ones are cached

@@ -104,7 +104,7 @@ def remember(
 
 
 def _warn_skipped(ctx: click.Context) -> None:
-    bad = [p for p in memory(ctx).doctor() if p.severity == "error"]
+    bad = memory(ctx).unreadable()
     if bad:
         click.echo(f"warning: skipped {len(bad)} unreadable file(s): run `memdir doctor`", err=True)
 

@@ -6,7 +6,8 @@ Invariants:
   directory) made while holding the scope's cross-process lock (``flock`` on
   ``.history/lock``). A crash leaves each file old or new; concurrent writers queue.
 * **Hand edits win.** Nothing is cached across calls except parsed files keyed by
-  ``(inode, size, mtime, ctime)``, so an edit made with any editor is seen by the next read.
+  ``(inode, size, mtime, ctime)`` and MEMORY.md's rendered lines (trusted only while nothing
+  else changed the directory), so an edit made with any editor is seen by the next read.
   Updates re-read the file under the lock and patch only the keys that change (``markdown.py``);
   just before the rename the file is checked again, and a concurrent hand edit aborts the write
   with ``ConflictError`` instead of being overwritten.
@@ -14,11 +15,14 @@ Invariants:
   symlink leaving the scope is reported (``problems()``) and skipped; memdir never rewrites,
   moves or deletes it.
 * **Logged.** Each change goes to the change log (``history.py``) with the bytes before and after.
-* **MEMORY.md is derived.** It is regenerated after every change from the files; only the block
-  between its ``memdir:begin`` / ``memdir:end`` markers is memdir's, text around it is kept.
+* **MEMORY.md is derived.** It is refreshed after every change from the files — incrementally,
+  from the files the write touched, while the store's kept state is current, else by a full
+  pass (``memory_md.py`` says when); only the block between its ``memdir:begin`` /
+  ``memdir:end`` markers is memdir's, text around it is kept.
 
-``core.py`` holds locking, reading, the one write path and MEMORY.md; ``store.py`` adds undo,
-whole-file creates and renames (the memory tool) and the archive (sleep) as ``FileStore``.
+``core.py`` holds locking, reading, the one write path and writing MEMORY.md; ``memory_md.py``
+renders MEMORY.md and keeps what it was rendered from; ``store.py`` adds undo, whole-file
+creates and renames (the memory tool) and the archive (sleep) as ``FileStore``.
 """
 
 from .core import BODY_PARTS, MAX_FILE_BYTES, Problem

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import hashlib
 import os
 import stat
 import threading
@@ -31,19 +30,17 @@ from ..paths import ScopeDirs
 from ..records import (
     FIELD_ORDER,
     REQUIRED,
-    TYPES,
     MemoryRecord,
     check_field,
     check_name,
     now_iso,
 )
+from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore"]
 
 MAX_FILE_BYTES = 1024 * 1024
 LOCK_TIMEOUT = 30.0
-BEGIN = "<!-- memdir:begin -->"
-END = "<!-- memdir:end -->"
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
 
 
@@ -97,34 +94,6 @@ def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRe
     )
 
 
-def render_index(records: list[MemoryRecord], skipped: int, scope: str) -> str:
-    """The generated block of ``MEMORY.md``: one pointer line per memory, grouped by type."""
-    lines = [
-        BEGIN,
-        "<!-- Generated from the memory files in this directory after every change: edit those "
-        "files, not these lines. Text outside the memdir:begin/end markers is kept. -->",
-    ]
-    if not records:
-        lines += ["", f"_No {scope} memories yet._"]
-    for memory_type in TYPES:
-        group = sorted((r for r in records if r.type == memory_type), key=lambda r: r.name)
-        if not group:
-            continue
-        lines += ["", f"## {memory_type.capitalize()}"]
-        for rec in group:
-            title = str(rec.extra.get("title") or rec.name).replace("]", "\\]")
-            lines.append(f"- [{title}]({rec.name}.md) — {rec.description}")
-    if skipped:
-        lines += ["", f"<!-- {skipped} file(s) could not be read: run `memdir doctor` -->"]
-    lines.append(END)
-    return "\n".join(lines) + "\n"
-
-
-def _digest(entries: list[tuple[str, os.stat_result]]) -> str:
-    parts = [f"{n}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}" for n, st in entries]
-    return hashlib.sha256("\n".join(sorted(parts)).encode("utf-8", "surrogateescape")).hexdigest()
-
-
 class StoreCore:
     """Locking, reading, the one write path (``_commit``) and MEMORY.md of ``FileStore``."""
 
@@ -136,8 +105,12 @@ class StoreCore:
         self._depth = 0
         self._batching = False
         self._taken: set[str] | None = None  # names in use, tracked during a batch
-        self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord]] = {}
+        # parses by path: (stat key, record, the frontmatter's ``name`` value for doctor)
+        self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord, object]] = {}
         self._run: str | None = None  # issue 5: the run id every change is logged with
+        # MEMORY.md as this store last rendered it, and the files written since (memory_md.py)
+        self._rendered: Rendered | None = None
+        self._touched: set[str] | None = None
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -157,10 +130,16 @@ class StoreCore:
                 self._acquire(fd)
                 self._depth = 1
                 try:
-                    self._remove_stale_temp_files()
+                    if not self._rendered_current():
+                        # another process or a person may have been here, a crashed writer
+                        # among them; while our own state holds, the directory did not change
+                        self._rendered = None
+                        self._remove_stale_temp_files()
                     yield
                 finally:
                     self._depth = 0
+                    if self._touched is not None:  # a write raised: what we kept may be wrong
+                        self._rendered, self._touched = None, None
             finally:
                 os.close(fd)  # closing the descriptor releases the flock
 
@@ -182,7 +161,7 @@ class StoreCore:
                 for folder in (self.dirs.memory, self.dirs.archive):
                     if folder.is_dir():
                         fsync_dir(folder)
-                self.regenerate_index()
+                self._index_written()
 
     def _acquire(self, fd: int) -> None:
         deadline = time.monotonic() + self.lock_timeout
@@ -261,10 +240,11 @@ class StoreCore:
             return cached[1]
         data = target.read_bytes()
         try:
-            record = _record(parse(data), path, self.dirs, content_hash(data))
+            doc = parse(data)
+            record = _record(doc, path, self.dirs, content_hash(data))
         except FormatError as exc:
             raise BadFileError(path, str(exc)) from None
-        self._cache[str(path)] = (key, record)
+        self._cache[str(path)] = (key, record, doc.meta.get("name"))
         return record
 
     def read(self, name: str) -> MemoryRecord:
@@ -294,29 +274,50 @@ class StoreCore:
 
     def scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
         """Every readable memory, and a ``Problem`` for each file that is not."""
-        records, problems, _ = self._scan()
-        return records, problems
+        return self._scan()
 
-    def _scan(self) -> tuple[list[MemoryRecord], list[Problem], str]:
-        """``scan`` plus the fingerprint of the files it read (see ``fingerprint``)."""
+    def _scan(self, rendered: Rendered | None = None) -> tuple[list[MemoryRecord], list[Problem]]:
+        """``scan``, also filling ``rendered`` (when given) with every file it listed."""
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
-        entries = self._entries()
-        for name, st in entries or []:
-            path = self.dirs.memory / name
-            try:
-                records.append(self.read_path(path, st))
-            except BadFileError as exc:
-                problems.append(Problem(path, exc.reason))
-            except NotFoundError:
-                continue  # deleted between listing and reading
-        return records, problems, "empty" if entries is None else _digest(entries)
+        for name, st in self._entries() or []:
+            record, problem = self._read_entry(name, st)
+            if record is not None:
+                records.append(record)
+            if problem is not None:
+                problems.append(problem)
+            if rendered is not None:
+                rendered.set(name, st, record, bad=problem is not None)
+        return records, problems
+
+    def _read_entry(
+        self, name: str, st: os.stat_result
+    ) -> tuple[MemoryRecord | None, Problem | None]:
+        """File ``name`` of the directory, listed with ``st``: its record, or its problem."""
+        path = self.dirs.memory / name
+        try:
+            return self.read_path(path, st), None
+        except BadFileError as exc:
+            return None, Problem(path, exc.reason)
+        except NotFoundError:
+            return None, None  # deleted between listing and reading
+
+    def unreadable(self) -> list[Problem]:
+        """The files every read skips (doctor's errors), from a scan alone: no change log,
+        no second parse — cheap enough for ``memdir list`` to warn with."""
+        return self.scan()[1]
 
     def problems(self) -> list[Problem]:
         """What ``memdir doctor`` reports for this scope."""
         records, problems = self.scan()
         for rec in records:
-            declared = parse(rec.path.read_bytes()).meta.get("name") if rec.path.exists() else None
+            cached = self._cache.get(str(rec.path))
+            if cached is not None and cached[1] is rec:  # the scan just parsed or checked it
+                declared = cached[2]
+            elif rec.path.exists():
+                declared = parse(rec.path.read_bytes()).meta.get("name")
+            else:
+                declared = None
             if declared != rec.name:
                 problems.append(
                     Problem(
@@ -340,7 +341,9 @@ class StoreCore:
 
     # -- writing -------------------------------------------------------------------------
     def _unique_name(self, base: str) -> str:
-        taken = self._taken
+        taken: set[str] | Rendered | None = self._taken
+        if taken is None and self._rendered is not None and not self._touched:
+            taken = self._rendered  # the directory as MEMORY.md was last rendered from it
         if taken is None:
             taken = {n[:-3].lower() for n in self.memory_names()}
         name = base
@@ -350,6 +353,9 @@ class StoreCore:
             n += 1
         if self._taken is not None:
             self._taken.add(name.lower())
+        elif isinstance(taken, Rendered) and os.path.lexists(self.path_for(name)):
+            self._rendered = None  # a file we did not know of: list the directory after all
+            return self._unique_name(base)
         return name
 
     def _commit(
@@ -379,6 +385,7 @@ class StoreCore:
                 f"{path} changed while memdir was updating it (a hand edit?); nothing was "
                 "written — run the command again"
             )
+        self._touch(path)
         after = content_hash(data) if data is not None else None
         if now is not None and before is not None:
             # keep what is about to be replaced; the new version is on disk until it is
@@ -401,12 +408,20 @@ class StoreCore:
             undoes=undoes,
         )
 
+    def _touch(self, *paths: Path) -> None:
+        """Say that ``paths`` are about to be written, so MEMORY.md re-reads them (and only
+        them, when what it was rendered from is still current). Called before the first byte
+        is written: a write that fails half-way is still re-read."""
+        if self._touched is None:
+            self._touched = set()
+        self._touched.update(p.name for p in paths if p.parent == self.dirs.memory)
+
     def _logged(self, where: Path, **fields: Any) -> Change:
         """Append one change — with the current run and where its file is (``where``) — and
         refresh MEMORY.md unless a batch will. Every write path ends here."""
         change = self.log.append(run=self._run, path=self._where(where), **fields)
         if not self._batching:
-            self.regenerate_index()
+            self._index_written()
         return change
 
     def create(
@@ -540,7 +555,7 @@ class StoreCore:
     def log_refusal(self, name: str, *, actor: str, source: str | None, reason: str) -> Change:
         """Record that the guard kept ``name`` out (SPEC G4): a ``refuse`` entry, no file."""
         with self.locked():
-            return self.log.append(
+            change = self.log.append(
                 op="refuse",
                 name=name,
                 actor=actor,
@@ -549,11 +564,19 @@ class StoreCore:
                 after=None,
                 reason=reason,
             )
+            rendered = self._rendered
+            if rendered is not None and rendered.signals is not None:
+                # our own line, and no file changed: what MEMORY.md was rendered from stands
+                size = self.dirs.changes.stat().st_size
+                rendered.signals = replace(rendered.signals, log_size=size)
+            return change
 
     def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
         entries = self._entries()
-        return "empty" if entries is None else _digest(entries)
+        if entries is None:
+            return "empty"
+        return fingerprint(sum(entry_hash(n, st) for n, st in entries), len(entries))
 
     def refresh_index(self) -> bool:
         """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last
@@ -572,34 +595,78 @@ class StoreCore:
             return False
 
     def regenerate_index(self) -> bool:
-        """Rewrite the generated block of MEMORY.md if it changed; True when written."""
+        """Rewrite the generated block of MEMORY.md from a full pass over the files if it
+        changed; True when written."""
         with self.locked():
-            records, problems, fingerprint = self._scan()
-            block = render_index(records, len(problems), self.dirs.scope)
-            index = self.dirs.index_file
+            self._touched = None
+            rendered = Rendered(self.dirs.scope)
+            self._rendered = None
+            self._scan(rendered)
+            present = self.dirs.memory.is_dir()
+            return self._write_index(rendered, rendered.fingerprint() if present else "empty")
+
+    def _index_written(self) -> bool:
+        """After a write (or a batch): MEMORY.md again, re-reading only the files written when
+        what it was rendered from is current, else the full pass. True when written."""
+        touched, self._touched = self._touched, None
+        rendered, self._rendered = self._rendered, None
+        if rendered is None or touched is None or not self.dirs.memory.is_dir():
+            return self.regenerate_index()
+        for name in touched:
+            path = self.dirs.memory / name
             try:
-                old = index.read_text(encoding="utf-8")
+                st = path.lstat()
             except FileNotFoundError:
-                old = f"# Memory index ({self.dirs.scope} scope)\n\n"
-            except (UnicodeDecodeError, OSError) as exc:
-                raise BadFileError(
-                    index, f"cannot read MEMORY.md ({exc}); fix or delete it"
-                ) from None
-            start, end = old.find(BEGIN), old.find(END)
-            if start != -1 and end > start:
-                rest = old[end + len(END) :]
-                rest = rest[2:] if rest.startswith("\r\n") else rest.removeprefix("\n")
-                new = old[:start] + block + rest
-            else:
-                new = old + ("" if old.endswith("\n") or not old else "\n") + block
-            changed = new != old
-            if changed:
-                self.dirs.memory.mkdir(parents=True, exist_ok=True)
-                atomic_write(index, new.encode("utf-8"))
+                rendered.set(name, None)
+                continue
+            record, problem = self._read_entry(name, st)
+            rendered.set(name, st, record, bad=problem is not None)
+        return self._write_index(rendered, rendered.fingerprint())
+
+    def _rendered_current(self) -> bool:
+        """Whether MEMORY.md as this store rendered it still stands for the directory: nothing
+        but this store wrote since (see ``memory_md``). A few ``stat`` calls, no listing."""
+        rendered = self._rendered
+        if rendered is None or rendered.signals is None:
+            return False
+        now = Signals.take(str(self.dirs.memory), str(self.dirs.changes), rendered.signals.saved)
+        if now != rendered.signals:
+            return False
+        try:
+            saved = (self.dirs.derived / "memory-md.fingerprint").read_text(encoding="ascii")
+        except (OSError, UnicodeDecodeError):
+            return False
+        return saved == rendered.signals.saved
+
+    def _write_index(self, rendered: Rendered, fingerprint: str) -> bool:
+        """Put ``rendered``'s block in MEMORY.md (text outside the markers kept) and save its
+        ``fingerprint``; remember both for the next write. True when MEMORY.md was written."""
+        index = self.dirs.index_file
+        try:
+            old = index.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            old = f"# Memory index ({self.dirs.scope} scope)\n\n"
+        except (UnicodeDecodeError, OSError) as exc:
+            raise BadFileError(index, f"cannot read MEMORY.md ({exc}); fix or delete it") from None
+        new = splice(old, rendered.block())
+        changed = new != old
+        if changed:
+            self.dirs.memory.mkdir(parents=True, exist_ok=True)
+            atomic_write(index, new.encode("utf-8"))
+        # the fingerprint of what was just rendered (MEMORY.md itself is not part of it)
+        state = self.dirs.derived / "memory-md.fingerprint"
+        saved = rendered.signals.saved if rendered.signals is not None else None
+        if saved is None:
+            try:
+                saved = state.read_text(encoding="ascii")
+            except (OSError, UnicodeDecodeError):
+                saved = None
+        if saved != fingerprint:  # a write always moves it; a re-render may not
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
-            # the fingerprint of what was just indexed (MEMORY.md itself is not part of it)
-            atomic_write(self.dirs.derived / "memory-md.fingerprint", fingerprint.encode())
-            return changed
+            atomic_write(state, fingerprint.encode())
+        rendered.signals = Signals.take(str(self.dirs.memory), str(self.dirs.changes), fingerprint)
+        self._rendered = rendered
+        return changed
 
     def _where(self, path: Path) -> str | None:
         """``path`` relative to the scope directory when it is not a top-level memory."""

@@ -176,6 +176,7 @@ class FileStore(StoreCore):
                 f"{src} changed while memdir was renaming it (a hand edit?); nothing was "
                 "written — run the command again"
             )
+        self._touch(src, dst)
         before, after = content_hash(old), content_hash(new)
         self.log.keep(before, old)
         self.log.keep(after, new)
@@ -298,6 +299,7 @@ class FileStore(StoreCore):
             raise ConflictError(
                 f"{dst} already exists: rename or remove it first, then run the command again"
             )
+        self._touch(src, dst)
         self.log.keep(before, now)
         dst.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(dst, data, sync_dir=not self._batching)

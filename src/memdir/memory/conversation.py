@@ -296,6 +296,11 @@ class ConversationMemory(MemoryBase):
         retried successfully since."""
         return [(st.session, f) for st in all_states(self.sessions_dir()) for f in st.failed]
 
+    def unreadable(self) -> builtins.list[Problem]:
+        """The memory files every read skips (``doctor``'s errors), found by a scan alone — no
+        change log, no extraction state, no second parse: what ``memdir list`` warns about."""
+        return [p for s in self.scopes() for p in self.store(s).unreadable()]
+
     def doctor(self) -> builtins.list[Problem]:
         """Every problem found in the scope directories, and every failed extraction;
         nothing is changed."""
