@@ -10,12 +10,15 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp import Client, StdioServerParameters
+from mcp.client.streamable_http import create_mcp_http_client, streamable_http_client
 
 from memdir import Memory
 from memdir.mcp import TOOL_NAMES, build_server
@@ -98,13 +101,16 @@ def _free_port() -> int:
         return port
 
 
-@pytest.fixture
-def mcp_http(sandbox: Path) -> Iterator[str]:
+SERVE_MCP_HTTP = [sys.executable, "-m", "memdir.cli", "serve", "--mcp", "--http"]
+
+
+@contextmanager
+def _mcp_http_server(sandbox: Path, env: dict[str, str] | None = None) -> Iterator[str]:
     """``memdir serve --mcp --http`` as a subprocess on a free loopback port; its URL."""
     port = _free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "memdir.cli", "serve", "--mcp", "--http", "--port", str(port)],
-        env={**os.environ, **_env(sandbox)},
+        [*SERVE_MCP_HTTP, "--port", str(port)],
+        env={**os.environ, **_env(sandbox), **(env or {})},
         cwd=sandbox / "project",
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -125,12 +131,84 @@ def mcp_http(sandbox: Path) -> Iterator[str]:
         proc.wait(timeout=30)
 
 
+@pytest.fixture
+def mcp_http(sandbox: Path) -> Iterator[str]:
+    with _mcp_http_server(sandbox) as url:
+        yield url
+
+
 def test_streamable_http_round_trip_through_the_sdk_client(sandbox: Path, mcp_http: str) -> None:
     async def main() -> None:
         async with Client(mcp_http, read_timeout_seconds=60) as client:
             await _round_trip(client, sandbox / "home")
 
     anyio.run(main)
+
+
+# -- MCP over HTTP behind a bearer token ---------------------------------------------------
+TOKEN = "memdir-test-" + "k" * 24
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "probe", "version": "0"},
+    },
+}
+ACCEPT = {"accept": "application/json, text/event-stream"}
+
+
+def test_a_token_guards_mcp_over_http(sandbox: Path) -> None:
+    with _mcp_http_server(sandbox, {"MEMDIR_MCP_TOKEN": TOKEN}) as url:
+        for headers in ({}, {"authorization": "Bearer wrong-token-of-some-length"},
+                        {"authorization": TOKEN}):  # fmt: skip
+            refused = httpx.post(url, json=INITIALIZE, headers={**ACCEPT, **headers}, timeout=30)
+            assert refused.status_code == 401, headers
+            assert "Authorization: Bearer <token>" in refused.json()["error"]
+            assert refused.headers["www-authenticate"].startswith("Bearer")
+
+        async def main() -> None:
+            http = create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"})
+            async with http, Client(streamable_http_client(url, http_client=http)) as client:
+                await _round_trip(client, sandbox / "home")
+
+        anyio.run(main)
+
+
+def _serve_fails(sandbox: Path, *args: str, env: dict[str, str] | None = None) -> str:
+    port = str(_free_port())
+    done = subprocess.run(
+        [*SERVE_MCP_HTTP[:4], *args, "--port", port],
+        env={**os.environ, **_env(sandbox), **(env or {})},
+        cwd=sandbox / "project",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2, done.stderr
+    with pytest.raises(OSError):  # nothing was left listening
+        socket.create_connection(("127.0.0.1", int(port)), timeout=1).close()
+    return done.stderr
+
+
+def test_mcp_over_http_refuses_a_reachable_address_without_a_token(sandbox: Path) -> None:
+    env = {"MEMDIR_MCP_TOKEN": ""}
+    error = _serve_fails(sandbox, "--mcp", "--http", "--host", "0.0.0.0", env=env)
+    assert "MEMDIR_MCP_TOKEN" in error and "127.0.0.1" in error
+
+
+def test_token_file_checks(sandbox: Path) -> None:
+    short = sandbox / "short.token"
+    short.write_text("abc\n", encoding="utf-8")
+    assert "at least 16" in _serve_fails(sandbox, "--mcp", "--http", "--token-file", str(short))
+    empty = sandbox / "empty.token"
+    empty.write_text("", encoding="utf-8")
+    assert "is empty" in _serve_fails(sandbox, "--mcp", "--http", "--token-file", str(empty))
+    good = sandbox / "good.token"
+    good.write_text(TOKEN + "\n", encoding="utf-8")
+    assert "per-user keys" in _serve_fails(sandbox, "--http", "--token-file", str(good))
 
 
 # -- in-process: the same server object, the SDK client without a transport --------------

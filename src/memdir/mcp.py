@@ -24,14 +24,20 @@ thread owned by the server, in order: the SQLite index connections stay on the t
 opened them, and concurrent calls from a client cannot interleave inside the facade.
 
 **Which memory.** The one the command was started for: ``$MEMDIR_HOME`` and the project found
-from the working directory (or ``--project``), exactly as for the CLI. Over HTTP it has no
-authentication of its own, so it listens on 127.0.0.1 unless told otherwise; the REST API
+from the working directory (or ``--project``), exactly as for the CLI. The REST API
 (``http.py``) is the multi-user server.
+
+**Over HTTP** (``http_app``) one bearer token guards the endpoint when the server is given one
+(``MEMDIR_MCP_TOKEN`` or ``--token-file``): every HTTP request without ``Authorization: Bearer
+<token>`` gets 401 before the SDK sees it (compared in constant time). Without a token the
+server only listens on a loopback address; ``memdir serve`` refuses any other ``--host``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hmac
+import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated, Any, Literal, TypeVar
@@ -40,16 +46,17 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import ToolAnnotations
 from pydantic import AfterValidator, Field
+from starlette.types import ASGIApp, Receive, Scope, Send
 from typing_extensions import TypedDict
 
-from .errors import MemdirError
+from .errors import MemdirError, ValidationError
 from .history import Change
 from .memory import Memory
 from .recall import Hit
 from .records import MemoryRecord
 from .tools import DESCRIPTION, MemoryTool
 
-__all__ = ["INSTRUCTIONS", "TOOL_NAMES", "build_server"]
+__all__ = ["INSTRUCTIONS", "MIN_TOKEN_CHARS", "TOOL_NAMES", "build_server", "http_app"]
 
 T = TypeVar("T")
 ScopeName = Literal["user", "project"]
@@ -365,3 +372,51 @@ def build_server(memory: Memory) -> MCPServer:
     _read_tools(server, adapter)
     _write_tools(server, adapter)
     return server
+
+
+MIN_TOKEN_CHARS = 16
+
+
+class _BearerAuth:
+    """ASGI middleware: HTTP requests must carry ``Authorization: Bearer <token>``."""
+
+    def __init__(self, app: ASGIApp, token: str) -> None:
+        self.app = app
+        self.expected = f"Bearer {token}".encode()
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            sent = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(sent, self.expected):
+                body = json.dumps(
+                    {
+                        "error": "unauthorized: send the header 'Authorization: Bearer <token>' "
+                        "with the token this server was started with (MEMDIR_MCP_TOKEN or "
+                        "--token-file)"
+                    }
+                ).encode()
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [
+                            (b"content-type", b"application/json"),
+                            (b"www-authenticate", b'Bearer realm="memdir"'),
+                            (b"content-length", str(len(body)).encode()),
+                        ],
+                    }
+                )
+                await send({"type": "http.response.body", "body": body})
+                return
+        await self.app(scope, receive, send)  # lifespan and authorised requests
+
+
+def http_app(server: MCPServer, *, host: str, token: str | None) -> ASGIApp:
+    """The streamable HTTP app of ``server`` (at ``/mcp``), behind ``token`` when given."""
+    if token is not None and len(token) < MIN_TOKEN_CHARS:
+        raise ValidationError(
+            f"the MCP token is {len(token)} characters: use at least {MIN_TOKEN_CHARS} random "
+            "ones, e.g. python -c 'import secrets; print(secrets.token_urlsafe(32))'"
+        )
+    app: ASGIApp = server.streamable_http_app(host=host)
+    return _BearerAuth(app, token) if token is not None else app

@@ -8,7 +8,8 @@ when ``serve`` runs, so every other ``memdir`` command starts as fast as before.
 
 from __future__ import annotations
 
-from functools import partial
+import ipaddress
+import os
 from pathlib import Path
 
 import click
@@ -47,6 +48,13 @@ def _one_blas_thread() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True)
 @click.option(
+    "--token-file",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    default=None,
+    help="MCP over HTTP: require 'Authorization: Bearer <token>' with the token on the file's "
+    "first line (default: $MEMDIR_MCP_TOKEN; needed for a --host other than loopback).",
+)
+@click.option(
     "--max-body",
     type=click.IntRange(1024),
     default=MAX_BODY,
@@ -62,30 +70,64 @@ def serve(
     host: str,
     port: int,
     max_body: int,
+    token_file: Path | None,
     data_dir: Path | None,
 ) -> None:
     """Run a server: --mcp for MCP clients over stdio, --mcp --http for MCP over streamable
     HTTP (at /mcp), --http for the multi-user REST API (keys from `memdir keys create`)."""
     if not use_mcp and not use_http:
         raise click.UsageError("say what to serve: --mcp (stdio), --mcp --http, or --http")
+    token = _mcp_token(token_file) if use_mcp and use_http else None
+    if token_file is not None and token is None:
+        raise click.UsageError("--token-file is for MCP over HTTP (--mcp --http); the REST API "
+                               "uses per-user keys (memdir keys create)")  # fmt: skip
+    if use_mcp and use_http and token is None and not _loopback(host):
+        raise click.UsageError(
+            f"MCP over HTTP on {host} would let anyone who can reach it read and change this "
+            "memory: set MEMDIR_MCP_TOKEN (or --token-file) to require a bearer token, or "
+            "listen on 127.0.0.1"
+        )
     _one_blas_thread()
-    if use_mcp:
-        import anyio
+    import uvicorn
 
-        from ..mcp import build_server
+    if use_mcp:
+        from ..mcp import build_server, http_app
 
         server = build_server(memory(ctx))
-        if use_http:
-            anyio.run(partial(server.run_streamable_http_async, host=host, port=port))
-        else:
+        if not use_http:
             server.run()
+            return
+        try:
+            app = http_app(server, host=host, token=token)
+        except ValidationError as exc:
+            raise click.UsageError(str(exc)) from exc
+        uvicorn.run(app, host=host, port=port, log_level="warning")
         return
-    import uvicorn
 
     from ..http import create_app
 
     app = create_app(data_dir or default_data_dir(), max_body=max_body)
     uvicorn.run(app, host=host, port=port, log_level="info")
+
+
+def _mcp_token(token_file: Path | None) -> str | None:
+    """The MCP-over-HTTP token: the first line of ``token_file``, else ``$MEMDIR_MCP_TOKEN``."""
+    if token_file is not None:
+        lines = token_file.read_text(encoding="utf-8").splitlines()
+        token = lines[0].strip() if lines else ""
+        if not token:
+            raise click.UsageError(f"{token_file} is empty: put the token on its first line")
+        return token
+    return os.environ.get("MEMDIR_MCP_TOKEN", "").strip() or None
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve anywhere
 
 
 @cli.group()
