@@ -141,6 +141,59 @@ def test_guide_is_recorded_and_resumes_byte_for_byte(mem: Memory) -> None:
     assert "LEARNED-DURING-THE-SESSION" not in record.content["text"]
 
 
+# -- E4: the memories recalled for the first user message ---------------------------------
+RECALLED = "## Recalled for the first message"
+
+
+def test_no_recalled_block_unless_the_policy_asks(mem: Memory) -> None:
+    mem.remember("We use pnpm for every JavaScript package", type="project")
+    with mem.session() as s:
+        s.append({"role": "user", "content": "which package manager do we use?"})
+        assert RECALLED not in _openai(mem.context(s))[1]["content"]
+        assert s.meta("recalled") == []
+
+
+def test_the_first_message_recalls_once_and_the_bytes_stay(mem: Memory) -> None:
+    _policy(mem, "long_memory:\n  recalled: 2\n")
+    pnpm = mem.remember("We use pnpm for every JavaScript package", type="project")
+    mem.remember("The staging database resets every Sunday", type="project")
+    s = mem.session()
+    assert RECALLED not in _openai(mem.context(s))[1]["content"]  # nothing asked yet
+    s.append({"role": "user", "content": "which package manager do we use?"})
+    first = _openai(mem.context(s))
+    guide = first[1]["content"]
+    assert RECALLED in guide and f"project/{pnpm.name} (project): We use pnpm" in guide
+    assert first[2] == {"role": "user", "content": "which package manager do we use?"}
+    [record] = s.meta("recalled")
+    assert record.content["names"][0] == f"project/{pnpm.name}"
+    [stored] = s.meta("guide")
+    assert RECALLED not in stored.content["text"]  # the guide itself is unchanged
+    # later memories, messages and a resume do not change what was recalled
+    mem.remember("We switched to bun for every JavaScript package", type="project")
+    s.append({"role": "assistant", "content": "pnpm"})
+    s.append({"role": "user", "content": "and for the staging database?"})
+    assert _openai(mem.context(s))[1]["content"] == guide
+    s.close()
+    resumed = Memory().session(s.id)
+    assert _openai(Memory().context(resumed))[1]["content"] == guide
+    assert len(resumed.meta("recalled")) == 1
+    resumed.close()
+    log = mem.store("project").dirs.recalls.read_text(encoding="utf-8").splitlines()
+    asked = [json.loads(line)["query"] for line in log]
+    assert asked.count("which package manager do we use?") == 1  # tracked, and only once
+
+
+def test_a_read_only_session_computes_the_block_without_writing(mem: Memory) -> None:
+    mem.remember("We use pnpm for every JavaScript package", type="project")
+    with mem.session() as s:
+        s.append({"role": "user", "content": "which package manager do we use?"})
+        sid = s.id
+    _policy(mem, "long_memory:\n  recalled: 1\n")
+    view = mem.read_session(sid)
+    assert RECALLED in _openai(mem.context(view))[1]["content"]
+    assert mem.read_session(sid).meta("recalled") == []
+
+
 # -- formats -------------------------------------------------------------------------------
 def test_formats(mem: Memory) -> None:
     with mem.session() as s:

@@ -14,6 +14,8 @@ defaults below. Its shape follows the sections of the spec::
     long_memory:                   # E3 size limits of the guide's parts (characters)
       project: {max_chars: 3000}   #   project MEMORY.md
       user: {max_chars: 4000}      #   user MEMORY.md
+      recalled: 0                  # E4 memories recalled for the first user message and shown
+                                   #   after the guide (0 = off)
     instructions:
       max_chars: 20000             # E3 the concatenated AGENT.md levels
       file_names: [AGENT.md, AGENTS.md, CLAUDE.md]   # D1 first one found per level is read
@@ -141,6 +143,7 @@ class IndexLimit:
 class LongMemoryPolicy:
     project: IndexLimit = field(default_factory=lambda: IndexLimit(3000))
     user: IndexLimit = field(default_factory=lambda: IndexLimit(4000))
+    recalled: int = _checked(0, _count(0))
 
 
 @dataclass(frozen=True)

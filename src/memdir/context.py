@@ -69,6 +69,7 @@ __all__ = [
     "dumps",
     "estimate_tokens",
     "prepare",
+    "recalled_block",
     "recorded_guide",
 ]
 
@@ -156,6 +157,30 @@ def build_guide(
         parts.append(f"## {title} ({path})\n\n{_cut(index, limit, str(path)).strip()}")
     parts.append(GUIDANCE)
     return "\n\n".join(parts) + "\n"
+
+
+RECALLED_CHARS = 400  # of each recalled memory's statement
+
+
+def recalled_block(hits: Sequence[Any]) -> str:
+    """The E4 part after the guide: the memories recalled for the first user message, each
+    with its scope, name and (cut) statement; ``""`` when there are none."""
+    if not hits:
+        return ""
+    lines = [
+        "## Recalled for the first message",
+        "",
+        "Found by similarity to the person's first message when this conversation began: "
+        "background like every memory, possibly stale, and read in full with the memory tool.",
+        "",
+    ]
+    for hit in hits:
+        rec = hit.record
+        text = " ".join(rec.statement.split())
+        if len(text) > RECALLED_CHARS:
+            text = text[: RECALLED_CHARS - 1].rsplit(" ", 1)[0] + "…"
+        lines.append(f"- {rec.scope}/{rec.name} ({rec.type}): {text}")
+    return "\n".join(lines) + "\n"
 
 
 def recorded_guide(session: Session) -> tuple[str, str] | None:

@@ -9,6 +9,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ..chain import is_result, message_text
 from ..config import Policy, load_policy
 from ..context import (
     GUIDE_VERSION,
@@ -17,6 +18,7 @@ from ..context import (
     assemble,
     build_guide,
     prepare,
+    recalled_block,
     recorded_guide,
 )
 from ..extract.runner import Extraction, SessionReport
@@ -89,16 +91,40 @@ class ConversationMemory(MemoryBase):
         )
 
     def _guide_for(self, session: Session, policy: Policy) -> tuple[str, str]:
-        """The session's recorded (system, guide); built and recorded on first use (E4)."""
+        """The session's recorded (system, guide); built and recorded on first use (E4),
+        followed by the memories recalled for its first user message when the policy asks."""
         recorded = recorded_guide(session)
-        if recorded is not None:
-            return recorded
-        guide = self.memory_guide(policy)
+        if recorded is None:
+            system, guide = SYSTEM, self.memory_guide(policy)
+            if session.writable:
+                session.write_record(
+                    "meta",
+                    {"kind": "guide", "version": GUIDE_VERSION, "system": system, "text": guide},
+                )
+        else:
+            system, guide = recorded
+        recalled = self._recalled_for(session, policy)
+        return system, f"{guide}\n{recalled}" if recalled else guide
+
+    def _recalled_for(self, session: Session, policy: Policy) -> str:
+        """E4: the memories recalled for the session's first user message, recalled once and
+        recorded (a ``recalled`` meta record), so every later request sends the same bytes."""
+        done = session.meta("recalled")
+        if done:
+            return str(done[-1].content.get("text", ""))
+        k = policy.long_memory.recalled
+        first = next(
+            (m for m in session.messages if m.get("role") == "user" and not is_result(m)), None
+        )
+        query = message_text(first).strip() if first is not None else ""
+        if k == 0 or not query:
+            return ""  # off, or nothing asked yet: decided at the first user message
+        hits = self.recall(query, top_k=k, track=session.writable)
+        text = recalled_block(hits)
         if session.writable:
-            session.write_record(
-                "meta", {"kind": "guide", "version": GUIDE_VERSION, "system": SYSTEM, "text": guide}
-            )
-        return SYSTEM, guide
+            names = [f"{h.record.scope}/{h.record.name}" for h in hits]
+            session.write_record("meta", {"kind": "recalled", "names": names, "text": text})
+        return text
 
     def session(
         self,
