@@ -10,7 +10,8 @@ string comparisons:
 2. **Relation.** Each candidate pair is classified by comparing content words (stop words
    dropped, CJK split into characters):
 
-   * ``duplicate`` — same normalised text, or one adds words to the other (the longer one is
+   * ``duplicate`` — same normalised text, the same content words in the same order ("rather
+     than", "instead of" count as "not"), or one adds words to the other (the longer one is
      the more specific wording) without adding a negation;
    * ``replace`` — one value swapped for another (``pnpm`` ↔ ``npm``, ``15`` ↔ ``16``,
      ``always`` ↔ ``never``) in otherwise equal statements: a change of mind, the newer wins;
@@ -41,7 +42,7 @@ __all__ = [
     "relate",
 ]
 
-RELATION_RULES = "relate-v1"
+RELATION_RULES = "relate-v2"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -54,6 +55,8 @@ _STOP = frozenset(
     的 了 是 在 和 都 也 就 把 被""".split()
 )
 NEGATIONS = frozenset("not never no don dont t without avoid stop 不 别 没 勿 禁".split())
+# ways of saying "A, not B": read as "not" so the phrasings compare equal (relate-v2)
+_CONTRAST = re.compile(r"\b(?:rather than|instead of|in place of)\b", re.IGNORECASE)
 
 
 def normalise(text: str) -> str:
@@ -62,8 +65,10 @@ def normalise(text: str) -> str:
 
 
 def content_tokens(text: str) -> list[str]:
-    """The words that carry meaning, in order."""
-    return [w for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()) if w not in _STOP]
+    """The words that carry meaning, in order ("rather than", "instead of" and "in place of"
+    read as "not": "use pnpm rather than npm" says what "use pnpm, not npm" says)."""
+    text = _CONTRAST.sub(" not ", unicodedata.normalize("NFKC", text))
+    return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
 def relate(a: str, b: str) -> Relation:
