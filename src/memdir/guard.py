@@ -39,7 +39,7 @@ from .records import SOURCES, TYPES
 
 __all__ = ["GUARD_VERSION", "Verdict", "check", "find_grant", "find_injection", "redact"]
 
-GUARD_VERSION = "guard-v1"
+GUARD_VERSION = "guard-v2"
 
 
 @dataclass(frozen=True)
