@@ -10,10 +10,12 @@ Pipeline, per utterance:
 
 1. An explicit prefix ("remember that …", "记住…") or a correction marker ("no, that's wrong",
    "不对，…") is taken off the front; it marks the first sentence (``explicit``) or all of them.
-2. The rest is split into sentences; each sentence is dropped when it is a question, a
-   hypothetical or reported speech (``_is_noise``), and otherwise tried against the rule table
-   of its language, first match wins. Rules are ordered specific → general: reference, identity,
-   habit, preference, project fact.
+2. The rest is split into sentences; a standing rule asked as a question ("can you always …",
+   "你能不能以后都…") loses its question wrapper; each sentence is then dropped when it is a
+   question, a hypothetical or reported speech (``_is_noise``), and otherwise tried against the
+   rule table of its language, first match wins. Rules are ordered specific → general:
+   reference, identity, habit, preference, project fact. A project fact or a reference that
+   describes something going wrong ("the deploy is stuck on X", "构建报错了") is dropped.
 3. A sentence no rule matches still gives a candidate when it was explicit (typed by its shape)
    or a correction of the assistant with some substance in it (a name, a version, a path).
 4. A hedge anywhere in the sentence ("maybe", "might", "可能", "还没定") makes it ``tentative``.
@@ -234,7 +236,8 @@ _EN = _Lexicon(
         # "this project" is the project itself, not the task at hand
         r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
-        r"above|below|line \d+|it|again|yet|anymore)\b"
+        # v2: "I hate it when you …" — that "it" points at nothing in the task
+        r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
     ),
     hedge=_en(
         r"\b(?:maybe|might|may|perhaps|possibly|probably|likely|considering|thinking (?:about|of)|"
