@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v1"
+    assert RULES_VERSION == "rules-v2"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:
@@ -308,3 +308,124 @@ def test_each_sentence_is_read_in_its_own_language() -> None:
         ("The staging database is db-stage-2", True),
         ("以后都用 pnpm 装依赖", False),
     ]
+
+
+# ------------------------------------------------------------------ rules-v2 families
+# Sentences written for these tests, not taken from the fixtures.
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "rule"),
+    [
+        ("The billing service is written in Rust.", "project", "en.project.part-built-with"),
+        ("Everything runs on Kubernetes.", "project", "en.project.part-built-with"),
+        ("We're a Go shop.", "project", "en.project.we-are-a"),
+        ("We switched from Jenkins to CircleCI last year.", "project", "en.project.we-use"),
+        ("The old admin panel is being retired in June.", "project", "en.project.retiring"),
+        ("I maintain the auth library.", "user", "en.identity.work"),
+        ("I'm more of a backend person.", "user", "en.identity.role"),
+        ("My editor is Neovim.", "user", "en.identity.my-x-is"),
+        ("I'm on Windows 11.", "user", "en.identity.setup"),
+        ("Reply in Spanish from now on.", "feedback", "en.preference.trailing-standing"),
+        ("Before you push, run the unit tests.", "feedback", "en.preference.before"),
+        ("Don't bother writing docstrings for private helpers.", "feedback", "en.preference.dont"),
+        ("I hate it when you reformat files I didn't touch.", "feedback", "en.preference.prefer"),
+        ("Runbooks live in Confluence under SRE.", "reference", "en.reference.location"),
+        (
+            "Release notes are posted in the #releases channel.",
+            "reference",
+            "en.reference.location",
+        ),
+        ("Secrets are managed in Vault.", "reference", "en.reference.location"),
+        ("订单服务是用 Rust 写的。", "project", "zh.project.built-with"),
+        ("我们是单体仓库。", "project", "zh.project.we-are-a"),
+        ("我们通过 GitHub Actions 部署到 Vercel。", "project", "zh.project.we-use"),
+        ("旧版 v2 后台六月份下线。", "project", "zh.project.lifecycle"),
+        ("我用的是 Windows 电脑。", "user", "zh.identity.setup"),
+        ("我在东九区。", "user", "zh.identity.setup"),
+        ("我主要做后端。", "user", "zh.identity.role"),
+        ("发版之前先跑一遍冒烟测试。", "feedback", "zh.preference.before"),
+        ("写测试时不要用 sleep 等待。", "feedback", "zh.preference.topic-dont"),
+        ("密钥统一在 Vault 里管理。", "reference", "zh.reference.managed"),
+        ("值班表在飞书的「运维」群里。", "reference", "zh.reference.location"),
+    ],
+)
+def test_v2_families(text: str, kind: str, rule: str) -> None:
+    cand = _one(text)
+    assert (cand.type, cand.rule) == (kind, rule)
+    assert cand.confidence == "confirmed"
+    assert language(cand.text) == language(text)  # never translated (G5)
+
+
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("Could you always run ruff before committing?", "Run ruff before committing"),
+        ("can you never force-push to main", "Never force-push to main"),
+        ("你能不能以后都用中文回答？", "以后都用中文回答"),
+    ],
+)
+def test_a_standing_rule_asked_as_a_question_is_feedback(text: str, wanted: str) -> None:
+    cand = _one(text)
+    assert cand.type == "feedback"
+    assert cand.text == wanted
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "We're evaluating Temporal for workflows.",
+        "We're kind of thinking about moving to Nomad.",
+        "我们在评估要不要换成 Temporal。",
+    ],
+)
+def test_weighing_an_option_is_tentative(text: str) -> None:
+    cand = _one(text)
+    assert cand.type == "project"
+    assert cand.confidence == "tentative"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # requests for an action now, questions
+        "Could you run the tests?",
+        "Can you always?",
+        "The service depends on Redis, right?",
+        "支付服务用 Go 写的吗",
+        "发布前先问一下我吗？",
+        # one-off or about the moment
+        "Let's use Redis for the demo.",
+        "Please use Python 3.12 for this script.",
+        "Before you commit this, run the linter.",
+        "Don't bother, I'll do it myself.",
+        "Going forward sounds good.",
+        "明天之前先把 PR 合了。",
+        "服务器 A 今天下线了。",
+        "我用 Python 写了个脚本。",
+        "先别管测试了。",
+        # not about the person's setup, not a named place
+        "I'm on the train.",
+        "I'm on it.",
+        "The docs are in English.",
+        "We're a bit behind.",
+        # problem descriptions
+        "The build is failing on CircleCI with a timeout.",
+        "The deploy is stuck on Buildkite.",
+        "The app crashes on iOS 17.",
+        "构建一直报错，用 Node 18 跑不起来。",
+        # someone else's words, hypotheticals
+        "Someone on Reddit said the API uses gRPC.",
+        "我同事说订单服务是用 Java 写的。",
+        "If we ever move to Rust, the build might be faster.",
+        "如果我们用 Kotlin 写会不会好点？",
+    ],
+)
+def test_v2_negatives_give_nothing(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_the_deictic_check_reads_only_the_main_clause() -> None:
+    cand = _one("our preview env is at preview.example.dev and it is rebuilt hourly")
+    assert cand.type == "project"
+    assert extract("Don't change this and keep the rest") == []

@@ -10,10 +10,12 @@ Pipeline, per utterance:
 
 1. An explicit prefix ("remember that …", "记住…") or a correction marker ("no, that's wrong",
    "不对，…") is taken off the front; it marks the first sentence (``explicit``) or all of them.
-2. The rest is split into sentences; each sentence is dropped when it is a question, a
-   hypothetical or reported speech (``_is_noise``), and otherwise tried against the rule table
-   of its language, first match wins. Rules are ordered specific → general: reference, identity,
-   habit, preference, project fact.
+2. The rest is split into sentences; a standing rule asked as a question ("can you always …",
+   "你能不能以后都…") loses its question wrapper; each sentence is then dropped when it is a
+   question, a hypothetical or reported speech (``_is_noise``), and otherwise tried against the
+   rule table of its language, first match wins. Rules are ordered specific → general:
+   reference, identity, habit, preference, project fact. A project fact or a reference that
+   describes something going wrong ("the deploy is stuck on X", "构建报错了") is dropped.
 3. A sentence no rule matches still gives a candidate when it was explicit (typed by its shape)
    or a correction of the assistant with some substance in it (a name, a version, a path).
 4. A hedge anywhere in the sentence ("maybe", "might", "可能", "还没定") makes it ``tentative``.
@@ -36,7 +38,7 @@ from ..records import Confidence, MemoryType
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "extract", "language"]
 
-RULES_VERSION = "rules-v1"
+RULES_VERSION = "rules-v2"
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
@@ -118,6 +120,12 @@ class _Lexicon:
     deictic: re.Pattern[str]
     hedge: re.Pattern[str]
     lead_hedge: re.Pattern[str]
+    # v2: a standing rule asked as a question ("can you always …", "你能不能以后都…"): the
+    # question wrapper comes off and the rest is read as the rule.
+    standing_request: re.Pattern[str]
+    # v2: a description of something going wrong ("the deploy is stuck on X", "构建报错了")
+    # is never a project fact or a reference, however fact-like its shape.
+    trouble: re.Pattern[str]
     rules: tuple[_Rule, ...]
     # Shapes for sentences no rule matched (explicit requests, corrections).
     imperative: re.Pattern[str]
@@ -143,18 +151,49 @@ _EN_ROLE = (
 _EN_DOCS = (
     r"docs?|documentation|runbooks?|playbooks?|specs?|design specs?|designs?|mockups?|wiki|"
     r"handbook|api reference|reference|bugs?|issues?|tickets?|tasks?|incidents?|roadmap|"
-    r"dashboards?|metrics|logs|alerts|changelog|release notes|adrs?|rfcs?"
+    r"dashboards?|metrics|logs|alerts|changelog|release notes|adrs?|rfcs?|"
+    # v2: more kinds of information that live somewhere
+    r"flags|feature flags|secrets|credentials|env vars|environment variables|"
+    r"decisions|notes|meeting notes|announcements|discussions|requests|schedules?|rota|"
+    r"on-?call|sprints?|backlog|experiments|translations|assets|postmortems|post-mortems|"
+    r"outages|releases|deploys|standups?|retros?|minutes|questions"
 )
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
     r"Asana|Sentry|Grafana|Datadog|Bitbucket|Miro|Coda|PagerDuty|Kibana|Airtable|Basecamp|"
     r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信"
 )
+# Generic kinds of place a pointer can lead to (never product names): "the #payments channel",
+# "the Platform space", "the ops/ folder".
+_PLACE_NOUNS = (
+    r"channel|space|board|folder|drive|repo|repository|wiki|page|workspace|tracker|sheet|"
+    r"spreadsheet|vault|bucket|notebook|dashboard|group chat|thread|inbox|mailing list|calendar|"
+    r"password manager|secrets? manager|project|doc|document"
+)
+# A name in running text: a capitalised or camel-case word, or a token with a digit or an inner
+# dot ("Kotlin", "macOS", "M2", "Fly.io", "v1"). Case-sensitive inside the case-blind patterns.
+_NAME = r"(?-i:[A-Z][\w.+#-]*|[a-z]+[A-Z][\w.+#-]*|[\w.+#-]*\d[\w.+#-]*|[\w-]+\.[\w.-]+)"
 _EN_FACT_VERBS = (
     r"(?:us|mov|migrat|writ|stor|manag|packag|releas|standardiz|standardis)(?:e|es|ed|ing)|"
     r"(?:run|ship|drop)(?:s|ning|ping|ped)?|ran|wrote|built|kept|"
     r"(?:deploy|host|build|rely on|switch|adopt|support|target|develop|keep|test|try|tri)"
-    r"(?:s|es|ed|ing)?"
+    r"(?:s|es|ed|ing)?|"
+    # v2: lifecycle and change verbs ("we're sunsetting the v1 API", "we replaced X with Y")
+    r"(?:deprecat|retir|remov|replac|introduc|requir|enforc|phas)(?:e|es|ed|ing)(?: out)?|"
+    r"(?:sunset|vendor|pin|mirror|monitor|squash|rebas|merg|freez|roll(?:ed|ing|s)? out)\w*|"
+    r"stopped using|no longer use|don'?t use|do not use|never use"
+)
+# Softeners between "we" and the verb ("we're kind of thinking about moving off X"): they keep
+# the fact and make it tentative through the hedge pattern.
+_ZH_PARTS = (
+    r"前端|后端|服务端|客户端|数据库|主库|从库|缓存|CI|CD|接口|API|网关|消息队列|"
+    r"搜索|存储|监控|日志|测试环境|生产环境|预发环境|线上|"
+    # v2: more parts of a system
+    r"预发|staging|文档站|官网|域名|服务器|集群|镜像|制品|流水线|队列|定时任务|配置中心"
+)
+_EN_SOFTENERS = (
+    r"kind of|sort of|thinking (?:about|of)|considering|looking (?:at|into)|planning (?:on|to)|"
+    r"hoping to|about to|likely to|talking about|seriously|slowly|gradually|actively"
 )
 
 _EN = _Lexicon(
@@ -173,7 +212,11 @@ _EN = _Lexicon(
     ),
     filler=_en(
         r"^\s*(?:(?:just so you know|just fyi|fyi|btw|by the way|for context|heads up|also|"
-        r"and|oh|ok|okay|so|well)\b[\s,:—–-]*)+"
+        r"and|oh|ok|okay|so|well|"
+        # v2: asides and emphasis that carry no content of their own
+        r"ugh|argh|hmm|honestly|frankly|tbh|to be honest|seriously|look|listen|fwiw|psa|"
+        r"quick note|note(?!\s+down)|one more thing|(?:quick )?reminder|like i said|as i said|"
+        r"i (?:already )?told you)\b[\s,:—–-]*)+"
     ),
     question=_en(
         r"\?\s*$|^\s*(?:(?:what|which|where|when|who|whom|whose|why|how|"
@@ -193,14 +236,27 @@ _EN = _Lexicon(
         # "this project" is the project itself, not the task at hand
         r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
-        r"above|below|line \d+|it|again|yet|anymore)\b"
+        # v2: "I hate it when you …" — that "it" points at nothing in the task
+        r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
     ),
     hedge=_en(
         r"\b(?:maybe|might|may|perhaps|possibly|probably|likely|considering|thinking (?:about|of)|"
         r"plan(?:ning)? to|not sure|unsure|haven'?t decided|not decided|undecided|tbd|"
-        r"could|potentially|tentatively|we'?ll see|eventually)\b"
+        r"could|potentially|tentatively|we'?ll see|eventually|"
+        # v2: weighing an option is not a decision yet
+        r"evaluating|exploring|debating|experimenting|trialing|trialling|piloting|weighing)\b"
     ),
     lead_hedge=_en(r"^(?:maybe|perhaps|probably|possibly|likely|potentially)\b[,\s]+"),
+    standing_request=_en(
+        r"^(?:can|could|would|will)\s+you\s+(?:please\s+)?(?=(?:always|never|from now on|"
+        r"going forward|in (?:the )?future|by default|make sure to always)\b)"
+        r"(?P<rule>.+?)\s*(?:,?\s*please)?\s*\??$"
+    ),
+    trouble=_en(
+        r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?|broken|breaks|throws|threw|traceback|"
+        r"timed out|timing out|stuck|hangs|hanging|segfaults?|panick?(?:s|ed)|is down|went down|"
+        r"doesn'?t work|not working|won'?t (?:start|build|run)|an error|errors out|flaky)\b"
+    ),
     rules=(
         _Rule(
             "en.reference.url",
@@ -216,9 +272,33 @@ _EN = _Lexicon(
             _en(
                 r"^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,30}?"
                 r"\b(?:are|is|live|lives|get|gets|go|goes|kept|stored|tracked|filed|logged|"
-                r"managed|written|documented)\b(?:\s+(?:tracked|filed|logged|kept|stored|managed|"
-                r"written|documented))?\s+(?:at|in|on|under|over in)\s+"
-                r"(?:" + _URL + r"|(?:the |our )?(?:" + _TOOLS + r"))"
+                r"managed|written|documented|posted|announced|shared|discussed|synced)\b"
+                r"(?:\s+(?:tracked|filed|logged|kept|stored|managed|written|documented|posted|"
+                r"announced|shared|discussed|synced))?\s+(?:at|in|on|under|over in)\s+"
+                r"(?:" + _URL + r"|(?:the |our |a )?(?:" + _TOOLS + r")"
+                # v2: a channel, a kind of place or a path, not only a known tool:
+                # "incidents go in the #inc-x Slack channel", "ADRs are in docs/adr/"
+                r"|(?:the |our |a )?(?:#[\w-]+|(?:[\w#@.-]+ ){0,3}?(?:" + _PLACE_NOUNS + r")\b"
+                r"|[~.\w-]*/[\w./-]*))"
+            ),
+        ),
+        # v2: information *managed* somewhere by name — "feature flags are managed in <Name>",
+        # "secrets are kept in <Name> under Engineering". A bare "is/are in <Name>" is not
+        # enough ("the docs are in English"), so the verb must say someone keeps it there.
+        _Rule(
+            "en.reference.managed",
+            "reference",
+            _en(
+                r"^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,20}?"
+                r"\b(?:are|is|get|gets)\s+(?:all\s+|always\s+|usually\s+)?(?:managed|tracked|kept|"
+                r"stored|filed|logged|documented|posted|announced|discussed|reported|handled|"
+                r"coordinated|configured|defined|recorded|maintained|listed|synced|shared)"
+                r"\s+(?:in|on|under|via|through)\s+(?:the\s+)?" + _NAME + r"(?:\s+\w+)?\s*(?:$|,|"
+                r"\s+under\s+\S)"
+                r"|^(?:the |our |all |all the )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,20}?"
+                r"\b(?:are|is|live|lives|sit|sits)\s+(?:in|on)\s+(?:the\s+)?"
+                + _NAME
+                + r"(?:\s+\w+)?\s+under\s+\S"
             ),
         ),
         _Rule("en.identity.name", "user", _en(r"^(?:my name is|my name's|call me)\s+\S")),
@@ -226,8 +306,33 @@ _EN = _Lexicon(
             "en.identity.role",
             "user",
             _en(
-                r"^(?:i'?m|i am)\s+(?:(?:a|an|the|one of the|currently|now|also|the only)\s+)+"
-                r"(?:[\w/+#.-]+\s+){0,3}(?:" + _EN_ROLE + r")s?\b"
+                r"^(?:i'?m|i am)\s+(?:(?:a|an|the|one of the|currently|now|also|the only|"
+                r"mostly|mainly|primarily|basically|really|more of|more|kind of|sort of)\s+)+"
+                r"(?:[\w/+#.-]+\s+){0,3}(?:" + _EN_ROLE + r"|person|guy|gal|kind of person)s?\b"
+            ),
+        ),
+        # v2: the person's setup — "I'm on macOS with an M2", "I use Neovim", "I run Arch"
+        _Rule(
+            "en.identity.setup",
+            "user",
+            _en(
+                r"^(?:i'?m|i am)\s+(?:(?:mostly|mainly|usually|currently|still)\s+)?(?:on|using|"
+                r"running)\s+(?:an?\s+|the\s+)?" + _NAME + r"|"
+                r"^i\s+(?:(?:mostly|mainly|usually|currently|still|personally)\s+)?(?:use|run|"
+                r"code on|develop on|work on an?)\s+(?:an?\s+)?" + _NAME + r"(?:\s+\S+){0,3}"
+                r"\s*(?:,|$|\s+(?:with|on|as|for (?:everything|work|development))\b)"
+            ),
+        ),
+        # v2: "my timezone is CET", "my editor is Helix", "my pronouns are they/them"
+        _Rule(
+            "en.identity.my-x-is",
+            "user",
+            _en(
+                r"^my\s+(?:main\s+|primary\s+|usual\s+|daily\s+|work\s+|default\s+)?"
+                r"(?:timezone|time zone|tz|os|operating system|editor|ide|shell|terminal|laptop|"
+                r"machine|computer|setup|pronouns|role|title|job|background|stack|"
+                r"(?:native|first) language|github handle|username|handle|working hours|hours)"
+                r"\s+(?:is|are|'s)\s+\S"
             ),
         ),
         _Rule(
@@ -245,7 +350,12 @@ _EN = _Lexicon(
             _en(
                 r"^i\s+(?:work|am working|'m working)\s+(?:on|at|for|in|with)\s+(?!(?:this|that|"
                 r"it|the bug|a bug)\b)\S|^i\s+(?:lead|manage|run|own|maintain)\s+(?:the|our)\s+\S+"
-                r"(?:\s+\S+)?\s+(?:team|group|squad|service|project)\b"
+                r"(?:\s+\S+)?\s+(?:team|group|squad|service|project)\b|"
+                # v2: "I maintain the billing SDK", "I own Atlas", "I'm the one who runs the CI"
+                r"^i\s+(?:(?:also|mostly|mainly)\s+)?(?:maintain|own|co-maintain)\s+(?:"
+                r"(?:the|our)\s+(?:[\w./+#-]+\s+){0,3}(?:team|group|squad|service|project|"
+                r"library|package|repo|app|api|sdk|cli|plugin|website|site|docs|pipeline|infra|"
+                r"cluster|module|backend|frontend)s?\b|" + _NAME + r")"
             ),
         ),
         _Rule(
@@ -270,7 +380,9 @@ _EN = _Lexicon(
             "feedback",
             _en(
                 r"^i\s+(?:(?:really|strongly|generally|much|definitely)\s+)?(?:prefer|like|love|"
-                r"hate|dislike|can'?t stand|want you to|need you to)\b(?!\s+(?:it\s+)?when\b)|"
+                r"hate|dislike|can'?t stand|want you to|need you to)\b"
+                # "I love it when it works" is small talk; "I hate it when you …" is feedback
+                r"(?!\s+(?:it\s+)?when\b(?!\s+you\b))|"
                 r"^i'?d (?:rather|prefer)\b|"
                 r"^(?:my )?preference is\b"
             ),
@@ -280,9 +392,35 @@ _EN = _Lexicon(
             "feedback",
             _en(
                 r"^(?:from now on|going forward|in (?:the )?future|moving forward|henceforth|"
-                r"by default|as a rule|in general|generally)\b[,\s]+(?P<body>.+)$"
+                r"by default|as a rule|in general|generally)\b[,\s]+"
+                # v2: "going forward sounds good" comments on a plan, it is not a rule
+                r"(?!(?:sounds|seems|looks|is|works|makes)\b)(?P<body>.+)$"
             ),
             keep="body",
+        ),
+        # v2: the standing marker at the end — "please answer in British English from now on"
+        _Rule(
+            "en.preference.trailing-standing",
+            "feedback",
+            _en(
+                r"^(?:please\s+)?(?P<body>(?!(?:i|we|they|he|she|it|my|our|the|this|that|there)\b)"
+                r"\w.+?)[,\s]+(?:from now on|going forward|from here on(?: out)?|"
+                r"in (?:the )?future|moving forward|by default|"
+                r"in every (?:session|answer|reply|response)|always)$"
+            ),
+            keep="body",
+        ),
+        # v2: a step tied to a recurring action — "before you push, run the linter",
+        # "before applying changes, always show me the diff"
+        _Rule(
+            "en.preference.before",
+            "feedback",
+            _en(
+                r"^(?:before|after|whenever|every time)\s+(?:you\s+)?(?:\w+\s+){0,2}?"
+                r"(?:commit|push|merg|deploy|releas|open|chang|edit|apply|appl|run|refactor|delet|touch|install|"
+                r"upgrad|writ|add|creat|rewrit|modif)\w*\b[^,]{0,50},\s*(?:please\s+)?(?:always\s+)?"
+                r"(?!(?:i|we|it|the|this|that|there)\b)\w+"
+            ),
         ),
         _Rule(
             "en.preference.always",
@@ -300,7 +438,9 @@ _EN = _Lexicon(
             "feedback",
             _en(
                 r"^(?:please\s+)?(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
-                r"bother|know)\w+"
+                # v2: "don't bother writing tests for scripts" is a rule; a bare "don't bother"
+                # or "… for now" (deictic) is not
+                r"know|bother\b(?!\s+(?:with\s+\w|\w+ing\b)))\w+"
             ),
         ),
         _Rule(
@@ -335,8 +475,64 @@ _EN = _Lexicon(
                 r"^(?:we|our team|the team|this (?:project|repo|repository|codebase|team))\s*"
                 r"(?:'re|'ll|are|will|'ve|have)?\s*(?:(?:all|now|still|currently|mostly|only|always|"
                 r"just|already|probably|likely|maybe|might|may|could|finally|mainly|primarily|"
-                r"officially|going to|gonna|plan to|want to|decided to|try to|be)\s+)*"
-                r"(?:" + _EN_FACT_VERBS + r")\b"
+                r"officially|going to|gonna|plan to|want to|decided to|try to|be|"
+                + _EN_SOFTENERS
+                + r")\s+)*(?:"
+                + _EN_FACT_VERBS
+                + r")\b"
+            ),
+        ),
+        # v2: weighing an option — "we're evaluating <Name>", "we're looking at moving to <Name>"
+        _Rule(
+            "en.project.weighing",
+            "project",
+            _en(
+                r"^we(?:'re| are)?\s+(?:(?:kind of|sort of|also|still|seriously|currently|now)\s+)*"
+                r"(?:considering|evaluating|thinking (?:about|of)|looking (?:at|into)|debating|"
+                r"exploring|trialing|trialling|piloting|experimenting with|talking about)\s+"
+                r"(?:\w+\s+){0,3}?" + _NAME
+            ),
+        ),
+        # v2: what kind of team or codebase this is — "we're a Python shop", "we're a monorepo"
+        _Rule(
+            "en.project.we-are-a",
+            "project",
+            _en(
+                r"^(?:we(?:'re| are)|this is)\s+(?:(?:a|an|mostly|mainly|primarily|basically|"
+                r"pretty much|all|still|now|fully|100%)\s+)+(?:[\w./+#-]+\s+){0,3}?(?:shop|"
+                r"monorepo|polyrepo|house|startup|stack|codebase|team|company)\b"
+            ),
+        ),
+        # v2: a part of the project and what it is built with or runs on, with a name —
+        # "the payments service is written in Kotlin", "everything is built with Bazel",
+        # "the API uses gRPC, not REST"
+        _Rule(
+            "en.project.part-built-with",
+            "project",
+            _en(
+                # not a person, a pointer or a request ("let's use X for the demo", "please
+                # use X"): those are other families or one-off asks
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|there|here|please|let'?s|let|just|"
+                r"maybe|then|now|so|also|only|always|never|don'?t|do|can|could|would|should|"
+                r"will|must|make|try|go|if|when)\b)"
+                r"(?:(?:the|our|all|all our|every|each)\s+)?(?:[\w./+#-]+\s+){0,3}?[\w./+#-]+\s+"
+                r"(?:(?:is|are|gets|get)\s+(?:all\s+|now\s+|still\s+|always\s+)?(?:written|built|"
+                r"implemented|coded|deployed|hosted|packaged|compiled|bundled|served|"
+                r"containerized|orchestrated|tested|linted|formatted|type-?checked|provisioned|"
+                r"released|published|shipped)\s+(?:in|with|on|to|by|using|via|through)|"
+                r"(?:runs?|is running|are running)\s+(?:on|in)|uses|use|is based on|are based on|"
+                r"is powered by|is backed by|talks to|depends on|targets)\s+(?:the\s+)?" + _NAME
+            ),
+        ),
+        # v2: something being retired — "the v1 API is deprecated", "… is being sunset in March"
+        _Rule(
+            "en.project.retiring",
+            "project",
+            _en(
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|there|here)\b)(?:[\w./+#-]+\s+){1,4}"
+                r"(?:is|are)\s+(?:being\s+|now\s+|officially\s+)?(?:deprecated|sunset|retired|"
+                r"removed|shut down|decommissioned|frozen|going away|end-of-life|eol)\b"
+                r"(?=.*" + _NAME + r")"
             ),
         ),
         _Rule(
@@ -378,8 +574,14 @@ _ZH_ROLE = (
 )
 _ZH_DOCS = (
     r"文档|接口文档|手册|说明|wiki|Wiki|知识库|设计稿|原型|需求|缺陷|bug|Bug|问题|工单|任务|"
-    r"看板|监控|告警|日志|变更记录|发布记录|周报|会议纪要|runbook|值班手册"
+    r"看板|监控|告警|日志|变更记录|发布记录|周报|会议纪要|runbook|值班手册|"
+    # v2: more kinds of information that live somewhere
+    r"事故|故障|通知|公告|讨论|决策|密钥|功能开关|开关|排期|值班表|纪要|资料|素材|需求单"
 )
+# v2: generic kinds of place (never product names): "「支付事故」群", "Platform 空间"
+_ZH_PLACES = r"群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库"
+# v2: a moment, not a standing rule: "明天之前先…" is a task for tomorrow
+_ZH_WHEN = r"今天|明天|昨天|后天|下午|晚上|待会|一会儿|马上|周[一二三四五六日末]|这周|下周"
 
 _ZH = _Lexicon(
     lang="zh",
@@ -389,11 +591,14 @@ _ZH = _Lexicon(
         r"(?!了吗|吗|得)[：:，,、\s]*"
     ),
     correction=re.compile(
-        r"^\s*(?:(?:不对|错了|不是的|不是|你搞错了|搞错了|说错了|弄错了|其实|实际上|准确地说|"
+        r"^\s*(?:(?:不是说了(?:嘛|吗|么)?|我(?:都|早就?|之前)?(?:说过|讲过|告诉过你)了?|跟你说过了?|"
+        r"都说了|早说了|不对|错了|不是的|不是|你搞错了|搞错了|说错了|弄错了|其实|实际上|准确地说|"
         r"更正一下|纠正一下|不，|不,)[，,。！!：:\s]*)+"
     ),
     filler=re.compile(
-        r"^\s*(?:(?:顺便说一下|顺便说|顺便|对了|另外|还有|补充一下|说明一下|嗯|哦|好的)[，,：:\s]*)+"
+        r"^\s*(?:(?:顺便说一下|顺便说|顺便|对了|另外|还有|补充一下|说明一下|嗯|哦|好的|"
+        # v2: asides that carry no content of their own
+        r"提醒一下|提个醒|友情提示|说实话|老实说|坦白说|说真的|讲真|顺带一提|唉|哎)[，,：:\s]*)+"
     ),
     question=re.compile(
         r"[?？]\s*$|(?:什么|怎么|怎样|哪个|哪些|哪里|哪儿|哪种|多少|为什么|为啥|是否|要不要|"
@@ -412,9 +617,16 @@ _ZH = _Lexicon(
     deictic=re.compile(_ZH_DEICTIC),
     hedge=re.compile(
         r"可能|也许|或许|大概|估计|打算|考虑|计划|准备|还没定|没定|未定|不确定|说不定|想试试|"
-        r"试试|有可能|没准|待定|看情况"
+        r"试试|有可能|没准|待定|看情况|评估|调研|在看"
     ),
     lead_hedge=re.compile(r"(?!)"),  # the zh hedged-change rule reads the hedge itself
+    standing_request=re.compile(
+        r"^(?:请你|你)?(?:能不能|可不可以|能否|可以|能)(?=以后|今后|往后|每次|从现在开始|始终|一直)"
+        r"(?P<rule>.+?)[吗嘛呢]?[?？]?$"
+    ),
+    trouble=re.compile(
+        r"报错|崩溃|挂了|卡住|卡死|超时了|出错|跑不起来|起不来|失败了|不工作|不好使|有问题|坏了"
+    ),
     rules=(
         _Rule("zh.reference.url", "reference", re.compile(r"(?:在|见|看|放在|位于)\s*" + _URL)),
         _Rule(
@@ -423,7 +635,18 @@ _ZH = _Lexicon(
             re.compile(
                 r"^(?:我们的|所有的?|项目的)?\S{0,6}?(?:" + _ZH_DOCS + r")\S{0,4}?"
                 r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在)\s*"
-                r"(?:" + _TOOLS + r")"
+                r"(?:" + _TOOLS + r"|[^，。,]{0,15}?(?:" + _ZH_PLACES + r"))"
+            ),
+        ),
+        # v2: information managed somewhere by name — "功能开关统一在 <Name> 里管理"
+        _Rule(
+            "zh.reference.managed",
+            "reference",
+            re.compile(
+                r"^(?!我|你|他|她|这|那)\S{1,12}?(?:都|统一|一般|全部|一律)?(?:在|放在|记在)\s*"
+                r"(?:[A-Za-z][A-Za-z0-9.+-]*(?:\s+[A-Za-z][A-Za-z0-9.+-]*)?|" + _TOOLS + r")"
+                r"\s*(?:的\S{0,10}?)?"
+                r"(?:里|上|中)?\s*(?:统一|集中|进行)?(?:管理|维护|记录|同步|跟踪|登记|归档|配置)"
             ),
         ),
         _Rule("zh.identity.name", "user", re.compile(r"^我(?:叫|的名字是|名字叫)\s*\S")),
@@ -433,7 +656,25 @@ _ZH = _Lexicon(
             re.compile(
                 r"^我(?:是|现在是|目前是|在公司是)(?!说|不是|想|在|不|否|要)\S{0,12}?(?:"
                 + _ZH_ROLE
-                + r")|^我是(?:做|搞|写)\S{1,10}的"
+                + r")|^我是(?:做|搞|写)\S{1,10}的|"
+                # v2: "我主要做前端", "我是搞后端开发的"
+                r"^我(?:主要|平时|一般|日常|目前|现在|专门)(?:做|搞|负责|写)\s*(?:前端|后端|全栈|运维|"
+                r"测试|移动端|客户端|服务端|数据|算法|安卓|嵌入式|基础设施|基建|infra|iOS|Android|"
+                r"DevOps|SRE)"
+            ),
+        ),
+        # v2: the person's setup and time zone — "我用的是 M2 的 Mac", "我的系统是 macOS",
+        # "我在东八区"
+        _Rule(
+            "zh.identity.setup",
+            "user",
+            re.compile(
+                r"^我(?:平时|一般|主要|日常|现在|目前)?(?:用的是|在用|使用的是)\s*\S*[A-Za-z0-9]|"
+                r"^我(?:平时|一般|主要|日常)?用\s*[A-Za-z][A-Za-z0-9.+ -]*?\s*(?:[，,]|$)|"
+                r"^我的(?:时区|电脑|系统|操作系统|编辑器|IDE|机器|笔记本|终端|shell|母语|角色|职位|"
+                r"工作时间|常用语言)(?:是|用的是)\s*\S|"
+                r"^我(?:在|是|住在|人在|位于)\s*(?:(?:东|西)[一二三四五六七八九十]+区|UTC\s*[+-]?\s*\d*|"
+                r"GMT\s*[+-]?\s*\d*|\S{1,6}时区)"
             ),
         ),
         _Rule(
@@ -482,6 +723,24 @@ _ZH = _Lexicon(
                 r"\s*(?:[^\s了吧啊呀哦。！，]\s*){3,}"
             ),
         ),
+        # v2: a step tied to a recurring action — "改代码之前先给我看一下 diff"
+        _Rule(
+            "zh.preference.before",
+            "feedback",
+            re.compile(
+                r"^(?!.*(?:" + _ZH_WHEN + r"))(?:每次)?(?:在)?\S{1,15}?(?:之前|以前|前|之后|后)"
+                r"(?:都|请|一定|务必)?(?:要|得)?先\s*\S"
+            ),
+        ),
+        # v2: "don't" after a topic — "提交信息里别再加表情了", "写测试时不要用 sleep"
+        _Rule(
+            "zh.preference.topic-dont",
+            "feedback",
+            re.compile(
+                r"^\S{1,12}?(?:里|中|上|的时候|时)(?:请|都|也)?(?:不要|别再?|千万别|千万不要|禁止|"
+                r"不许|不准|避免)(?!忘|担心|客气|管|急|紧)\s*(?:[^\s了吧啊呀哦。！，]\s*){2,}"
+            ),
+        ),
         _Rule(
             "zh.preference.must",
             "feedback",
@@ -495,20 +754,53 @@ _ZH = _Lexicon(
             re.compile(
                 r"^(?:我们|咱们|我们团队|我们组|团队|项目|这个项目|本项目|我们项目|公司|我们公司|"
                 r"这个仓库|仓库)(?:的\s*\S{1,12}?)?\s*(?:现在|目前|一直|主要|都|全部|统一|已经|正在|"
-                r"还是|打算|准备|计划|可能|会|要)*\s*(?:用|使用|采用|基于|跑在|部署在|部署到|放在|托管在|"
+                r"还是|打算|准备|计划|可能|会|要|基本上?|大多|大部分|早就|早已|一般|通常|也|还|全)*\s*"
+                # v2: a place or route before the verb: "我们从 main 分支部署到 …"
+                r"(?:(?:从|在|通过|经由)[^，。,；;]{1,20}?)?"
+                r"(?:用|使用|采用|基于|跑在|部署在|部署到|放在|托管在|"
                 r"是用|迁到|迁移到|换成|改用|切到|上了|依赖|只支持|支持|写的|"
+                # v2: what is no longer used, with a name after it
+                r"(?:不再用|不再使用|不用|弃用了|停用了|淘汰了)(?=\s*[A-Za-z0-9])|"
                 # Bare "是"/"在" only with a name in the clause: "我们的主库是 MySQL 8" is a
                 # fact, "我们是朋友" and "我们在开会" are not.
                 r"(?:是|在)(?=[^，。,；;]*?[A-Za-z0-9]))"
+            ),
+        ),
+        # v2: what kind of team or codebase this is — "我们是单仓库", "我们是 Python 技术栈"
+        _Rule(
+            "zh.project.we-are-a",
+            "project",
+            re.compile(
+                r"^我们(?:基本上?|算是|就是|都是)?是(?:一个|个)?\S{0,8}?(?:单仓库|单体仓库|多仓库|"
+                r"monorepo|技术栈|shop)"
             ),
         ),
         _Rule(
             "zh.project.part-is",
             "project",
             re.compile(
-                r"^(?:前端|后端|服务端|客户端|数据库|主库|从库|缓存|CI|CD|接口|API|网关|消息队列|"
-                r"搜索|存储|监控|日志|测试环境|生产环境|预发环境|线上)\S{0,6}?"
-                r"(?:用的是|用|是|跑在|部署在|放在|基于)\s*\S"
+                r"^(?:" + _ZH_PARTS + r")\S{0,6}?"
+                r"(?:用的是|用|是|跑在|部署在|放在|基于|在(?=\s*[A-Za-z0-9]))\s*\S"
+            ),
+        ),
+        # v2: a part and what it is built with — "支付服务是用 Kotlin 写的", "全部用 Bazel 构建"
+        _Rule(
+            "zh.project.built-with",
+            "project",
+            re.compile(
+                r"^(?!我|你|他|她|这|那)\S{1,15}?(?:是|都是|全是|全部|都|统一)?(?:用|基于|拿)\s*"
+                r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*)?\s*(?:写|开发|实现|构建|"
+                r"搭建|编写|"
+                r"打包|部署|编译)"
+            ),
+        ),
+        # v2: something going away or arriving — "v1 接口三月份下线"
+        _Rule(
+            "zh.project.lifecycle",
+            "project",
+            re.compile(
+                r"^(?!我|你|他|她|这|那)(?!.*(?:" + _ZH_WHEN + r"))[^，。,]{0,20}?[A-Za-z0-9]"
+                r"[^，。,]{0,20}?(?:下线|上线|废弃|弃用|停用|停止维护|不再维护|退役|关停|停服)"
             ),
         ),
         _Rule(
@@ -586,6 +878,8 @@ def _classify(sentence: str, lex: _Lexicon, *, explicit: bool, correcting: bool)
     """The first rule that fits the sentence, or the fallback for explicit requests and
     corrections; ``None`` for everything else."""
     body = lex.filler.sub("", sentence.strip(), count=1).strip()
+    if (asked := lex.standing_request.match(body)) is not None:
+        body = asked.group("rule")  # "can you always show me the diff" → the rule itself
     body = _trim(body)
     if not 2 <= len(body) <= MAX_SENTENCE or _is_noise(body, lex):
         return None
@@ -596,11 +890,18 @@ def _classify(sentence: str, lex: _Lexicon, *, explicit: bool, correcting: bool)
         if m is None:
             continue
         text = m.group(rule.keep) if rule.keep else body
-        main = re.split(r"[,，;；:：]|\s[—–-]\s", text, maxsplit=1)[0]
-        if not explicit and not correcting and lex.deictic.search(main):
-            # "don't change this file", "our tests are flaky today": about the task at hand,
-            # not a standing rule or fact.
-            return None
+        # The main clause ends at a comma, a dash or (v2) a joining "and/but/so": in "our
+        # staging env is at X and it resets nightly" the "it" is not the task at hand.
+        main = re.split(
+            r"[,，;；:：]|\s[—–-]\s|\s(?:and|but|so|which)\s", text, maxsplit=1, flags=_I
+        )[0]
+        if not explicit and not correcting:
+            if lex.deictic.search(main):
+                # "don't change this file", "our tests are flaky today": about the task at
+                # hand, not a standing rule or fact.
+                return None
+            if rule.type in ("project", "reference") and lex.trouble.search(body):
+                return None  # "the deploy is stuck on Buildkite" describes a problem
         return _Found(rule.id, rule.type, text, tentative)
     return _fallback(body, lex, explicit=explicit, correcting=correcting, tentative=tentative)
 
