@@ -68,6 +68,7 @@ __all__ = [
     "build_guide",
     "dumps",
     "estimate_tokens",
+    "first_user_text",
     "prepare",
     "recalled_block",
     "recorded_guide",
@@ -181,6 +182,14 @@ def recalled_block(hits: Sequence[Any]) -> str:
             text = text[: RECALLED_CHARS - 1].rsplit(" ", 1)[0] + "…"
         lines.append(f"- {rec.scope}/{rec.name} ({rec.type}): {text}")
     return "\n".join(lines) + "\n"
+
+
+def first_user_text(session: Session) -> str:
+    """The text of the session's first user message (not a tool result); ``""`` before one."""
+    first = next(
+        (m for m in session.messages if m.get("role") == "user" and not is_result(m)), None
+    )
+    return message_text(first).strip() if first is not None else ""
 
 
 def recorded_guide(session: Session) -> tuple[str, str] | None:

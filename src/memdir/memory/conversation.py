@@ -9,7 +9,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..chain import is_result, message_text
 from ..config import Policy, load_policy
 from ..context import (
     GUIDE_VERSION,
@@ -17,6 +16,7 @@ from ..context import (
     Summarizer,
     assemble,
     build_guide,
+    first_user_text,
     prepare,
     recalled_block,
     recorded_guide,
@@ -113,10 +113,7 @@ class ConversationMemory(MemoryBase):
         if done:
             return str(done[-1].content.get("text", ""))
         k = policy.long_memory.recalled
-        first = next(
-            (m for m in session.messages if m.get("role") == "user" and not is_result(m)), None
-        )
-        query = message_text(first).strip() if first is not None else ""
+        query = first_user_text(session)
         if k == 0 or not query:
             return ""  # off, or nothing asked yet: decided at the first user message
         hits = self.recall(query, top_k=k, track=session.writable)
