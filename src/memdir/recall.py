@@ -195,28 +195,29 @@ class Recaller:
         if not docs:
             return []
         pool = self.weights.pool
+        wanted = pool * 4 if any(filters) else pool  # filters drop some of what FTS returns
         terms = query_terms(query)
-        found = index.keyword(terms, pool * 4 if any(filters) else pool)
-        keyword = dict(
-            sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
-        )
-        entity = self._entity_scores(index.entities(), query_entities(query), docs)
-        # the query's Chinese words in English: keyword evidence for the memories its own
-        # words cannot reach (weighted by 1 − script share in scoring)
-        english = translate(query)
-        translated = {
-            n: v
-            for n, v in index.keyword(english, pool * 4 if any(filters) else pool).items()
-            if n in docs and script_share(terms, docs[n].scripts) < 1.0
-        }
-        # the session's text is context for its memories, whether or not a filter keeps them
-        sessions = index.session_keyword(terms, pool)
         shares: dict[tuple[str, ...], float] = {}  # few distinct script sets: once each
 
         def share(scripts: tuple[str, ...]) -> float:
             if scripts not in shares:
                 shares[scripts] = script_share(terms, scripts)
             return shares[scripts]
+
+        found = index.keyword(terms, wanted)
+        keyword = dict(
+            sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
+        )
+        entity = self._entity_scores(index.entities(), query_entities(query), docs)
+        # the query's Chinese words in English: keyword evidence for the memories its own
+        # words cannot reach (weighted by 1 − script share in scoring)
+        translated = {
+            n: v
+            for n, v in index.keyword(translate(query), wanted).items()
+            if n in docs and share(docs[n].scripts) < 1.0
+        }
+        # the session's text is context for its memories, whether or not a filter keeps them
+        sessions = index.session_keyword(terms, pool)
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}

@@ -30,12 +30,14 @@ from __future__ import annotations
 import calendar
 import re
 import unicodedata
+from collections.abc import Callable
 from datetime import date, timedelta
 
 __all__ = [
     "STOP_WORDS",
     "ZH_STOP_WORDS",
     "cjk_bigrams",
+    "cjk_runs",
     "fts_query",
     "query_entities",
     "query_periods",
@@ -71,28 +73,41 @@ ZH_STOP_WORDS = frozenset(
     谁 多少 多久 几 吗 呢 吧 啊 呀 是否 是不是 有没有 能不能 可不可以 要不要 的 地 得 了 着 过 么
     嘛 之 是 有 在 会 能 要 可以 可能 应该 应当 需要 想 和 与 及 或 或者 还是 但是 但 而 并 跟 同
     对 对于 关于 把 被 给 从 向 往 到 于 以 为 因为 所以 如果 就 才 都 也 还 又 再 很 最 更 太
-    非常 一 一个 一下 一些 一次 一般 一直 已经 现在 时候 吧 个 些""".split()
+    非常 一 一个 一下 一些 一次 一般 一直 已经 现在 时候 个 些""".split()
 )
 _ZH_STOP_LONGEST = max(map(len, ZH_STOP_WORDS))
 
 
+def segment(run: str, is_word: Callable[[str], bool], longest: int) -> list[str]:
+    """Forward maximum matching: ``run`` cut into the longest piece (up to ``longest``
+    characters) that ``is_word`` at each position, or a single character where none is."""
+    out, i = [], 0
+    while i < len(run):
+        size = next(
+            (n for n in range(min(longest, len(run) - i), 1, -1) if is_word(run[i : i + n])), 1
+        )
+        out.append(run[i : i + size])
+        i += size
+    return out
+
+
 def _content_bigrams(run: str) -> list[str]:
     """The bigrams of a CJK query run that touch at least one character outside a function
-    word (function words found greedily, longest first); a lone character is kept unless it is
-    one. A run made only of function words keeps all its bigrams (see ``query_terms``)."""
-    covered = [False] * len(run)
-    i = 0
-    while i < len(run):
-        for size in range(min(_ZH_STOP_LONGEST, len(run) - i), 0, -1):
-            if run[i : i + size] in ZH_STOP_WORDS:
-                covered[i : i + size] = [True] * size
-                i += size
-                break
-        else:
-            i += 1
+    word (function words found by ``segment``); a lone character is kept unless it is one. A
+    run made only of function words keeps all its bigrams (see ``query_terms``)."""
+    covered = [
+        piece in ZH_STOP_WORDS
+        for piece in segment(run, ZH_STOP_WORDS.__contains__, _ZH_STOP_LONGEST)
+        for _ in piece
+    ]
     if len(run) == 1:
         return [] if covered[0] else [run]
     return [run[i : i + 2] for i in range(len(run) - 1) if not (covered[i] and covered[i + 1])]
+
+
+def cjk_runs(text: str) -> list[str]:
+    """The runs of CJK characters in ``text`` (kana, han, hangul), in order."""
+    return _CJK_RUN.findall(unicodedata.normalize("NFKC", text))
 
 
 def cjk_bigrams(text: str) -> str:

