@@ -177,10 +177,9 @@ def recalled_block(hits: Sequence[Any]) -> str:
     ]
     for hit in hits:
         rec = hit.record
-        text = " ".join(rec.statement.split())
-        if len(text) > RECALLED_CHARS:
-            text = text[: RECALLED_CHARS - 1].rsplit(" ", 1)[0] + "…"
-        lines.append(f"- {rec.scope}/{rec.name} ({rec.type}): {text}")
+        lines.append(
+            f"- {rec.scope}/{rec.name} ({rec.type}): {_short(rec.statement, RECALLED_CHARS)}"
+        )
     return "\n".join(lines) + "\n"
 
 

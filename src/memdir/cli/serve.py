@@ -88,21 +88,22 @@ def serve(
             "listen on 127.0.0.1"
         )
     _one_blas_thread()
-    import uvicorn
-
     if use_mcp:
         from ..mcp import build_server, http_app
 
         server = build_server(memory(ctx))
         if not use_http:
-            server.run()
+            server.run()  # stdio: no web stack to load
             return
         try:
-            app = http_app(server, host=host, token=token)
+            mcp_app = http_app(server, host=host, token=token)
         except ValidationError as exc:
             raise click.UsageError(str(exc)) from exc
-        uvicorn.run(app, host=host, port=port, log_level="warning")
+        import uvicorn
+
+        uvicorn.run(mcp_app, host=host, port=port, log_level="warning")
         return
+    import uvicorn
 
     from ..http import create_app
 

@@ -113,9 +113,11 @@ class ConversationMemory(MemoryBase):
         if done:
             return str(done[-1].content.get("text", ""))
         k = policy.long_memory.recalled
+        if k == 0:
+            return ""
         query = first_user_text(session)
-        if k == 0 or not query:
-            return ""  # off, or nothing asked yet: decided at the first user message
+        if not query:
+            return ""  # nothing asked yet: decided at the first user message
         hits = self.recall(query, top_k=k, track=session.writable)
         text = recalled_block(hits)
         if session.writable:
