@@ -603,6 +603,13 @@ def test_translate_gives_english_words_for_chinese_words() -> None:
     assert translate("谁") == []  # a function word
 
 
+def test_team_words_translate_as_a_team_writes_them() -> None:
+    # CC-CEDICT has no 发版 and reads 技术负责人 as "technology" + "person in charge"
+    assert translate("谁是技术负责人？") == ["tech", "lead"]
+    assert translate("周五能发版吗") == ["friday", "release"]
+    assert "rollback" in translate("线上回滚要谁批准")
+
+
 TEAM_ZH_EN: list[dict[str, Any]] = [
     {"name": "staging-reset", "text": "The staging database is reset every Sunday at 02:00 UTC"},
     {"name": "li-yue", "text": "我们每周一上午十点开例会，大家轮流主持"},

