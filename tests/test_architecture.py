@@ -39,6 +39,7 @@ ALLOWED.update(
     }
 )
 ALLOWED["memory"] |= {"config", "context", "instructions", "sessions"}
+ALLOWED["context"] |= {"records"}  # records.shorten, the one "cut a line with …" helper
 ALLOWED["cli"] |= {"chain", "sessions"}  # display helpers and result types; calls go via Memory
 ALLOWED["__init__"] |= {"config", "sessions"}
 # Issue 4: user settings (LLM endpoint), the guard, extraction (below the facade: it returns

@@ -52,6 +52,7 @@ from .chain import (
 from .config import Policy
 from .errors import ValidationError
 from .instructions import Instructions
+from .records import shorten
 from .sessions import Session
 from .tokens import TOKENS_VERSION, count_messages, count_text, with_margin
 
@@ -178,7 +179,7 @@ def recalled_block(hits: Sequence[Any]) -> str:
     for hit in hits:
         rec = hit.record
         lines.append(
-            f"- {rec.scope}/{rec.name} ({rec.type}): {_short(rec.statement, RECALLED_CHARS)}"
+            f"- {rec.scope}/{rec.name} ({rec.type}): {shorten(rec.statement, RECALLED_CHARS)}"
         )
     return "\n".join(lines) + "\n"
 
@@ -242,11 +243,6 @@ def _outcomes(message: Mapping[str, Any]) -> dict[str, str]:
     return found
 
 
-def _short(text: str, limit: int) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
-
-
 class RuleSummarizer:
     """The deterministic summary used when no LLM is configured: same input, same text."""
 
@@ -266,9 +262,9 @@ class RuleSummarizer:
                 replies.append(message_text(message))
         lines: list[str] = []
         if request.previous:
-            lines.append(f"Earlier: {_short(request.previous, 1500)}")
+            lines.append(f"Earlier: {shorten(request.previous, 1500)}")
         elif requests:
-            lines.append(f"First request: {_short(requests[0], 400)}")
+            lines.append(f"First request: {shorten(requests[0], 400)}")
         tally: dict[str, Counter[str]] = {}
         for call_id, tool in names.items():
             tally.setdefault(tool, Counter())[outcomes.get(call_id, "no result")] += 1
@@ -279,9 +275,9 @@ class RuleSummarizer:
             )
             lines.append(f"Tools used: {used}")
         for text in requests[-5:] if request.previous else requests[1:][-5:]:
-            lines.append(f"- the person asked: {_short(text, 200)}")
+            lines.append(f"- the person asked: {shorten(text, 200)}")
         if replies:
-            lines.append(f"Last answer before this point: {_short(replies[-1], 300)}")
+            lines.append(f"Last answer before this point: {shorten(replies[-1], 300)}")
         lines.append(f"({len(request.messages)} messages summarised.)")
         return "\n".join(lines)
 

@@ -35,6 +35,7 @@ __all__ = [
     "check_name",
     "default_scope",
     "now_iso",
+    "shorten",
     "slugify",
     "utc_iso",
 ]
@@ -150,6 +151,18 @@ def slugify(text: str, *, max_chars: int = 48) -> str:
     if slug.lower() in _RESERVED:
         slug += "-note"
     return unicodedata.normalize("NFC", slug)
+
+
+def shorten(text: str, limit: int = 150, *, at_word: bool = False) -> str:
+    """``text`` on one line (runs of whitespace collapsed), cut to ``limit`` characters with a
+    trailing ``…`` when longer; ``at_word`` cuts at the last space before the limit."""
+    line = " ".join(text.split())
+    if len(line) <= limit:
+        return line
+    cut = line[: limit - 1]
+    if at_word and " " in cut:
+        cut = cut.rsplit(" ", 1)[0]
+    return cut.rstrip() + "…"
 
 
 def _one_line(key: str, value: Any, limit: int | None = None) -> str:

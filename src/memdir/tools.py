@@ -52,7 +52,7 @@ from typing import Any, get_args
 from .errors import BadFileError, MemdirError, ValidationError
 from .memory import Memory
 from .paths import Scope
-from .records import check_name
+from .records import check_name, shorten
 
 __all__ = ["DESCRIPTION", "INPUT_SCHEMA", "NATIVE_TYPE", "RULES", "TOOL_NAME", "MemoryTool"]
 
@@ -234,7 +234,7 @@ def _first_line(text: str) -> str:
     for line in text.splitlines():
         line = line.strip().lstrip("#").strip().removeprefix("- ").strip()
         if line:
-            return line if len(line) <= 150 else line[:149].rsplit(" ", 1)[0] + "…"
+            return shorten(line, 150, at_word=True)
     return ""
 
 

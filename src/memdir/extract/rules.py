@@ -34,7 +34,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..records import Confidence, MemoryType
+from ..records import Confidence, MemoryType, shorten
 from .lexicon import CJK, EN, URL, ZH, Lexicon
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "extract", "language"]
@@ -243,7 +243,7 @@ def _candidate(
     why: str | None = None
     if correcting and previous:
         said = _trim(" ".join(previous.split()))
-        why = f"Corrects the assistant, who had said: {_shorten(said, 120)}"
+        why = f"Corrects the assistant, who had said: {shorten(said, 120)}"
     elif (m := lex.because.search(found.text)) is not None:
         why = _trim(m.group("why"))
     how = _HOW.get(found.type)
@@ -257,10 +257,6 @@ def _candidate(
         why=why,
         how_to_apply=how(lex.lang) if how else None,
     )
-
-
-def _shorten(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 _HOW: dict[str, Callable[[str], str]] = {

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..config import Policy
-from ..records import MemoryRecord, slugify, utc_iso
+from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .promote import Note, plan_promotions, read_notes
 from .similar import candidate_pairs, content_tokens, normalise, relate
 from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
@@ -452,17 +452,12 @@ def _distill_steps(
             used.update(id(r) for r in picked)
             step = _condensed(state, key, picked, statement, now, taken)
             out.append(step)
-            total += _line(step.names[0], _short(statement)) - sum(
+            total += _line(step.names[0], shorten(statement)) - sum(
                 _line(r.name, r.description) for r in picked
             )
     if total > state.max_index_chars:
         out.append(_listing(state, groups, total))
     return out
-
-
-def _short(text: str, limit: int = 150) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def _condensed(
@@ -473,11 +468,11 @@ def _condensed(
     now: datetime,
     taken: set[str],
 ) -> Step:
-    name = free_name(slugify(_short(statement, 60)), taken)
+    name = free_name(slugify(shorten(statement, 60)), taken)
     fields = _merge_fields(members[0], members[1:], state, now)
     fields.update(
         statement=statement.strip(),
-        description=_short(statement),
+        description=shorten(statement),
         type=members[0].type,
         confidence="confirmed",
         created=iso(now),

@@ -37,6 +37,7 @@ from ..records import (
     MemoryRecord,
     check_field,
     default_scope,
+    shorten,
     slugify,
 )
 
@@ -56,14 +57,6 @@ sessions/
 memory/.index/
 memory/.history/lock
 """
-
-
-def _short(text: str, limit: int = 150) -> str:
-    line = " ".join(text.split())
-    if len(line) <= limit:
-        return line
-    cut = line[: limit - 1].rsplit(" ", 1)[0] if " " in line[: limit - 1] else line[: limit - 1]
-    return cut + "…"
 
 
 def _one_line(key: str, value: str | None) -> str | None:
@@ -244,7 +237,7 @@ class MemoryBase:
         target = scope or default_scope(type)
         safe = self._guard(
             target,
-            name or slugify(description or _short(text)),
+            name or slugify(description or shorten(text, at_word=True)),
             type=type,
             source=source,
             parts={
@@ -259,7 +252,7 @@ class MemoryBase:
         description = safe["description"]
         if safe["redacted"]:
             reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
-        description = description if description is not None else _short(text)
+        description = description if description is not None else shorten(text, at_word=True)
         meta: dict[str, Any] = {
             "description": description,
             "type": type,
