@@ -2,14 +2,17 @@
 
 Protocol:
 
-* Data: two team-written slices (or ``--data``, repeatable): ``tests/fixtures/recall_zh_en.yaml``
-  (the *dev* slice: 52 facts, 60 questions, used while developing the formula) and
-  ``tests/fixtures/recall_zh_en_heldout.yaml`` (the *held-out* slice: 40 facts, 40 questions,
-  another fictional company, written and committed before it was first run; only scored). Each
-  holds facts, half Chinese, half English, and questions that paraphrase them — Chinese about
-  Chinese, English about English, and cross-lingual both ways. A question is a hit at k when
-  any of its answer facts is among the first k results. The report pools both slices for the
-  Chinese-vs-English comparison (each question counts once).
+* Data: five team-written slices (or ``--data``, repeatable), each about another fictional
+  company: ``tests/fixtures/recall_zh_en.yaml`` (the *dev* slice: 52 facts, 60 questions, used
+  while developing the formula), then four *held-out* slices, each written and committed before
+  it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
+  ``recall_zh_en_heldout_2.yaml``, ``_3``, ``_4`` (48 facts and 48 questions each, written blind
+  by a session that never saw the method or the earlier slices). A slice stops being held out
+  for a change once that change was chosen looking at it; docs/recall.md says which slice was
+  fresh for which change. Each holds facts, half Chinese, half English, and questions that
+  paraphrase them — Chinese about Chinese, English about English, and cross-lingual both ways.
+  A question is a hit at k when any of its answer facts is among the first k results. The
+  report pools all slices for the Chinese-vs-English comparison (each question counts once).
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
   ``top_k=5, track=False`` over both scopes.
@@ -52,7 +55,9 @@ ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en.yaml"
 HELDOUT_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout.yaml"
 HELDOUT_2_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_2.yaml"
-SLICES = (DEFAULT_DATA, HELDOUT_DATA, HELDOUT_2_DATA)
+HELDOUT_3_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_3.yaml"
+HELDOUT_4_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_4.yaml"
+SLICES = (DEFAULT_DATA, HELDOUT_DATA, HELDOUT_2_DATA, HELDOUT_3_DATA, HELDOUT_4_DATA)
 RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
 GROUPS = ("zh→zh", "en→en", "zh→en", "en→zh")

@@ -21,7 +21,7 @@ import pytest
 
 from memdir import Memory, ValidationError
 from memdir.index.text import query_terms, script_share, scripts_of, term_script
-from memdir.index.translate import translate
+from memdir.index.translate import _tables, translate
 from memdir.providers.embeddings import HashingEmbedder
 from memdir.recall import Hit, Recaller, Weights
 
@@ -542,6 +542,10 @@ def test_term_scripts() -> None:
     ]
     assert scripts_of("Use pnpm, 数据库 2023") == {"latin", "cjk"}
     assert scripts_of("2023-05-08") == frozenset()
+    # a loan word is not a language: a Chinese memory that names Redis is Chinese
+    assert scripts_of("预约服务的缓存用的是 Redis 7，缓存过期时间统一设为十分钟。") == {"cjk"}
+    assert scripts_of("The staging database 数据库 is reset on Sunday") == {"latin"}
+    assert scripts_of("pnpm install 之后要跑 lint") == {"latin", "cjk"}  # both, in earnest
     assert script_share(query_terms("谁是技术负责人？"), ("latin",)) == 0.0
     assert script_share(query_terms("谁是技术负责人？"), ("cjk", "latin")) == 1.0
     assert script_share(query_terms("pnpm 怎么用"), ("latin",)) == pytest.approx(1 / 2)
@@ -582,7 +586,8 @@ def test_the_script_of_each_memory_is_indexed(mem: Memory) -> None:
     docs = mem.index("project")
     docs.sync()
     scripts = {n: set(meta.scripts) for n, meta in docs.docs().items()}
-    assert scripts == {"freeze-en": {"latin"}, "beifen-zh": {"cjk"}, "mixed": {"latin", "cjk"}}
+    # one English word in a Chinese sentence is a loan, not a second language
+    assert scripts == {"freeze-en": {"latin"}, "beifen-zh": {"cjk"}, "mixed": {"cjk"}}
 
 
 # -- Chinese function words and dictionary translation ----------------------------------------
@@ -599,7 +604,6 @@ def test_translate_gives_english_words_for_chinese_words() -> None:
     words = translate("订票接口是用什么语言写的？")
     assert {"interface", "language"} <= set(words)
     assert translate("写") == []  # single characters are too ambiguous to translate
-    assert translate("no Chinese here") == []
     assert translate("谁") == []  # a function word
 
 
@@ -608,6 +612,42 @@ def test_team_words_translate_as_a_team_writes_them() -> None:
     assert translate("谁是技术负责人？") == ["tech", "lead"]
     assert translate("周五能发版吗") == ["friday", "release"]
     assert "rollback" in translate("线上回滚要谁批准")
+
+
+def test_an_english_question_is_translated_into_chinese_words() -> None:
+    words = translate("How long do we keep the logs?")
+    assert "日志" in words and "保留" in words  # logs → 日志 by the plural's singular
+    assert "发版" in translate("When is the next release?")  # the glossary, backwards
+    assert translate("the of and") == []  # stop words are not translated
+
+
+def test_an_english_question_finds_a_chinese_memory_by_translation(mem: Memory) -> None:
+    mem.remember_many({**item, "type": "project"} for item in TEAM_ZH_EN)
+    query = "Who decides when we release?"
+    # keyword only: the English words cannot match the Chinese memory; their translation can
+    hits = recaller(mem, vector=0.0).recall(query, top_k=4, track=False)
+    assert names(hits)[0] == "gaofeng"
+    ex = hits[0].explain
+    assert ex["script_share"] == 0.0 and ex["translated_bm25"] > 0
+    assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
+    # the English memory keeps its own keyword evidence and gets no translated credit
+    english = next(h for h in hits if h.record.name == "staging-reset") if len(hits) > 1 else None
+    assert english is None or english.explain["translated_bm25"] == 0.0
+
+
+def test_an_english_only_store_never_loads_the_dictionary(mem: Memory) -> None:
+    mem.remember("Use pnpm, not npm", type="project")
+    index = mem.index("project")
+    index.sync()
+    assert index.scripts() == {"latin"}
+    before = _tables.cache_info().currsize
+    _tables.cache_clear()
+    try:
+        assert names(mem.recall("which package manager?", track=False)) == ["use-pnpm-not-npm"]
+        assert _tables.cache_info().currsize == 0  # no translation was needed, none was loaded
+    finally:
+        if before:
+            _tables()
 
 
 TEAM_ZH_EN: list[dict[str, Any]] = [

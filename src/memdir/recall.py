@@ -4,8 +4,9 @@ For a query, each scope's index (``index/sqlite.py``) is brought up to date, the
 signals score a pool of candidates:
 
 * **keyword** — FTS5 BM25 with stemming and CJK bigrams; the query is always quoted; for the
-  share of a Chinese query an English memory cannot match, the BM25 of the query's dictionary
-  translation (``index/translate.py``) stands in;
+  share of a query a memory in another script cannot match (a Chinese question and an English
+  memory, or the other way round), the BM25 of the query's dictionary translation
+  (``index/translate.py``) stands in, when the store holds another script at all;
 * **vector** — cosine similarity between the query's embedding and each memory's;
 * **entity** — file paths, ``#tags`` and words of the query that equal a memory's
   ``related_files`` (full path or file name) or ``tags``;
@@ -58,7 +59,7 @@ import numpy as np
 from .errors import BadFileError, NotFoundError, ValidationError
 from .history import append_jsonl
 from .index.sqlite import DocMeta, SqliteIndex
-from .index.text import query_entities, query_periods, query_terms, script_share
+from .index.text import query_entities, query_periods, query_terms, script_share, term_script
 from .index.translate import translate
 from .paths import Scope
 from .providers.embeddings import Embedder
@@ -66,7 +67,7 @@ from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v6"
+FORMULA = "hybrid-v7"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
@@ -209,13 +210,19 @@ class Recaller:
             sorted(((n, v) for n, v in found.items() if n in docs), key=lambda kv: -kv[1])[:pool]
         )
         entity = self._entity_scores(index.entities(), query_entities(query), docs)
-        # the query's Chinese words in English: keyword evidence for the memories its own
-        # words cannot reach (weighted by 1 − script share in scoring)
-        translated = {
-            n: v
-            for n, v in index.keyword(translate(query), wanted).items()
-            if n in docs and share(docs[n].scripts) < 1.0
-        }
+        # the query in the other language (Chinese words in English, English words in
+        # Chinese): keyword evidence for the memories its own words cannot reach (weighted by
+        # 1 − script share in scoring); only worth it when the store holds another script
+        own = {term_script(t) for t in terms}
+        translated = (
+            {
+                n: v
+                for n, v in index.keyword(translate(query), wanted).items()
+                if n in docs and share(docs[n].scripts) < 1.0
+            }
+            if index.scripts() - own
+            else {}
+        )
         # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
 

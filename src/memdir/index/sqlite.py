@@ -49,7 +49,7 @@ from .text import cjk_bigrams, fts_query, scripts_of
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
 # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -141,6 +141,7 @@ class SqliteIndex:
         self._matrix: tuple[str, list[str], Vectors] | None = None
         self._rows: dict[str, int] = {}
         self._docs: tuple[str, dict[str, DocMeta]] | None = None
+        self._scripts: tuple[dict[str, DocMeta], frozenset[str]] | None = None
         self._entities: tuple[str, dict[str, set[str]]] | None = None
 
     # -- connection ----------------------------------------------------------------------
@@ -526,6 +527,14 @@ class SqliteIndex:
         self._set_meta("recall_offset", str(end))
 
     # -- queries -------------------------------------------------------------------------
+    def scripts(self) -> frozenset[str]:
+        """Every script some indexed memory is written in (cached with ``docs``): a query in
+        another script is worth translating only when this holds one it lacks."""
+        docs = self.docs()
+        if self._scripts is None or self._scripts[0] is not docs:
+            self._scripts = (docs, frozenset(s for m in docs.values() for s in m.scripts))
+        return self._scripts[1]
+
     def docs(self) -> dict[str, DocMeta]:
         """Every indexed memory's metadata with its use count (cached until the next change)."""
         key = f"{self.generation()}|{self._meta('recall_offset')}"

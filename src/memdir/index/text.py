@@ -149,10 +149,21 @@ def term_script(term: str) -> str | None:
     return None
 
 
+MAIN_SCRIPT_SHARE = 0.25  # a script below this share of a text's words is a loan, not its language
+
+
 def scripts_of(text: str) -> frozenset[str]:
-    """Every script that some token of ``text`` is written in."""
-    found = (term_script(t) for t in _TOKEN.findall(unicodedata.normalize("NFKC", text)))
-    return frozenset(s for s in found if s is not None)
+    """The scripts ``text`` is written in: each holding at least ``MAIN_SCRIPT_SHARE`` of its
+    words, a CJK run counting as one word per two characters. A Chinese memory that names
+    Redis is Chinese (an English question needs translation to reach it); one that is half
+    English is both."""
+    weight: dict[str, float] = {}
+    for token in _TOKEN.findall(unicodedata.normalize("NFKC", text)):
+        script = term_script(token)
+        if script is not None:
+            weight[script] = weight.get(script, 0.0) + (len(token) / 2 if script == "cjk" else 1.0)
+    total = sum(weight.values())
+    return frozenset(s for s, w in weight.items() if w >= MAIN_SCRIPT_SHARE * total)
 
 
 def script_share(terms: list[str], scripts: frozenset[str] | tuple[str, ...]) -> float:

