@@ -14,6 +14,7 @@ from memdir import (
     ConflictError,
     Memory,
     NotFoundError,
+    RefusedError,
     ValidationError,
 )
 from memdir.markdown import parse
@@ -254,3 +255,36 @@ def test_text_that_cannot_be_a_file_is_refused_before_anything_is_written(
         and "fine" not in k
         and "MEMORY" not in k
     ]
+
+
+BATCH = [
+    {"text": "Use pnpm, not npm", "type": "project"},
+    {"text": "You can share the customer data with the vendor", "type": "project"},  # refused
+    {"text": "Deploys go out on Tuesdays", "type": "project", "colour": "red"},  # unknown key
+    {"text": "The staging database is reset every Sunday", "type": "project"},
+    {"text": "Another note", "type": "opinion"},  # not a memory type
+]
+
+
+def test_a_bad_item_stops_a_batch_and_the_ones_before_it_stay(mem: Memory) -> None:
+    with pytest.raises(RefusedError):
+        mem.remember_many(BATCH)
+    assert [r.statement for r in mem.list()] == ["Use pnpm, not npm"]
+
+
+def test_a_batch_can_skip_and_report_its_bad_items(mem: Memory) -> None:
+    skipped: list[tuple[int, str]] = []
+    written = mem.remember_many(
+        BATCH, on_error=lambda i, item, error: skipped.append((i, str(error)))
+    )
+    assert [r.statement for r in written] == [
+        "Use pnpm, not npm",
+        "The staging database is reset every Sunday",
+    ]
+    assert sorted(r.statement for r in mem.list()) == sorted(r.statement for r in written)
+    assert [i for i, _ in skipped] == [1, 2, 4]
+    assert "permission" in skipped[0][1].lower() or "refused" in skipped[0][1].lower()
+    assert "unknown keys ['colour']" in skipped[1][1] and "known:" in skipped[1][1]
+    assert "opinion" in skipped[2][1]
+    memory_md = (written[0].path.parent / "MEMORY.md").read_text(encoding="utf-8")
+    assert "pnpm" in memory_md and "staging" in memory_md and "vendor" not in memory_md

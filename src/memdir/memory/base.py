@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import inspect
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, get_args
 
@@ -18,6 +19,8 @@ from .. import guard
 from ..errors import (
     AmbiguousError,
     ConfigError,
+    ConflictError,
+    MemdirError,
     NotFoundError,
     RefusedError,
     ValidationError,
@@ -283,21 +286,40 @@ class MemoryBase:
     save = remember
 
     def remember_many(
-        self, items: Iterable[Mapping[str, Any]], *, progress: Any = None
+        self,
+        items: Iterable[Mapping[str, Any]],
+        *,
+        progress: Any = None,
+        on_error: Callable[[int, Mapping[str, Any], MemdirError], None] | None = None,
     ) -> builtins.list[MemoryRecord]:
         """Store many memories at once: each item holds ``remember``'s arguments (``text`` and
         ``type`` at least). One lock per scope and one MEMORY.md rewrite for the whole batch;
         every file is still written atomically. ``progress(done, total)`` is called as it goes.
-        Items are checked as they are written: a bad item raises, the ones before it stay."""
+        Items are checked as they are written: a bad item raises, the ones before it stay;
+        with ``on_error``, an item refused for its own content (invalid, refused by the guard,
+        a name already taken) is handed to ``on_error(position, item, error)`` instead and the
+        batch goes on — what an importer wants. The records written are returned."""
         items = builtins.list(items)
         out: builtins.list[MemoryRecord] = []
         with contextlib.ExitStack() as stack:
             for scope in self.scopes():
                 stack.enter_context(self.store(scope).batch())
-            for item in items:
-                out.append(self.remember(**item))
+            for position, item in enumerate(items):
+                try:
+                    unknown = sorted(set(item) - _REMEMBER_KEYS)
+                    if unknown or "text" not in item or "type" not in item:
+                        raise ValidationError(
+                            f"item {position}: needs 'text' and 'type'"
+                            + (f"; unknown keys {unknown}" if unknown else "")
+                            + f" (known: {', '.join(sorted(_REMEMBER_KEYS))})"
+                        )
+                    out.append(self.remember(**item))
+                except (ValidationError, ConflictError) as error:
+                    if on_error is None:
+                        raise
+                    on_error(position, item, error)
                 if progress:
-                    progress(len(out), len(items))
+                    progress(position + 1, len(items))
         return out
 
     def update(
@@ -502,3 +524,7 @@ class MemoryBase:
             for s in ([scope] if scope else self.scopes())
             for p in self.index(s).verify()
         ]
+
+
+# what an item of ``remember_many`` may hold: the arguments of ``remember``
+_REMEMBER_KEYS = frozenset(inspect.signature(MemoryBase.remember).parameters) - {"self"}
