@@ -263,6 +263,7 @@ BATCH = [
     {"text": "Deploys go out on Tuesdays", "type": "project", "colour": "red"},  # unknown key
     {"text": "The staging database is reset every Sunday", "type": "project"},
     {"text": "Another note", "type": "opinion"},  # not a memory type
+    {"type": "project"},  # no text
 ]
 
 
@@ -282,9 +283,10 @@ def test_a_batch_can_skip_and_report_its_bad_items(mem: Memory) -> None:
         "The staging database is reset every Sunday",
     ]
     assert sorted(r.statement for r in mem.list()) == sorted(r.statement for r in written)
-    assert [i for i, _ in skipped] == [1, 2, 4]
+    assert [i for i, _ in skipped] == [1, 2, 4, 5]
     assert "permission" in skipped[0][1].lower() or "refused" in skipped[0][1].lower()
-    assert "unknown keys ['colour']" in skipped[1][1] and "known:" in skipped[1][1]
+    assert "unknown keys ['colour']" in skipped[1][1] and "remember()'s arguments" in skipped[1][1]
     assert "opinion" in skipped[2][1]
+    assert "item 5: 'text' is missing" in skipped[3][1]
     memory_md = (written[0].path.parent / "MEMORY.md").read_text(encoding="utf-8")
     assert "pnpm" in memory_md and "staging" in memory_md and "vendor" not in memory_md

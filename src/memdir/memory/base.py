@@ -306,13 +306,7 @@ class MemoryBase:
                 stack.enter_context(self.store(scope).batch())
             for position, item in enumerate(items):
                 try:
-                    unknown = sorted(set(item) - _REMEMBER_KEYS)
-                    if unknown or "text" not in item or "type" not in item:
-                        raise ValidationError(
-                            f"item {position}: needs 'text' and 'type'"
-                            + (f"; unknown keys {unknown}" if unknown else "")
-                            + f" (known: {', '.join(sorted(_REMEMBER_KEYS))})"
-                        )
+                    _check_item(position, item)
                     out.append(self.remember(**item))
                 except (ValidationError, ConflictError) as error:
                     if on_error is None:
@@ -528,3 +522,16 @@ class MemoryBase:
 
 # what an item of ``remember_many`` may hold: the arguments of ``remember``
 _REMEMBER_KEYS = frozenset(inspect.signature(MemoryBase.remember).parameters) - {"self"}
+
+
+def _check_item(position: int, item: Mapping[str, Any]) -> None:
+    """A ``remember_many`` item's keys, checked before ``remember`` sees them."""
+    problems = [f"'{key}' is missing" for key in ("text", "type") if key not in item]
+    unknown = sorted(set(item) - _REMEMBER_KEYS)
+    if unknown:
+        problems.append(f"unknown keys {unknown}")
+    if problems:
+        raise ValidationError(
+            f"item {position}: {'; '.join(problems)} "
+            f"(an item holds remember()'s arguments: {', '.join(sorted(_REMEMBER_KEYS))})"
+        )
