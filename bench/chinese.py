@@ -2,11 +2,11 @@
 
 Protocol:
 
-* Data: five team-written slices (or ``--data``, repeatable), each about another fictional
+* Data: six team-written slices (or ``--data``, repeatable), each about another fictional
   company: ``tests/fixtures/recall_zh_en.yaml`` (the *dev* slice: 52 facts, 60 questions, used
-  while developing the formula), then four *held-out* slices, each written and committed before
+  while developing the formula), then five *held-out* slices, each written and committed before
   it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
-  ``recall_zh_en_heldout_2.yaml``, ``_3``, ``_4`` (48 facts and 48 questions each, written blind
+  ``recall_zh_en_heldout_2.yaml`` to ``_5`` (48 facts and 48 questions each, written blind
   by a session that never saw the method or the earlier slices). A slice stops being held out
   for a change once that change was chosen looking at it; docs/recall.md says which slice was
   fresh for which change. Each holds facts, half Chinese, half English, and questions that
@@ -53,11 +53,13 @@ from memdir.recall import Hit, Recaller, Weights  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en.yaml"
-HELDOUT_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout.yaml"
-HELDOUT_2_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_2.yaml"
-HELDOUT_3_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_3.yaml"
-HELDOUT_4_DATA = ROOT / "tests" / "fixtures" / "recall_zh_en_heldout_4.yaml"
-SLICES = (DEFAULT_DATA, HELDOUT_DATA, HELDOUT_2_DATA, HELDOUT_3_DATA, HELDOUT_4_DATA)
+FIXTURES = ROOT / "tests" / "fixtures"
+# the dev slice, then the held-out ones in the order they were written
+SLICES = (
+    DEFAULT_DATA,
+    FIXTURES / "recall_zh_en_heldout.yaml",
+    *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 6)),
+)
 RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
 GROUPS = ("zh→zh", "en→en", "zh→en", "en→zh")
