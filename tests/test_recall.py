@@ -23,7 +23,7 @@ from memdir import Memory, ValidationError
 from memdir.index.text import query_terms, script_share, scripts_of, term_script
 from memdir.index.translate import _tables, translate
 from memdir.providers.embeddings import HashingEmbedder
-from memdir.recall import Hit, Recaller, Weights
+from memdir.recall import MAX_QUERY_CHARS, Hit, Recaller, Weights
 
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
 SIGNAL_PARTS = (
@@ -287,6 +287,16 @@ def test_empty_store_and_empty_query(mem: Memory) -> None:
     for bad in ("", "   ", "\n\t"):
         with pytest.raises(ValidationError, match="query is empty"):
             mem.recall(bad)
+
+
+def test_a_huge_query_is_searched_by_its_start(team: Memory, sandbox: Path) -> None:
+    # a pasted log as the query: what matters comes first, the rest is cut, nothing breaks
+    query = "which package manager does the frontend use? " + "lorem ipsum 日志 " * 100_000
+    hits = team.recall(query, top_k=3)
+    assert "pnpm" in hits[0].record.statement
+    log = sandbox / "project/.agent/memory/.history/recalls.jsonl"
+    entry = json.loads(log.read_text(encoding="utf-8").splitlines()[-1])
+    assert entry["query"] == query[:MAX_QUERY_CHARS]  # the log keeps what was searched
 
 
 # -- the recall log, use counts, the cache -------------------------------------------------

@@ -70,6 +70,11 @@ __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 FORMULA = "hybrid-v7"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
+# a pasted log or a whole document as the query: its start is what is searched (embedding
+# 240 kB took 5 s, an OR over thousands of terms seconds more, and neither ranks better), and
+# its first distinct terms carry the keyword search
+MAX_QUERY_CHARS = 4000
+MAX_QUERY_TERMS = 64
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
 
 
@@ -197,7 +202,7 @@ class Recaller:
             return []
         pool = self.weights.pool
         wanted = pool * 4 if any(filters) else pool  # filters drop some of what FTS returns
-        terms = query_terms(query)
+        terms = query_terms(query)[:MAX_QUERY_TERMS]
         shares: dict[tuple[str, ...], float] = {}  # few distinct script sets: once each
 
         def share(scripts: tuple[str, ...]) -> float:
@@ -217,7 +222,7 @@ class Recaller:
         translated = (
             {
                 n: v
-                for n, v in index.keyword(translate(query), wanted).items()
+                for n, v in index.keyword(translate(query)[:MAX_QUERY_TERMS], wanted).items()
                 if n in docs and share(docs[n].scripts) < 1.0
             }
             if index.scripts() - own
@@ -376,6 +381,7 @@ class Recaller:
             raise ValidationError("the query is empty: say what to recall")
         if top_k < 1:
             raise ValidationError("top_k must be at least 1")
+        query = query[:MAX_QUERY_CHARS]
         filters = (set(types), set(tags), since, until)
         for index in self.indexes.values():
             index.sync()
