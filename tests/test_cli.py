@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -418,3 +419,20 @@ def test_recall_explain_line_adds_up(mem: Memory, capsys: pytest.CaptureFixture[
         total = float(re.search(r"relevance (-?[\d.]+) =", line).group(1))  # type: ignore[union-attr]
         parts = [float(x) for x in re.findall(r"[a-z_]+ (-?[\d.]+)", line.split("=", 1)[1])]
         assert abs(total - sum(parts)) < 0.002 * len(parts) + 1e-9, line
+
+
+def test_recall_explain_shows_the_translated_keyword_evidence(
+    mem: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    texts = [
+        "我们什么时候发版由产品经理决定",
+        "我们每周一上午十点开例会，大家轮流主持",
+        "数据库每天凌晨备份一次",
+        "The staging database is reset every Sunday",
+    ]
+    for text in texts:
+        mem.remember(text, type="project")
+    assert main(["recall", "who decides when we release?", "--explain", "--top-k", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "发版" in out.splitlines()[0]
+    assert re.search(r"keyword bm25 0 \+ translated bm25 [\d.]+ \(norm 1\.00\)", out), out

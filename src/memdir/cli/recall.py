@@ -12,8 +12,14 @@ PRIORS = ("recency", "importance", "strength", "source", "confidence")
 
 
 def _explain_lines(explain: dict[str, float]) -> list[str]:
+    translated = (
+        f" + translated bm25 {explain['translated_bm25']:.3g}"
+        if explain.get("translated_bm25")
+        else ""
+    )
     raw = (
-        f"keyword bm25 {explain['keyword_bm25']:.3g} (norm {explain['keyword_norm']:.2f}) · "
+        f"keyword bm25 {explain['keyword_bm25']:.3g}{translated} "
+        f"(norm {explain['keyword_norm']:.2f}) · "
         f"vector cos {explain['vector_cosine']:.3f} (norm {explain['vector_norm']:.2f}) · "
         f"entity {explain['entity_match']:.2f} · time {explain['time_match']:.0f}"
     )
