@@ -631,11 +631,12 @@ def test_an_english_question_is_translated_into_chinese_words() -> None:
     assert translate("the of and") == []  # stop words are not translated
 
 
-def test_an_english_only_store_never_loads_the_dictionary(mem: Memory) -> None:
+def test_a_store_without_chinese_never_loads_the_dictionary(mem: Memory) -> None:
     mem.remember("Use pnpm, not npm", type="project")
+    mem.remember("Релиз по вторникам", type="project")  # another script, but not Chinese
     index = mem.index("project")
     index.sync()
-    assert index.scripts() == {"latin"}
+    assert index.scripts() == {"latin", "cyrillic"}
     before = _tables.cache_info().currsize
     _tables.cache_clear()
     try:

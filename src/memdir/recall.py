@@ -217,15 +217,16 @@ class Recaller:
         entity = self._entity_scores(index.entities(), query_entities(query), docs)
         # the query in the other language (Chinese words in English, English words in
         # Chinese): keyword evidence for the memories its own words cannot reach (weighted by
-        # 1 − script share in scoring); only worth it when the store holds another script
+        # 1 − script share in scoring); only worth it when the store holds that language
         own = {term_script(t) for t in terms}
+        other = "latin" if "cjk" in own else "cjk" if "latin" in own else None
         translated = (
             {
                 n: v
                 for n, v in index.keyword(translate(query)[:MAX_QUERY_TERMS], wanted).items()
                 if n in docs and share(docs[n].scripts) < 1.0
             }
-            if index.scripts() - own
+            if other in index.scripts()
             else {}
         )
         # the session's text is context for its memories, whether or not a filter keeps them

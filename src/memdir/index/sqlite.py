@@ -528,8 +528,8 @@ class SqliteIndex:
 
     # -- queries -------------------------------------------------------------------------
     def scripts(self) -> frozenset[str]:
-        """Every script some indexed memory is written in (cached with ``docs``): a query in
-        another script is worth translating only when this holds one it lacks."""
+        """Every script some indexed memory is written in (cached with ``docs``): a query is
+        worth translating only when this holds the other language's script."""
         docs = self.docs()
         if self._scripts is None or self._scripts[0] is not docs:
             self._scripts = (docs, frozenset(s for m in docs.values() for s in m.scripts))
