@@ -48,7 +48,8 @@ from .text import cjk_bigrams, fts_query, scripts_of
 
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
-# 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents
+# 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents;
+# 6: the default description is not indexed twice; 7: a memory's scripts are its main ones
 SCHEMA_VERSION = 7
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
