@@ -2,16 +2,17 @@
 
 Protocol:
 
-* Data: six team-written slices (or ``--data``, repeatable), each about another fictional
+* Data: seven team-written slices (or ``--data``, repeatable), each about another fictional
   company: ``tests/fixtures/recall_zh_en.yaml`` (the *dev* slice: 52 facts, 60 questions, used
-  while developing the formula), then five *held-out* slices, each written and committed before
+  while developing the formula), then six *held-out* slices, each written and committed before
   it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
-  ``recall_zh_en_heldout_2.yaml`` to ``_5`` (48 facts and 48 questions each, written blind
+  ``recall_zh_en_heldout_2.yaml`` to ``_6`` (48 facts and 48 questions each, written blind
   by a session that never saw the method or the earlier slices). A slice stops being held out
   for a change once that change was chosen looking at it; docs/recall.md says which slice was
   fresh for which change. Each holds facts, half Chinese, half English, and questions that
   paraphrase them — Chinese about Chinese, English about English, and cross-lingual both ways.
-  A question is a hit at k when any of its answer facts is among the first k results. The
+  A question is a hit at k when any of its answer facts is among the first k results (one
+  answered by facts in both languages counts in the group of its first answer). The
   report pools all slices for the Chinese-vs-English comparison (each question counts once).
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
@@ -58,7 +59,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SLICES = (
     DEFAULT_DATA,
     FIXTURES / "recall_zh_en_heldout.yaml",
-    *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 6)),
+    *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 7)),
 )
 RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
@@ -84,10 +85,10 @@ def load(path: Path) -> tuple[Facts, list[Question]]:
         missing = [a for a in q["answers"] if a not in facts]
         if missing:
             raise SystemExit(f"{path}: question {q['q']!r} names unknown facts {missing}")
-        langs = {facts[a]["lang"] for a in q["answers"]}
-        if len(langs) != 1:
-            raise SystemExit(f"{path}: question {q['q']!r} mixes answer languages")
-        questions.append({**q, "group": f"{q['lang']}→{langs.pop()}"})
+        # a question two facts answer, in both languages, counts in the group of its first
+        # answer (the one it was written about); a hit on either is a hit
+        primary = facts[q["answers"][0]]["lang"]
+        questions.append({**q, "group": f"{q['lang']}→{primary}"})
     return facts, questions
 
 
