@@ -631,6 +631,15 @@ def test_an_english_question_is_translated_into_chinese_words() -> None:
     assert translate("the of and") == []  # stop words are not translated
 
 
+def test_a_query_mixing_both_scripts_is_translated_too(mem: Memory) -> None:
+    # "预发布 database 什么时候重置": its Chinese words reach the English memory only translated
+    mem.remember_many({**item, "type": "project"} for item in TEAM_ZH_EN)
+    hits = recaller(mem, vector=0.0).recall("预发布 database 什么时候重置？", top_k=4, track=False)
+    assert names(hits)[0] == "staging-reset"
+    ex = hits[0].explain
+    assert 0.0 < ex["script_share"] < 1.0 and ex["keyword_bm25"] > 0 and ex["translated_bm25"] > 0
+
+
 def test_a_store_without_chinese_never_loads_the_dictionary(mem: Memory) -> None:
     mem.remember("Use pnpm, not npm", type="project")
     mem.remember("Релиз по вторникам", type="project")  # another script, but not Chinese
