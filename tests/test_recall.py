@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from memdir import Memory, ValidationError
 from memdir.index.text import query_terms, script_share, scripts_of, term_script
 from memdir.index.translate import _tables, translate
 from memdir.providers.embeddings import HashingEmbedder
-from memdir.recall import MAX_QUERY_CHARS, Hit, Recaller, Weights
+from memdir.recall import CENTER_MIN, MAX_QUERY_CHARS, Hit, Recaller, Weights
 
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
 SIGNAL_PARTS = (
@@ -688,3 +689,63 @@ def test_a_question_finds_a_memory_in_the_other_language_by_translation(
     assert answer in names(every)[:2]
     same = [h for h in every if script not in scripts_of(h.record.statement)]
     assert same and all(h.explain["translated_bm25"] == 0.0 for h in same)
+
+
+# -- language centring ------------------------------------------------------------------------
+ZH_TOPICS = ["数据库备份", "前端构建", "代码评审", "值班安排", "发版流程", "日志保留", "接口文档",
+             "缓存过期", "权限申请", "测试环境", "监控告警", "需求评审"]  # fmt: skip
+EN_TOPICS = ["database backups", "frontend builds", "code review", "on-call rota",
+             "release process", "log retention", "API docs", "cache expiry", "access requests",
+             "staging environment", "monitoring alerts", "design review"]  # fmt: skip
+
+
+def bilingual(m: Memory, n: int, scope: str = "project") -> None:
+    m.remember_many(
+        [{"text": f"关于{t}的约定：第{i}条", "type": "project", "scope": scope}
+         for i, t in enumerate(ZH_TOPICS[:n])]
+        + [{"text": f"Our rule on {t}, number {i}", "type": "project", "scope": scope}
+           for i, t in enumerate(EN_TOPICS[:n])]
+    )  # fmt: skip
+
+
+def centred_cosines(m: Memory, query: str) -> dict[str, float]:
+    """What the centred cosine of ``query`` to every memory should be, computed the long way
+    from the stored vectors: each side minus the mean of its language over both scopes."""
+    rows = []
+    for scope in m.scopes():
+        index = m.index(scope)
+        names, matrix = index.vectors()
+        docs = index.docs()
+        rows += [(n, v, "cjk" in docs[n].scripts) for n, v in zip(names, matrix, strict=True)]
+    mean = {z: np.mean([v for _, v, c in rows if c == z], axis=0) for z in (False, True)}
+    q = m.embedder.encode([query], "query")[0] - mean[bool(re.search(r"[\u4e00-\u9fff]", query))]
+    out = {}
+    for n, v, z in rows:
+        d = v - mean[z]
+        out[n] = float(d @ q / (np.linalg.norm(d) * np.linalg.norm(q)))
+    return out
+
+
+@pytest.mark.parametrize("query", ["数据库什么时候备份？", "when are database backups taken?"])
+def test_a_bilingual_store_compares_vectors_with_each_language_mean_taken_out(
+    mem: Memory, query: str
+) -> None:
+    bilingual(mem, CENTER_MIN)
+    mem.remember("关于值班的备注", type="user")  # the other scope: centred by the same means
+    hits = mem.recall(query, top_k=50, track=False, explain=True)
+    expected = centred_cosines(mem, query)
+    assert len(hits) >= 2 * CENTER_MIN  # the lowest cosine has no signal left
+    for h in hits:
+        assert h.explain["vector_cosine"] == pytest.approx(expected[h.record.name], abs=1e-5)
+
+
+def test_a_store_with_few_memories_of_one_language_is_not_centred(mem: Memory) -> None:
+    bilingual(mem, CENTER_MIN - 1)  # nine of each: a mean of nine is their topics, not Chinese
+    query = "数据库什么时候备份？"
+    hits = mem.recall(query, top_k=50, track=False, explain=True)
+    names_, matrix = mem.index("project").vectors()
+    sims = (matrix @ mem.embedder.encode([query], "query")[0]).tolist()
+    plain = dict(zip(names_, sims, strict=True))
+    assert len(hits) >= 2 * (CENTER_MIN - 1) - 1  # the lowest cosine has no signal left
+    for h in hits:
+        assert h.explain["vector_cosine"] == pytest.approx(plain[h.record.name], abs=1e-5)

@@ -7,7 +7,9 @@ signals score a pool of candidates:
   share of a query a memory in another script cannot match (a Chinese question and an English
   memory, or the other way round), the BM25 of the query's dictionary translation
   (``index/translate.py``) stands in, when the store holds another script at all;
-* **vector** — cosine similarity between the query's embedding and each memory's;
+* **vector** — cosine similarity between the query's embedding and each memory's; in a store
+  holding both Chinese and other memories, each side's language mean is taken out first
+  (``_Centres``), since multilingual embedders keep every text near its language's mean;
 * **entity** — file paths, ``#tags`` and words of the query that equal a memory's
   ``related_files`` (full path or file name) or ``tags``;
 * **time** — the query names a date, month or year ("in July 2022", "2023年5月") and the memory
@@ -67,7 +69,7 @@ from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v7"
+FORMULA = "hybrid-v8"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 # a pasted log or a whole document as the query: its start is what is searched (embedding
@@ -75,6 +77,9 @@ KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword matc
 # its first distinct terms carry the keyword search
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
+# a language's mean vector is the language only when it averages many memories: below this
+# many in either language, the mean is those few memories' topic, and nothing is centred
+CENTER_MIN = 10
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
 
 
@@ -126,6 +131,53 @@ class _Candidate:
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
 
 
+@dataclass(frozen=True)
+class _Centres:
+    """The mean vector of the Chinese memories and of the others, to compare a query and a
+    memory with their language's mean taken out: multilingual embedders place every text of
+    one language near that language's mean (a bias of the model, not of the meaning), so an
+    English question's cosine to any Chinese memory is lower than to an English one that
+    means less. Subtracting each side's language mean removes that offset (Libovický et al.,
+    "On the language neutrality of pre-trained multilingual representations", 2020).
+
+    Built once per state of the indexes, with the products the centred cosine needs, so a
+    query costs a few vector operations over its plain cosines rather than a second pass over
+    the matrix: (q − μq)·(d − μd) = q·d − q·μd − μq·d + μq·μd. A query with Chinese in it is
+    centred on the Chinese mean; a memory is Chinese when Chinese is one of its main scripts."""
+
+    chinese: np.ndarray[Any, Any]  # per row: is the memory Chinese
+    means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # (others, Chinese)
+    along: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # per row: d·μ_others, d·μ_zh
+    norms: np.ndarray[Any, Any]  # per row: |d − μ_its language|
+
+    @classmethod
+    def of(
+        cls,
+        matrix: np.ndarray[Any, Any],
+        chinese: np.ndarray[Any, Any],
+        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
+    ) -> _Centres:
+        along = (matrix @ means[0], matrix @ means[1])
+        own = np.where(chinese, along[1], along[0])
+        square = np.where(chinese, float(means[1] @ means[1]), float(means[0] @ means[0]))
+        sq_rows = np.einsum("ij,ij->i", matrix, matrix)
+        norms = np.sqrt(np.maximum(sq_rows - 2 * own + square, 1e-12))
+        return cls(chinese, means, along, norms)
+
+    def cosines(
+        self, sims: np.ndarray[Any, Any], qvec: np.ndarray[Any, Any], *, chinese: bool
+    ) -> np.ndarray[Any, Any]:
+        """The centred cosine of the query (of the language ``chinese`` says) to every row,
+        from its plain cosines ``sims``."""
+        mq = self.means[int(chinese)]
+        q_on = np.where(self.chinese, float(qvec @ self.means[1]), float(qvec @ self.means[0]))
+        cross = np.where(self.chinese, float(mq @ self.means[1]), float(mq @ self.means[0]))
+        dot = sims - q_on - self.along[int(chinese)] + cross
+        q_norm = math.sqrt(max(float(qvec @ qvec) - 2 * float(qvec @ mq) + float(mq @ mq), 1e-12))
+        result: np.ndarray[Any, Any] = dot / (q_norm * self.norms)
+        return result
+
+
 _RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -174,6 +226,7 @@ class Recaller:
         self.embedder = embedder
         self.weights = weights or Weights()
         self._cache: dict[tuple[Any, ...], tuple[float, tuple[str, ...], list[Hit]]] = {}
+        self._centres: tuple[tuple[str, ...], dict[Scope, _Centres]] | None = None
 
     # -- candidates ----------------------------------------------------------------------
     def _allowed(
@@ -237,6 +290,9 @@ class Recaller:
         names, matrix = index.vectors()
         if names:
             sims = matrix @ qvec
+            centres = self._centring().get(scope)
+            if centres is not None:
+                sims = centres.cosines(sims, qvec, chinese="cjk" in own)
             if any(filters):
                 order = [i for i in np.argsort(-sims) if names[i] in docs][:pool]
             else:
@@ -261,6 +317,35 @@ class Recaller:
             )
             for n in set(keyword) | set(cosines) | set(entity) | set(translated)
         ]
+
+    def _centring(self) -> dict[Scope, _Centres]:
+        """Per scope, what centring its cosines needs; empty when the scopes searched hold too
+        few memories of one language. The means are over every scope searched, so that the
+        cosines of all scopes stay on one scale."""
+        state = tuple(ix.generation() for ix in self.indexes.values())
+        if self._centres is not None and self._centres[0] == state:
+            return self._centres[1]
+        self._centres = (state, {})
+        scripts = set().union(*(ix.scripts() for ix in self.indexes.values()))
+        if "cjk" not in scripts or scripts == {"cjk"}:
+            return {}  # one language: nothing to centre (and nothing to compute)
+        rows: dict[Scope, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+        for scope, index in self.indexes.items():
+            names, matrix = index.vectors()
+            docs = index.docs()
+            chinese = np.array([n in docs and "cjk" in docs[n].scripts for n in names], bool)
+            rows[scope] = (matrix, chinese)
+        counts = [sum(int((c == lang).sum()) for _, c in rows.values()) for lang in (False, True)]
+        out: dict[Scope, _Centres] = {}
+        if min(counts) >= CENTER_MIN:
+            means = tuple(
+                sum((m[c == lang].sum(0) for m, c in rows.values()), np.zeros(self.embedder.dim))
+                / counts[int(lang)]
+                for lang in (False, True)
+            )
+            out = {scope: _Centres.of(m, c, (means[0], means[1])) for scope, (m, c) in rows.items()}
+        self._centres = (state, out)
+        return out
 
     @staticmethod
     def _time_score(meta: DocMeta, periods: list[tuple[str, str]]) -> float:
