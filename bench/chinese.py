@@ -59,7 +59,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 SLICES = (
     DEFAULT_DATA,
     FIXTURES / "recall_zh_en_heldout.yaml",
-    *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 12)),
+    *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 14)),
 )
 RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
