@@ -436,3 +436,20 @@ def test_recall_explain_shows_the_translated_keyword_evidence(
     out = capsys.readouterr().out
     assert "发版" in out.splitlines()[0]
     assert re.search(r"keyword bm25 0 \+ translated bm25 [\d.]+ \(norm 1\.00\)", out), out
+
+
+def test_recall_explain_says_when_cosines_are_language_centred(
+    mem: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mem.remember("Deploys need a review from the on-call engineer", type="project")
+    assert main(["recall", "who reviews deploys?", "--explain", "--top-k", "1"]) == 0
+    assert "language-centred" not in capsys.readouterr().out  # one language: plain cosines
+    mem.remember_many(
+        [{"text": f"第{i}条：发版前要跑完回归测试", "type": "project"} for i in range(10)]
+        + [{"text": f"Rule {i}: run the regression suite before a release", "type": "project"}
+           for i in range(10)]
+    )  # fmt: skip
+    assert main(["recall", "who reviews deploys?", "--explain", "--top-k", "1"]) == 0
+    assert re.search(
+        r"vector cos -?[\d.]+ \(language-centred, norm [\d.]+\)", capsys.readouterr().out
+    )

@@ -737,6 +737,7 @@ def test_a_bilingual_store_compares_vectors_with_each_language_mean_taken_out(
     assert len(hits) >= 2 * CENTER_MIN  # the lowest cosine has no signal left
     for h in hits:
         assert h.explain["vector_cosine"] == pytest.approx(expected[h.record.name], abs=1e-5)
+        assert h.explain["vector_centred"] == 1.0  # and explain says so
 
 
 def test_a_store_with_few_memories_of_one_language_is_not_centred(mem: Memory) -> None:
@@ -749,3 +750,4 @@ def test_a_store_with_few_memories_of_one_language_is_not_centred(mem: Memory) -
     assert len(hits) >= 2 * (CENTER_MIN - 1) - 1  # the lowest cosine has no signal left
     for h in hits:
         assert h.explain["vector_cosine"] == pytest.approx(plain[h.record.name], abs=1e-5)
+        assert h.explain["vector_centred"] == 0.0

@@ -129,6 +129,7 @@ class _Candidate:
     session_text: float  # BM25 of the candidate's whole session as one document
     share: float  # of the query's terms, those the candidate's scripts could match
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
+    centred: bool = False  # its cosine was taken with each language's mean removed
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,7 @@ class Recaller:
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}
+        centres: _Centres | None = None
         names, matrix = index.vectors()
         if names:
             sims = matrix @ qvec
@@ -314,6 +316,7 @@ class Recaller:
                 sessions.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
+                centres is not None,
             )
             for n in set(keyword) | set(cosines) | set(entity) | set(translated)
         ]
@@ -390,6 +393,7 @@ class Recaller:
                 "translated_bm25": c.translated,
                 "translated_norm": tr_n,
                 "vector_cosine": c.cosine,
+                "vector_centred": float(c.centred),
                 "vector_norm": vec_n,
                 "entity_match": c.entity,
                 "time_match": c.time,

@@ -17,10 +17,11 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
         if explain.get("translated_bm25")
         else ""
     )
+    centred = "language-centred, " if explain.get("vector_centred") else ""
     raw = (
         f"keyword bm25 {explain['keyword_bm25']:.3g}{translated} "
         f"(norm {explain['keyword_norm']:.2f}) · "
-        f"vector cos {explain['vector_cosine']:.3f} (norm {explain['vector_norm']:.2f}) · "
+        f"vector cos {explain['vector_cosine']:.3f} ({centred}norm {explain['vector_norm']:.2f}) · "
         f"entity {explain['entity_match']:.2f} · time {explain['time_match']:.0f}"
     )
     parts = " + ".join(f"{s} {explain[f'{s}_part']:.3f}" for s in SIGNALS)
