@@ -247,6 +247,7 @@ class Recaller:
         query: str,
         qvec: np.ndarray[Any, Any],
         filters: tuple[set[str], set[str], str | None, str | None],
+        centres: _Centres | None,
     ) -> list[_Candidate]:
         index = self.indexes[scope]
         docs = index.docs()
@@ -288,11 +289,9 @@ class Recaller:
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}
-        centres: _Centres | None = None
         names, matrix = index.vectors()
         if names:
             sims = matrix @ qvec
-            centres = self._centring().get(scope)
             if centres is not None:
                 sims = centres.cosines(sims, qvec, chinese="cjk" in own)
             if any(filters):
@@ -316,7 +315,7 @@ class Recaller:
                 sessions.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
-                centres is not None,
+                centres is not None and bool(names),
             )
             for n in set(keyword) | set(cosines) | set(entity) | set(translated)
         ]
@@ -499,7 +498,12 @@ class Recaller:
         self, query: str, top_k: int, filters: tuple[set[str], set[str], str | None, str | None]
     ) -> list[Hit]:
         qvec = self.embedder.encode([query], "query")[0]
-        cands = [c for s in self.indexes for c in self._candidates(s, query, qvec, filters)]
+        centring = self._centring()  # across scopes: their cosines stay on one scale
+        cands = [
+            c
+            for s in self.indexes
+            for c in self._candidates(s, query, qvec, filters, centring.get(s))
+        ]
         scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
         hits: list[Hit] = []
         for cand, final, explain in scored:
