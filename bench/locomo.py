@@ -5,8 +5,10 @@ Protocol (fixed before any result was seen; the method was then developed on the
 * Data: ``locomo10.json`` read from ``../shared/data/locomo/`` or ``--data`` — never copied
   into the repository (CC BY-NC 4.0, evaluation only).
 * Every dialog turn is stored through the public API (``Memory.remember_many``) as one memory:
-  ``"<speaker>: <text>"``, ``created`` = the session's date, ``session`` = ``session_<n>``, one
-  store (home + project) per conversation. Stores are kept under ``bench/.cache/locomo`` so that
+  ``"<speaker>: <text>"``, ``created`` = the session's date and time (turn *k* of a session
+  *k* seconds after its start, so the store knows the order the turns were said in, as a
+  live transcript would), ``session`` = ``session_<n>``, one store (home + project) per
+  conversation. Stores are kept under ``bench/.cache/locomo`` so that
   a re-run re-embeds nothing (the index caches vectors by text hash and embedder).
 * Questions of categories 1–4 whose evidence parses (``D<s>:<t>`` ids present in the
   conversation): 1,536. Each is recalled once per method with ``track=False``.
@@ -20,6 +22,7 @@ Protocol (fixed before any result was seen; the method was then developed on the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -28,7 +31,7 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -73,9 +76,10 @@ class Question:
     sessions: set[str]
 
 
-def session_date(text: str) -> str:
-    """``1:56 pm on 8 May, 2023`` → ``2023-05-08T13:56:00Z``."""
-    stamp = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+def session_date(text: str, turn: int = 0) -> str:
+    """``1:56 pm on 8 May, 2023`` → ``2023-05-08T13:56:00Z``; turn ``k`` of the session ``k``
+    seconds later."""
+    stamp = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y") + timedelta(seconds=turn)
     return stamp.replace(tzinfo=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
@@ -95,14 +99,13 @@ def turns_of(conv: dict[str, Any]) -> list[dict[str, Any]]:
     for key in sorted(
         (k for k in c if re.fullmatch(r"session_\d+", k)), key=lambda k: int(k.split("_")[1])
     ):
-        created = session_date(c[f"{key}_date_time"])
-        for turn in c[key]:
+        for k, turn in enumerate(c[key]):
             items.append(
                 {
                     "text": f"{turn['speaker']}: {turn['text']}",
                     "type": "project",
                     "name": turn_name(turn["dia_id"]),
-                    "created": created,
+                    "created": session_date(c[f"{key}_date_time"], k),
                     "session": key,
                 }
             )
@@ -133,15 +136,19 @@ def store_for(index: int, conv: dict[str, Any], embedder: Embedder) -> Memory:
     (project / ".agent").mkdir(parents=True, exist_ok=True)
     m = Memory(home=root / "home", project=project, embedder=embedder)
     items = turns_of(conv)
-    if len(m.store("project").memory_names()) != len(items):
+    stamp = root / "items.sha256"  # the store is rewritten when what is stored changes
+    digest = hashlib.sha256(json.dumps(items, sort_keys=True).encode("utf-8")).hexdigest()
+    current = stamp.read_text(encoding="utf-8") if stamp.exists() else ""
+    if current != digest or len(m.store("project").memory_names()) != len(items):
         for path in m.store("project").memory_files():
             path.unlink()
         m.remember_many(items)
+        stamp.write_text(digest, encoding="utf-8")
     t = time.perf_counter()
     report = m.reindex(scope="project")["project"]
     if report.embedded:
         print(
-            f"  conv {index}: embedded {report.embedded} turns in {time.perf_counter() - t:.0f}s",
+            f"  conv {index}: embedded {report.embedded} texts in {time.perf_counter() - t:.0f}s",
             file=sys.stderr,
         )
     return m

@@ -69,7 +69,7 @@ from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v8"
+FORMULA = "hybrid-v9"
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 # a pasted log or a whole document as the query: its start is what is searched (embedding
@@ -93,6 +93,7 @@ class Weights:
     time: float = 0.3
     session: float = 0.3
     session_text: float = 0.2
+    context: float = 0.7  # share of a memory's cosine taken with its context vector
     cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
     recency: float = 0.10
     importance: float = 0.10
@@ -130,6 +131,7 @@ class _Candidate:
     share: float  # of the query's terms, those the candidate's scripts could match
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
     centred: bool = False  # its cosine was taken with each language's mean removed
+    context: bool = False  # its cosine mixes in its context vector (its session neighbours)
 
 
 @dataclass(frozen=True)
@@ -289,7 +291,7 @@ class Recaller:
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}
-        names, matrix = index.vectors()
+        names, matrix = index.vectors(self.weights.context)
         if names:
             sims = matrix @ qvec
             if centres is not None:
@@ -316,6 +318,7 @@ class Recaller:
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
                 centres is not None and bool(names),
+                bool(self.weights.context) and index.has_context(n),
             )
             for n in set(keyword) | set(cosines) | set(entity) | set(translated)
         ]
@@ -333,7 +336,7 @@ class Recaller:
             return {}  # one language: nothing to centre (and nothing to compute)
         rows: dict[Scope, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
         for scope, index in self.indexes.items():
-            names, matrix = index.vectors()
+            names, matrix = index.vectors(self.weights.context)
             docs = index.docs()
             chinese = np.array([n in docs and "cjk" in docs[n].scripts for n in names], bool)
             rows[scope] = (matrix, chinese)
@@ -393,6 +396,7 @@ class Recaller:
                 "translated_norm": tr_n,
                 "vector_cosine": c.cosine,
                 "vector_centred": float(c.centred),
+                "vector_context": w.context if c.context else 0.0,
                 "vector_norm": vec_n,
                 "entity_match": c.entity,
                 "time_match": c.time,

@@ -18,6 +18,8 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
         else ""
     )
     centred = "language-centred, " if explain.get("vector_centred") else ""
+    if explain.get("vector_context"):
+        centred += f"{explain['vector_context']:.0%} in its session context, "
     raw = (
         f"keyword bm25 {explain['keyword_bm25']:.3g}{translated} "
         f"(norm {explain['keyword_norm']:.2f}) · "

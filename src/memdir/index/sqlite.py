@@ -13,7 +13,10 @@ the next call rebuilds it. What it holds:
   pass over the memories of its own session.
 * ``vectors`` — the embedding cache, keyed by (hash of the embedded text, embedder ``model_id``):
   a rebuild re-embeds nothing that is unchanged, and a new embedder misses every key, so it
-  re-embeds everything without being told.
+  re-embeds everything without being told. A memory of a session also has a *context vector*:
+  the embedding of its text between its neighbours' in that session (the memories learned just
+  before and after it, ``CONTEXT_SPAN`` on each side), cached the same way under
+  ``docs.context_hash``; a write re-embeds the context of the memory and of its neighbours.
 * ``usage`` — how often each memory was returned, replayed from the scope's recall log
   (``.history/recalls.jsonl``), which is the durable record.
 
@@ -49,8 +52,10 @@ from .text import cjk_bigrams, fts_query, scripts_of
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
 # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents;
-# 6: the default description is not indexed twice; 7: a memory's scripts are its main ones
-SCHEMA_VERSION = 7
+# 6: the default description is not indexed twice; 7: a memory's scripts are its main ones;
+# 8: context vectors (docs.context_hash)
+SCHEMA_VERSION = 8
+CONTEXT_SPAN = 1  # neighbours on each side whose text joins a memory's context vector
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -62,7 +67,7 @@ CREATE TABLE docs (
     content_hash TEXT NOT NULL, embed_hash TEXT NOT NULL,
     type TEXT NOT NULL, source TEXT NOT NULL, confidence TEXT NOT NULL, importance INTEGER,
     created TEXT, updated TEXT, tags TEXT NOT NULL, related_files TEXT NOT NULL,
-    description TEXT NOT NULL, session TEXT, scripts TEXT NOT NULL
+    description TEXT NOT NULL, session TEXT, scripts TEXT NOT NULL, context_hash TEXT
 );
 CREATE INDEX docs_session ON docs(session);
 CREATE TABLE sessions (id INTEGER PRIMARY KEY, session TEXT UNIQUE NOT NULL);
@@ -139,7 +144,8 @@ class SqliteIndex:
         self.path = store.dirs.derived / "index.sqlite"
         self._db: sqlite3.Connection | None = None
         self._locked = False
-        self._matrix: tuple[str, list[str], Vectors] | None = None
+        # (generation, {context share: (names, matrix, names with a context vector)})
+        self._matrix: tuple[str, dict[float, tuple[list[str], Vectors, set[str]]]] | None = None
         self._rows: dict[str, int] = {}
         self._docs: tuple[str, dict[str, DocMeta]] | None = None
         self._scripts: tuple[dict[str, DocMeta], frozenset[str]] | None = None
@@ -321,8 +327,9 @@ class SqliteIndex:
                     pending = self._sync_docs(db, report)
                     self._embed(db, pending, report, progress)
                     db.execute(
-                        "DELETE FROM vectors WHERE model=? "
-                        "AND embed_hash NOT IN (SELECT embed_hash FROM docs)",
+                        "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN "
+                        "(SELECT embed_hash FROM docs UNION SELECT context_hash FROM docs "
+                        "WHERE context_hash IS NOT NULL)",
                         (self.embedder.model_id,),
                     )
                     count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
@@ -382,11 +389,20 @@ class SqliteIndex:
                 report.removed += 1
             for session in touched:
                 self._rebuild_session(db, session)
+                self._set_contexts(db, session)
+            known = "(SELECT embed_hash FROM vectors WHERE model=?)"
             missing = {
                 r[0]
                 for r in db.execute(
-                    "SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN "
-                    "(SELECT embed_hash FROM vectors WHERE model=?)",
+                    f"SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN {known}",
+                    (self.embedder.model_id,),
+                )
+            }
+            contexts = {
+                r[0]: r[1]
+                for r in db.execute(
+                    "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL "
+                    f"AND context_hash NOT IN {known}",
                     (self.embedder.model_id,),
                 )
             }
@@ -397,6 +413,8 @@ class SqliteIndex:
         pending = {h: fresh[h] for h in missing if h in fresh}
         if len(pending) < len(missing):  # e.g. a new embedder: texts of unchanged files
             pending.update(self._texts_for(db, missing - set(pending)))
+        if contexts:
+            pending.update(self._context_texts(db, contexts, {**fresh, **pending}))
         return pending
 
     @staticmethod
@@ -436,14 +454,72 @@ class SqliteIndex:
             "INSERT INTO session_fts(rowid, body) VALUES (?, ?)", (row[0], "\n".join(bodies))
         )
 
+    @staticmethod
+    def _session_order(db: sqlite3.Connection, session: str) -> list[tuple[str, str]]:
+        """(name, embed hash) of the memories of ``session`` in the order they were learned
+        (``created``, then name for memories learned in the same second)."""
+        return [
+            (str(r[0]), str(r[1]))
+            for r in db.execute(
+                "SELECT name, embed_hash FROM docs WHERE session=? ORDER BY created, name",
+                (session,),
+            )
+        ]
+
+    @staticmethod
+    def _windows(order: list[tuple[str, str]]) -> Iterator[tuple[int, list[tuple[str, str]]]]:
+        """Each memory of a session with its neighbours (``CONTEXT_SPAN`` on each side);
+        none for a memory alone in its session."""
+        if len(order) < 2:
+            return
+        for k in range(len(order)):
+            yield k, order[max(0, k - CONTEXT_SPAN) : k + CONTEXT_SPAN + 1]
+
+    def _set_contexts(self, db: sqlite3.Connection, session: str) -> None:
+        """Point each memory of ``session`` at its context: the hash of its window's embed
+        hashes, so the context vector is re-embedded exactly when a neighbour's text changes."""
+        order = self._session_order(db, session)
+        if len(order) == 1:
+            db.execute("UPDATE docs SET context_hash=NULL WHERE name=?", (order[0][0],))
+        for k, window in self._windows(order):
+            joined = "\n".join(["context", *(h for _, h in window)])
+            chash = hashlib.sha256(joined.encode("utf-8")).hexdigest()
+            db.execute("UPDATE docs SET context_hash=? WHERE name=?", (chash, order[k][0]))
+
+    def _context_texts(
+        self, db: sqlite3.Connection, contexts: dict[str, str], known: dict[str, str]
+    ) -> dict[str, str]:
+        """{context hash: text} for the context vectors still missing (``contexts`` maps each
+        to its session): the embed texts of the window, in order. ``known`` holds embed texts
+        already at hand; the others are read from their files."""
+        out: dict[str, str] = {}
+        for session in set(contexts.values()):
+            order = self._session_order(db, session)
+            rows = dict(
+                db.execute("SELECT name, context_hash FROM docs WHERE session=?", (session,))
+            )
+            for k, window in self._windows(order):
+                chash = rows.get(order[k][0])
+                if chash not in contexts or chash in out:
+                    continue
+                texts = [known.get(h) or self._text_of(name) for name, h in window]
+                if all(texts):
+                    out[chash] = "\n".join(t for t in texts if t)
+        return out
+
+    def _text_of(self, name: str) -> str | None:
+        try:
+            return embed_text(self.store.read(name))
+        except (BadFileError, NotFoundError):
+            return None
+
     def _texts_for(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, str]:
         out: dict[str, str] = {}
         for name, ehash in db.execute("SELECT name, embed_hash FROM docs").fetchall():
             if ehash in hashes and ehash not in out:
-                try:
-                    out[ehash] = embed_text(self.store.read(name))
-                except (BadFileError, NotFoundError):
-                    continue
+                text = self._text_of(name)
+                if text is not None:
+                    out[ehash] = text
         return out
 
     def _upsert(
@@ -459,7 +535,7 @@ class SqliteIndex:
         head = " ".join([rec.name.replace("-", " "), described, *rec.tags])
         body = "\n".join([rec.statement, rec.why or "", rec.how_to_apply or "", *rec.related_files])
         cursor = db.execute(
-            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO docs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,NULL)",
             (
                 rec.name,
                 st.st_size,
@@ -610,27 +686,49 @@ class SqliteIndex:
         )
         return {session: float(score) for session, score in rows}
 
-    def vectors(self) -> tuple[list[str], Vectors]:
-        """Names and the matrix of their vectors for the current embedder (cached)."""
+    def vectors(self, context: float = 0.0) -> tuple[list[str], Vectors]:
+        """Names and the matrix of their vectors for the current embedder (cached).
+
+        With ``context`` > 0 a memory that has a context vector is represented by
+        ``(1 − context)·own + context·context_vector``: its product with a unit query is the
+        same mix of the two cosines. Memories without one keep their own vector."""
         state = self.generation()
-        if self._matrix is not None and self._matrix[0] == state:
-            return self._matrix[1], self._matrix[2]
+        if self._matrix is None or self._matrix[0] != state:
+            self._matrix = (state, {})
+        loaded = self._matrix[1]
+        if context not in loaded:
+            loaded[context] = self._load_vectors(context)
+        names, matrix, _ = loaded[context]
+        return names, matrix
+
+    def _load_vectors(self, context: float) -> tuple[list[str], Vectors, set[str]]:
         rows = (
             self._connect()
             .execute(
-                "SELECT d.name, v.vec FROM docs d JOIN vectors v "
-                "ON v.embed_hash = d.embed_hash AND v.model = ?",
+                "SELECT d.name, v.vec, c.vec FROM docs d JOIN vectors v "
+                "ON v.embed_hash = d.embed_hash AND v.model = ?1 "
+                "LEFT JOIN vectors c ON c.embed_hash = d.context_hash AND c.model = ?1 "
+                "ORDER BY d.rowid",
                 (self.embedder.model_id,),
             )
             .fetchall()
         )
         names = [r[0] for r in rows]
-        matrix = np.zeros((len(rows), self.embedder.dim), dtype=np.float32)
-        for i, (_, blob) in enumerate(rows):
-            matrix[i] = np.frombuffer(blob, dtype=np.float32)
-        self._matrix = (state, names, matrix)
+        dim = self.embedder.dim
+        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(-1, dim)
+        with_context = [i for i, r in enumerate(rows) if r[2] is not None]
+        if context and with_context:
+            matrix = matrix.copy()
+            blobs = b"".join(rows[i][2] for i in with_context)
+            mix = np.frombuffer(blobs, dtype=np.float32).reshape(-1, dim)
+            matrix[with_context] = (1.0 - context) * matrix[with_context] + context * mix
         self._rows = {n: i for i, n in enumerate(names)}
-        return names, matrix
+        return names, matrix, {names[i] for i in with_context}
+
+    def has_context(self, name: str) -> bool:
+        """Whether ``name`` has a context vector (as of the last ``vectors()``)."""
+        loaded = self._matrix[1] if self._matrix is not None else {}
+        return any(name in contextual for _, _, contextual in loaded.values())
 
     def row_of(self, name: str) -> int | None:
         """The row of ``name`` in the matrix ``vectors()`` returned last."""
@@ -642,10 +740,14 @@ class SqliteIndex:
         vectors = db.execute(
             "SELECT count(*) FROM vectors WHERE model=?", (self.embedder.model_id,)
         ).fetchone()[0]
+        contexts = db.execute(
+            "SELECT count(DISTINCT context_hash) FROM docs WHERE context_hash IS NOT NULL"
+        ).fetchone()[0]
         size = sum(p.stat().st_size for p in self.path.parent.glob("index.sqlite*"))
         return {
             "docs": count,
             "vectors": vectors,
+            "context_vectors": contexts,
             "embedder": self.embedder.model_id,
             "schema": SCHEMA_VERSION,
             "bytes": size,
@@ -671,4 +773,12 @@ class SqliteIndex:
         problems += [f"session {s}: document of no memory" for s in documented - sessions]
         vec_names, _ = self.vectors()
         problems += [f"{n}: no vector for {self.embedder.model_id}" for n in names - set(vec_names)]
+        problems += [
+            f"{r[0]}: no context vector for {self.embedder.model_id}"
+            for r in db.execute(
+                "SELECT name FROM docs WHERE context_hash IS NOT NULL AND context_hash NOT IN "
+                "(SELECT embed_hash FROM vectors WHERE model=?)",
+                (self.embedder.model_id,),
+            )
+        ]
         return sorted(problems)
