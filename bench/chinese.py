@@ -92,15 +92,24 @@ def load(path: Path) -> tuple[Facts, list[Question]]:
     return facts, questions
 
 
-def _store(root: Path, embedder: Embedder, facts: Facts) -> tuple[Memory, dict[str, str], float]:
+def _store(
+    root: Path, embedder: Embedder, facts: Facts, sessions: int = 0
+) -> tuple[Memory, dict[str, str], float]:
     """A fresh store holding every fact; returns it, ``scope/name → fact id`` and the seconds
-    the embedding pass (``reindex``) took."""
+    the embedding pass (``reindex``) took. With ``sessions`` > 0 the facts of each language
+    are put, in file order, into sessions of that many, as if each group had been learned in
+    one conversation (topics as the file has them: about as unrelated as a random draw)."""
     (root / "project").mkdir(parents=True)
     m = Memory(home=root / "home", project=root / "project", embedder=embedder)
     m.init()
-    items = [
+    items: list[dict[str, Any]] = [
         {"text": f["text"], "type": f["type"], "tags": f.get("tags", [])} for f in facts.values()
     ]
+    if sessions:
+        seen: dict[str, int] = {}
+        for item, f in zip(items, facts.values(), strict=True):
+            k = seen[f["lang"]] = seen.get(f["lang"], -1) + 1
+            item["session"] = f"{f['lang']}-{k // sessions}"
     records = m.remember_many(items)
     id_of = {f"{r.scope}/{r.name}": fid for r, fid in zip(records, facts, strict=True)}
     started = time.perf_counter()
@@ -167,7 +176,7 @@ def _embedders(names: list[str]) -> tuple[list[tuple[str, Embedder]], dict[str, 
     return chosen, skipped
 
 
-def run(data_path: Path | None, embedders: list[str]) -> dict[str, Any]:
+def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict[str, Any]:
     """Evaluate the default embedder and ``embedders``; returns every row's scores."""
     path = data_path or DEFAULT_DATA
     facts, questions = load(path)
@@ -177,7 +186,7 @@ def run(data_path: Path | None, embedders: list[str]) -> dict[str, Any]:
     notes = [variants] if isinstance(variants, str) else []
     for label, embedder in chosen:
         with tempfile.TemporaryDirectory(prefix="memdir-zh-") as tmp:
-            m, id_of, index_s = _store(Path(tmp), embedder, facts)
+            m, id_of, index_s = _store(Path(tmp), embedder, facts, sessions)
 
             def hybrid(q: str, m: Memory = m) -> list[Hit]:
                 return m.recall(q, top_k=TOP_K, track=False)
@@ -335,10 +344,22 @@ def main(argv: list[str]) -> int:
                              + ", ".join(map(_shown, SLICES)) + ")")  # fmt: skip
     parser.add_argument("--embedders", default=",".join(DEFAULT_EMBEDDERS),
                         help="besides the default, comma-separated (%(default)s)")  # fmt: skip
-    parser.add_argument("--out", type=Path, default=RESULTS, help="default: %(default)s")
+    parser.add_argument("--sessions", type=int, default=0, metavar="N",
+                        help="store each language's facts in sessions of N, in file order "
+                             "(default 0: no sessions)")  # fmt: skip
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help=f"default: {_shown(RESULTS)} (chinese-sessions-N.md with --sessions)",
+    )
     args = parser.parse_args(argv[1:])
+    if args.out is None:
+        args.out = (
+            RESULTS.with_name(f"chinese-sessions-{args.sessions}.md") if args.sessions else RESULTS
+        )
     names = [n.strip() for n in args.embedders.split(",") if n.strip()]
-    results = [run(path, names) for path in args.data or SLICES]
+    results = [run(path, names, args.sessions) for path in args.data or SLICES]
     for result in results:
         print(f"{_shown(Path(result['data']))}\n{table(result)}")
         for name, why in result["skipped"].items():

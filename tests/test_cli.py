@@ -453,3 +453,18 @@ def test_recall_explain_says_when_cosines_are_language_centred(
     assert re.search(
         r"vector cos -?[\d.]+ \(language-centred, norm [\d.]+\)", capsys.readouterr().out
     )
+
+
+def test_recall_explain_says_when_a_cosine_includes_the_session_context(
+    mem: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mem.remember("Deploys need a review from the on-call engineer", type="project")
+    assert main(["recall", "who reviews deploys?", "--explain", "--top-k", "1"]) == 0
+    assert "session context" not in capsys.readouterr().out  # no session: its own cosine
+    mem.remember("Deploys go out on Tuesdays", type="project", session="ops-chat")
+    mem.remember("Reviews come from whoever is on call", type="project", session="ops-chat")
+    assert main(["recall", "who reviews deploys?", "--explain", "--top-k", "1"]) == 0
+    assert re.search(
+        r"vector cos -?[\d.]+ \(50% in its session context, norm [\d.]+\)",
+        capsys.readouterr().out,
+    )

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from memdir import Memory
 
 READER = """
@@ -101,5 +103,98 @@ def test_verify_reports_a_session_without_its_document(mem: Memory) -> None:
     with sqlite3.connect(index.path) as db:  # lose the session document behind the sync's back
         db.execute("DELETE FROM sessions")
     assert Memory().verify_index(scope="project") == ["project: session talk: no session document"]
+    Memory().reindex(scope="project", rebuild=True)
+    assert Memory().verify_index() == []
+
+
+# -- context vectors (schema 8) ---------------------------------------------------------------
+# names out of alphabetical order: neighbours are found by when they were learned
+TALK = [
+    ("moved", "We moved the nightly backup to three in the morning", "2026-03-02T09:00:00Z"),
+    ("because", "Because the old slot collided with the report job", "2026-03-02T09:00:01Z"),
+    ("waits", "And the report job now waits for it to finish", "2026-03-02T09:00:02Z"),
+]
+
+
+def _talk(mem: Memory) -> None:
+    mem.remember_many(
+        [
+            {"name": n, "text": t, "type": "project", "session": "talk", "created": c}
+            for n, t, c in TALK
+        ]
+        + [
+            {
+                "name": "alone",
+                "text": "A memory alone in its session",
+                "type": "project",
+                "session": "solo",
+            },
+            {"name": "loose", "text": "A memory of no session at all", "type": "project"},
+        ]
+    )
+
+
+def _context_vector(mem: Memory, name: str) -> np.ndarray | None:
+    index = mem.index("project")
+    index.sync()
+    with sqlite3.connect(index.path) as db:
+        row = db.execute(
+            "SELECT v.vec FROM docs d JOIN vectors v ON v.embed_hash = d.context_hash "
+            "AND v.model = ? WHERE d.name = ?",
+            (mem.embedder.model_id, name),
+        ).fetchone()
+    return None if row is None else np.frombuffer(row[0], dtype=np.float32)
+
+
+def _encoded(mem: Memory, *texts: str) -> np.ndarray:
+    return mem.embedder.encode(["\n".join(texts)], "passage")[0]
+
+
+def test_a_memory_of_a_session_is_also_embedded_between_its_neighbours(mem: Memory) -> None:
+    _talk(mem)
+    (a, b, c) = (t for _, t, _ in TALK)
+    assert np.allclose(_context_vector(mem, "moved"), _encoded(mem, a, b), atol=1e-6)
+    assert np.allclose(_context_vector(mem, "because"), _encoded(mem, a, b, c), atol=1e-6)
+    assert np.allclose(_context_vector(mem, "waits"), _encoded(mem, b, c), atol=1e-6)
+    assert _context_vector(mem, "alone") is None and _context_vector(mem, "loose") is None
+    stats = mem.index("project").stats()
+    assert stats["context_vectors"] == 3 and mem.verify_index() == []
+
+
+def test_a_write_re_embeds_exactly_the_contexts_it_changes(mem: Memory) -> None:
+    _talk(mem)
+    mem.reindex()
+    mem.remember(
+        "So the backup finishes before anyone logs in", type="project", session="talk",
+        name="after", created="2026-03-02T09:00:03Z",
+    )  # fmt: skip
+    report = mem.reindex(scope="project")["project"]
+    assert report.embedded == 3  # after itself, its context, and waits's (it gained a neighbour)
+    assert np.allclose(
+        _context_vector(mem, "waits"),
+        _encoded(mem, TALK[1][1], TALK[2][1], "So the backup finishes before anyone logs in"),
+        atol=1e-6,
+    )
+    mem.forget("because")
+    report = mem.reindex(scope="project")["project"]
+    assert report.embedded == 2  # moved and waits are neighbours now: both contexts are new
+    assert np.allclose(
+        _context_vector(mem, "moved"), _encoded(mem, TALK[0][1], TALK[2][1]), atol=1e-6
+    )
+    assert mem.verify_index() == []
+
+
+def test_verify_reports_a_lost_context_vector_and_reindex_heals_it(mem: Memory) -> None:
+    _talk(mem)
+    index = mem.index("project")
+    index.sync()
+    index.close()
+    with sqlite3.connect(index.path) as db:  # lose a context vector behind the sync's back
+        db.execute(
+            "DELETE FROM vectors WHERE embed_hash = "
+            "(SELECT context_hash FROM docs WHERE name='because')"
+        )
+    problems = Memory().verify_index(scope="project")
+    assert problems == [f"project: because: no context vector for {mem.embedder.model_id}"]
     Memory().reindex(scope="project", rebuild=True)
     assert Memory().verify_index() == []

@@ -751,3 +751,29 @@ def test_a_store_with_few_memories_of_one_language_is_not_centred(mem: Memory) -
     for h in hits:
         assert h.explain["vector_cosine"] == pytest.approx(plain[h.record.name], abs=1e-5)
         assert h.explain["vector_centred"] == 0.0
+
+
+# -- context vectors (hybrid-v9) --------------------------------------------------------------
+def test_a_memory_of_a_session_is_matched_with_its_neighbours_too(kitchen: Memory) -> None:
+    """Its cosine is half its own and half its context's: the embedding of its text
+    between its neighbours' (``whistle-a`` answers nothing alone; with the kettle before it,
+    it is about the kettle)."""
+    w = Weights()
+    query = "which kettle whistles loudly?"
+    q = kitchen.embedder.encode([query], "query")[0]
+    hits = {h.record.name: h for h in kitchen.recall(query, top_k=20, track=False, explain=True)}
+
+    def cos(*texts: str) -> float:
+        return float(kitchen.embedder.encode(["\n".join(texts)], "passage")[0] @ q)
+
+    kettle, whistle = KITCHEN[0]["text"], KITCHEN[1]["text"]
+    mixed = (1 - w.context) * cos(whistle) + w.context * cos(kettle, whistle)
+    assert hits["whistle-a"].explain["vector_cosine"] == pytest.approx(mixed, abs=1e-5)
+    assert hits["whistle-a"].explain["vector_context"] == w.context
+    # a memory of no session keeps its own cosine, and explain says no context was used
+    assert hits["bread"].explain["vector_cosine"] == pytest.approx(cos(KITCHEN[4]["text"]), 1e-5)
+    assert hits["bread"].explain["vector_context"] == 0.0
+    plain = recaller(kitchen, context=0.0).recall(query, top_k=20, track=False)
+    own = {h.record.name: h.explain for h in plain}
+    assert own["whistle-a"]["vector_cosine"] == pytest.approx(cos(whistle), abs=1e-5)
+    assert own["whistle-a"]["vector_context"] == 0.0

@@ -93,7 +93,7 @@ class Weights:
     time: float = 0.3
     session: float = 0.3
     session_text: float = 0.2
-    context: float = 0.7  # share of a memory's cosine taken with its context vector
+    context: float = 0.5  # share of a memory's cosine taken with its context vector
     cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
     recency: float = 0.10
     importance: float = 0.10
