@@ -2,11 +2,11 @@
 
 Protocol:
 
-* Data: eight team-written slices (or ``--data``, repeatable), each about another fictional
+* Data: fourteen team-written slices (or ``--data``, repeatable), each about another fictional
   company: ``tests/fixtures/recall_zh_en.yaml`` (the *dev* slice: 52 facts, 60 questions, used
-  while developing the formula), then seven *held-out* slices, each written and committed before
-  it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
-  ``recall_zh_en_heldout_2.yaml`` to ``_7`` (48 facts and 48 questions each, written blind
+  while developing the formula), then thirteen *held-out* slices, each written and committed
+  before it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
+  ``recall_zh_en_heldout_2.yaml`` to ``_13`` (48 facts and 48 questions each, written blind
   by a session that never saw the method or the earlier slices). A slice stops being held out
   for a change once that change was chosen looking at it; docs/recall.md says which slice was
   fresh for which change. Each holds facts, half Chinese, half English, and questions that
@@ -16,7 +16,11 @@ Protocol:
   report pools all slices for the Chinese-vs-English comparison (each question counts once).
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
-  ``top_k=5, track=False`` over both scopes.
+  ``top_k=5, track=False`` over both scopes. The facts carry no ``session``; with
+  ``--sessions N`` each language's facts are put, in file order, into sessions of N (facts
+  extracted from one conversation share a session, and file order mixes topics about as a
+  random draw would), and two more rows show the hybrid without context vectors
+  (``context=0``) and without any session term.
 * Rows: the hybrid default formula for the default embedder and for each of ``--embedders``
   (one that cannot load is skipped with a note), a keyword-only variant (``Weights(vector=0)``:
   BM25 + entities, the same for every embedder) and a vector-only variant per embedder
@@ -42,6 +46,7 @@ import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
 from collections.abc import Callable, Sequence  # noqa: E402
+from datetime import UTC, datetime, timedelta  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -110,6 +115,14 @@ def _store(
         for item, f in zip(items, facts.values(), strict=True):
             k = seen[f["lang"]] = seen.get(f["lang"], -1) + 1
             item["session"] = f"{f['lang']}-{k // sessions}"
+    else:  # a slice written in chat sessions (``recall_zh_en_sessions_*``) keeps its own
+        for item, f in zip(items, facts.values(), strict=True):
+            if f.get("session"):
+                item["session"] = str(f["session"])
+    if any("session" in item for item in items):  # learned in file order, a minute apart
+        start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
+        for k, item in enumerate(items):
+            item["created"] = (start + timedelta(minutes=k)).strftime("%Y-%m-%dT%H:%M:%SZ")
     records = m.remember_many(items)
     id_of = {f"{r.scope}/{r.name}": fid for r, fid in zip(records, facts, strict=True)}
     started = time.perf_counter()
@@ -142,11 +155,18 @@ def _evaluate(rank: Ranker, questions: list[Question], id_of: dict[str, str]) ->
             "misses": misses}  # fmt: skip
 
 
-def _variants() -> dict[str, Weights] | str:
-    """Keyword-only, vector-only and cross-script hand-off weights, or why they cannot be
-    made."""
+def _variants(sessions: int = 0) -> dict[str, Weights] | str:
+    """Keyword-only, vector-only and cross-script hand-off weights (with sessions: without the
+    context vectors, and without any session term), or why they cannot be made."""
     try:
+        grouped = {
+            "context=0": dataclasses.replace(Weights(), context=0.0),
+            "context=0, session=0, session_text=0": dataclasses.replace(
+                Weights(), context=0.0, session=0.0, session_text=0.0
+            ),
+        }
         return {
+            **(grouped if sessions else {}),
             "keyword": dataclasses.replace(Weights(), vector=0.0),
             "vector": dataclasses.replace(Weights(), keyword=0.0, entity=0.0, session_text=0.0),
             **{
@@ -181,7 +201,7 @@ def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict
     path = data_path or DEFAULT_DATA
     facts, questions = load(path)
     chosen, skipped = _embedders(embedders)
-    variants = _variants()
+    variants = _variants(sessions)
     rows: list[dict[str, Any]] = []
     notes = [variants] if isinstance(variants, str) else []
     for label, embedder in chosen:

@@ -77,6 +77,9 @@ KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword matc
 # its first distinct terms carry the keyword search
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
+# a candidate under test (docs/recall.md): the session text term also sees the query's
+# translation, for the share of the query a memory's script cannot match, as the keyword does
+TRANSLATE_SESSIONS = False
 # a language's mean vector is the language only when it averages many memories: below this
 # many in either language, the mean is those few memories' topic, and nothing is centred
 CENTER_MIN = 10
@@ -128,6 +131,7 @@ class _Candidate:
     entity: float
     time: float
     session_text: float  # BM25 of the candidate's whole session as one document
+    session_translated: float  # the same for the query's dictionary translation
     share: float  # of the query's terms, those the candidate's scripts could match
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
     centred: bool = False  # its cosine was taken with each language's mean removed
@@ -277,17 +281,20 @@ class Recaller:
         # 1 − script share in scoring); only worth it when the store holds that language
         own = {term_script(t) for t in terms}
         other = "latin" if "cjk" in own else "cjk" if "latin" in own else None
+        bilingual = other in index.scripts()
+        words = translate(query)[:MAX_QUERY_TERMS] if bilingual else []
         translated = (
             {
                 n: v
-                for n, v in index.keyword(translate(query)[:MAX_QUERY_TERMS], wanted).items()
+                for n, v in index.keyword(words, wanted).items()
                 if n in docs and share(docs[n].scripts) < 1.0
             }
-            if other in index.scripts()
+            if bilingual
             else {}
         )
         # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
+        sessions_tr = index.session_keyword(words, pool) if bilingual and TRANSLATE_SESSIONS else {}
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}
@@ -315,6 +322,7 @@ class Recaller:
                 entity.get(n, 0.0),
                 self._time_score(docs[n], periods),
                 sessions.get(docs[n].session or "", 0.0),
+                sessions_tr.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
                 centres is not None and bool(names),
@@ -374,6 +382,7 @@ class Recaller:
         # such a score stretch to 1
         max_kw = max(max((c.keyword for c in cands), default=0.0), KEYWORD_FLOOR)
         max_st = max(max((c.session_text for c in cands), default=0.0), KEYWORD_FLOOR)
+        max_st_tr = max(max((c.session_translated for c in cands), default=0.0), KEYWORD_FLOOR)
         max_tr = max(max((c.translated for c in cands), default=0.0), KEYWORD_FLOOR)
         cos = [c.cosine for c in cands if c.cosine]
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
@@ -401,7 +410,9 @@ class Recaller:
                 "entity_match": c.entity,
                 "time_match": c.time,
                 "session_text_bm25": c.session_text,
-                "session_text_norm": c.session_text / max_st,
+                "session_text_translated_bm25": c.session_translated,
+                "session_text_norm": c.session_text / max_st
+                + (1.0 - c.share) * c.session_translated / max_st_tr,
                 "keyword_part": w.keyword * kw_n,
                 "vector_part": (w.vector + moved) * vec_n,
                 "entity_part": w.entity * c.entity,
