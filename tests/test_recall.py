@@ -400,6 +400,18 @@ def test_cli_reindex_rebuild_and_verify(team: Memory, sandbox: Path) -> None:
     assert "pnpm-store" in memdir(sandbox, "recall", "local pnpm store").stdout
 
 
+def test_cli_reindex_counts_the_session_contexts_it_embeds(mem: Memory, sandbox: Path) -> None:
+    mem.remember_many(
+        [{"text": f"step {i} of the release checklist", "type": "project", "session": "chat"}
+         for i in range(3)] + [{"text": "The wiki lives on Notion", "type": "project"}]
+    )  # fmt: skip
+    out = memdir(sandbox, "reindex").stdout
+    assert "4 memories (3 with a session context)" in out
+    assert "7 texts embedded" in out, out  # four memories and three contexts
+    report = json.loads(memdir(sandbox, "reindex", "--json").stdout)["project"]
+    assert report["context_vectors"] == 3 and report["embedded"] == 0  # nothing new to embed
+
+
 # -- the real default embedder --------------------------------------------------------------
 CROSS = {
     "staging-reset": "The staging database is reset every Sunday at 02:00 UTC",

@@ -124,6 +124,7 @@ def reindex(
     for s, r in reports.items():
         st = stats[s]
         click.echo(
-            f"{s:<8} {st['docs']} memories · +{r.added} ~{r.updated} -{r.removed} · "
-            f"{r.embedded} embedded with {st['embedder']} · {r.skipped} unreadable skipped"
+            f"{s:<8} {st['docs']} memories ({st['context_vectors']} with a session context) · "
+            f"+{r.added} ~{r.updated} -{r.removed} · "
+            f"{r.embedded} texts embedded with {st['embedder']} · {r.skipped} unreadable skipped"
         )
