@@ -465,6 +465,6 @@ def test_recall_explain_says_when_a_cosine_includes_the_session_context(
     mem.remember("Reviews come from whoever is on call", type="project", session="ops-chat")
     assert main(["recall", "who reviews deploys?", "--explain", "--top-k", "1"]) == 0
     assert re.search(
-        r"vector cos -?[\d.]+ \(50% in its session context, norm [\d.]+\)",
+        r"vector cos -?[\d.]+ \(70% in its session context, norm [\d.]+\)",
         capsys.readouterr().out,
     )

@@ -767,7 +767,7 @@ def test_a_store_with_few_memories_of_one_language_is_not_centred(mem: Memory) -
 
 # -- context vectors (hybrid-v9) --------------------------------------------------------------
 def test_a_memory_of_a_session_is_matched_with_its_neighbours_too(kitchen: Memory) -> None:
-    """Its cosine is half its own and half its context's: the embedding of its text
+    """Its cosine is 0.3 of its own and 0.7 of its context's: the embedding of its text
     between its neighbours' (``whistle-a`` answers nothing alone; with the kettle before it,
     it is about the kettle)."""
     w = Weights()

@@ -77,9 +77,10 @@ KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword matc
 # its first distinct terms carry the keyword search
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
-# a candidate under test (docs/recall.md): the session text term also sees the query's
-# translation, for the share of the query a memory's script cannot match, as the keyword does
-TRANSLATE_SESSIONS = False
+# a candidate under test (docs/recall.md): in a store holding two languages (where language
+# centring is on), the session terms, which are keyword-bound and so favour memories in the
+# query's language, are left out
+SESSIONS_IN_BILINGUAL = True
 # a language's mean vector is the language only when it averages many memories: below this
 # many in either language, the mean is those few memories' topic, and nothing is centred
 CENTER_MIN = 10
@@ -96,7 +97,7 @@ class Weights:
     time: float = 0.3
     session: float = 0.3
     session_text: float = 0.2
-    context: float = 0.5  # share of a memory's cosine taken with its context vector
+    context: float = 0.7  # share of a memory's cosine taken with its context vector
     cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
     recency: float = 0.10
     importance: float = 0.10
@@ -131,7 +132,6 @@ class _Candidate:
     entity: float
     time: float
     session_text: float  # BM25 of the candidate's whole session as one document
-    session_translated: float  # the same for the query's dictionary translation
     share: float  # of the query's terms, those the candidate's scripts could match
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
     centred: bool = False  # its cosine was taken with each language's mean removed
@@ -294,7 +294,6 @@ class Recaller:
         )
         # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
-        sessions_tr = index.session_keyword(words, pool) if bilingual and TRANSLATE_SESSIONS else {}
 
         periods = query_periods(query)
         cosines: dict[str, float] = {}
@@ -322,7 +321,6 @@ class Recaller:
                 entity.get(n, 0.0),
                 self._time_score(docs[n], periods),
                 sessions.get(docs[n].session or "", 0.0),
-                sessions_tr.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
                 centres is not None and bool(names),
@@ -382,7 +380,6 @@ class Recaller:
         # such a score stretch to 1
         max_kw = max(max((c.keyword for c in cands), default=0.0), KEYWORD_FLOOR)
         max_st = max(max((c.session_text for c in cands), default=0.0), KEYWORD_FLOOR)
-        max_st_tr = max(max((c.session_translated for c in cands), default=0.0), KEYWORD_FLOOR)
         max_tr = max(max((c.translated for c in cands), default=0.0), KEYWORD_FLOOR)
         cos = [c.cosine for c in cands if c.cosine]
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
@@ -410,9 +407,7 @@ class Recaller:
                 "entity_match": c.entity,
                 "time_match": c.time,
                 "session_text_bm25": c.session_text,
-                "session_text_translated_bm25": c.session_translated,
-                "session_text_norm": c.session_text / max_st
-                + (1.0 - c.share) * c.session_translated / max_st_tr,
+                "session_text_norm": c.session_text / max_st,
                 "keyword_part": w.keyword * kw_n,
                 "vector_part": (w.vector + moved) * vec_n,
                 "entity_part": w.entity * c.entity,
@@ -429,14 +424,16 @@ class Recaller:
                 pair.append((rows[i]["signal"], i))
                 pair.sort(reverse=True)
                 del pair[2:]
+        bilingual = any(c.centred for c in cands)
+        w_sess, w_stext = (
+            (w.session, w.session_text) if SESSIONS_IN_BILINGUAL or not bilingual else (0.0, 0.0)
+        )
         for i, c in enumerate(cands):
             others = [v for v, j in top.get(c.meta.session or "", []) if j != i]
             peer = others[0] if others else 0.0
             own = rows[i]["signal"] > 0  # a session lifts its matches, never a non-match
-            rows[i]["session_part"] = w.session * peer if own else 0.0
-            rows[i]["session_text_part"] = (
-                w.session_text * rows[i]["session_text_norm"] if own else 0.0
-            )
+            rows[i]["session_part"] = w_sess * peer if own else 0.0
+            rows[i]["session_text_part"] = w_stext * rows[i]["session_text_norm"] if own else 0.0
             rows[i]["relevance"] = (
                 rows[i]["signal"] + rows[i]["session_part"] + rows[i]["session_text_part"]
             )
