@@ -2,12 +2,14 @@
 
 Protocol:
 
-* Data: fourteen team-written slices (or ``--data``, repeatable), each about another fictional
+* Data: twenty team-written slices (or ``--data``, repeatable), each about another fictional
   company: ``tests/fixtures/recall_zh_en.yaml`` (the *dev* slice: 52 facts, 60 questions, used
   while developing the formula), then thirteen *held-out* slices, each written and committed
   before it was first run: ``recall_zh_en_heldout.yaml`` (40 facts, 40 questions) and
   ``recall_zh_en_heldout_2.yaml`` to ``_13`` (48 facts and 48 questions each, written blind
-  by a session that never saw the method or the earlier slices). A slice stops being held out
+  by a session that never saw the method or the earlier slices), then six *session* slices,
+  ``recall_zh_en_sessions_1.yaml`` to ``_6`` (48 and 48, written the same way), whose facts
+  come in 8–10 chat sessions as the extractor stores them. A slice stops being held out
   for a change once that change was chosen looking at it; docs/recall.md says which slice was
   fresh for which change. Each holds facts, half Chinese, half English, and questions that
   paraphrase them — Chinese about Chinese, English about English, and cross-lingual both ways.
@@ -16,11 +18,12 @@ Protocol:
   report pools all slices for the Chinese-vs-English comparison (each question counts once).
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
-  ``top_k=5, track=False`` over both scopes. The facts carry no ``session``; with
+  ``top_k=5, track=False`` over both scopes. A session slice's facts keep their ``session``
+  and are learned in file order, a minute apart; the others carry none, and with
   ``--sessions N`` each language's facts are put, in file order, into sessions of N (facts
   extracted from one conversation share a session, and file order mixes topics about as a
-  random draw would), and two more rows show the hybrid without context vectors
-  (``context=0``) and without any session term.
+  random draw would). Slices with sessions get two more rows: the hybrid without context
+  vectors (``context=0``) and without any session term. They are pooled apart from the others.
 * Rows: the hybrid default formula for the default embedder and for each of ``--embedders``
   (one that cannot load is skipped with a note), a keyword-only variant (``Weights(vector=0)``:
   BM25 + entities, the same for every embedder) and a vector-only variant per embedder
@@ -65,6 +68,8 @@ SLICES = (
     DEFAULT_DATA,
     FIXTURES / "recall_zh_en_heldout.yaml",
     *(FIXTURES / f"recall_zh_en_heldout_{n}.yaml" for n in range(2, 14)),
+    # facts that come in chat sessions, as the extractor stores them
+    *(FIXTURES / f"recall_zh_en_sessions_{n}.yaml" for n in range(1, 7)),
 )
 RESULTS = ROOT / "bench" / "results" / "chinese.md"
 DEFAULT_EMBEDDERS = ["e5", "use", "hashing"]
@@ -155,7 +160,7 @@ def _evaluate(rank: Ranker, questions: list[Question], id_of: dict[str, str]) ->
             "misses": misses}  # fmt: skip
 
 
-def _variants(sessions: int = 0) -> dict[str, Weights] | str:
+def _variants(sessions: bool = False) -> dict[str, Weights] | str:
     """Keyword-only, vector-only and cross-script hand-off weights (with sessions: without the
     context vectors, and without any session term), or why they cannot be made."""
     try:
@@ -201,7 +206,8 @@ def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict
     path = data_path or DEFAULT_DATA
     facts, questions = load(path)
     chosen, skipped = _embedders(embedders)
-    variants = _variants(sessions)
+    grouped = bool(sessions) or any(f.get("session") for f in facts.values())
+    variants = _variants(grouped)
     rows: list[dict[str, Any]] = []
     notes = [variants] if isinstance(variants, str) else []
     for label, embedder in chosen:
@@ -231,7 +237,7 @@ def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict
     sizes = {g: sum(q["group"] == g for q in questions) for g in GROUPS}
     return {"data": str(path), "facts": len(facts), "questions": len(questions),
             "group_sizes": sizes, "top_k": TOP_K, "rows": rows, "skipped": skipped,
-            "notes": notes}  # fmt: skip
+            "notes": notes, "sessions": grouped}  # fmt: skip
 
 
 # -- report -------------------------------------------------------------------------------------
@@ -330,6 +336,20 @@ def pooled_table(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def _parts(results: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The slices whose facts carry no session and those in chat sessions, pooled apart (the
+    session variants exist only for the second), then all of them."""
+    plain = [r for r in results if not r.get("sessions")]
+    grouped = [r for r in results if r.get("sessions")]
+    if not plain or not grouped:
+        return [("all slices", results)]
+    return [
+        ("slices without sessions", plain),
+        ("session slices", grouped),
+        ("all slices", results),
+    ]
+
+
 def report(results: list[dict[str, Any]], argv: list[str]) -> str:
     both = pooled(results)
     lines = [
@@ -347,11 +367,9 @@ def report(results: list[dict[str, Any]], argv: list[str]) -> str:
         f"**All slices pooled, default embedder, hit@5: Chinese questions {both['zh']:.3f}, "
         f"English questions {both['en']:.3f}** (target: within 0.05).",
         "",
-        "All slices pooled, each question once:",
-        "",
-        pooled_table(results),
-        "",
     ]
+    for label, part in _parts(results):
+        lines += [f"{label.capitalize()} pooled, each question once:", "", pooled_table(part), ""]
     for result in results:
         lines += _slice_report(result)
     return "\n".join(lines)
@@ -384,8 +402,9 @@ def main(argv: list[str]) -> int:
         print(f"{_shown(Path(result['data']))}\n{table(result)}")
         for name, why in result["skipped"].items():
             print(f"skipped {name}: {why}")
+    for label, part in _parts(results):
+        print(f"{label} pooled\n{pooled_table(part)}")
     both = pooled(results)
-    print(f"all slices pooled\n{pooled_table(results)}")
     print(f"pooled hit@5, default: Chinese {both['zh']:.3f}, English {both['en']:.3f}")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(report(results, argv), encoding="utf-8")

@@ -77,10 +77,6 @@ KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword matc
 # its first distinct terms carry the keyword search
 MAX_QUERY_CHARS = 4000
 MAX_QUERY_TERMS = 64
-# a candidate under test (docs/recall.md): in a store holding two languages (where language
-# centring is on), the session terms, which are keyword-bound and so favour memories in the
-# query's language, are left out
-SESSIONS_IN_BILINGUAL = True
 # a language's mean vector is the language only when it averages many memories: below this
 # many in either language, the mean is those few memories' topic, and nothing is centred
 CENTER_MIN = 10
@@ -424,16 +420,14 @@ class Recaller:
                 pair.append((rows[i]["signal"], i))
                 pair.sort(reverse=True)
                 del pair[2:]
-        bilingual = any(c.centred for c in cands)
-        w_sess, w_stext = (
-            (w.session, w.session_text) if SESSIONS_IN_BILINGUAL or not bilingual else (0.0, 0.0)
-        )
         for i, c in enumerate(cands):
             others = [v for v, j in top.get(c.meta.session or "", []) if j != i]
             peer = others[0] if others else 0.0
             own = rows[i]["signal"] > 0  # a session lifts its matches, never a non-match
-            rows[i]["session_part"] = w_sess * peer if own else 0.0
-            rows[i]["session_text_part"] = w_stext * rows[i]["session_text_norm"] if own else 0.0
+            rows[i]["session_part"] = w.session * peer if own else 0.0
+            rows[i]["session_text_part"] = (
+                w.session_text * rows[i]["session_text_norm"] if own else 0.0
+            )
             rows[i]["relevance"] = (
                 rows[i]["signal"] + rows[i]["session_part"] + rows[i]["session_text_part"]
             )
