@@ -7,9 +7,12 @@ signals score a pool of candidates:
   share of a query a memory in another script cannot match (a Chinese question and an English
   memory, or the other way round), the BM25 of the query's dictionary translation
   (``index/translate.py``) stands in, when the store holds another script at all;
-* **vector** — cosine similarity between the query's embedding and each memory's; in a store
-  holding both Chinese and other memories, each side's language mean is taken out first
-  (``_Centres``), since multilingual embedders keep every text near its language's mean;
+* **vector** — cosine similarity between the query's embedding and each memory's; for a memory
+  of a session, mixed with the cosine of its *context vector* (its text between its session
+  neighbours', ``Weights.context`` of it: a turn like "they loved it" means something only with
+  the turn before); in a store holding both Chinese and other memories, each side's language
+  mean is taken out first (``_Centres``), since multilingual embedders keep every text near its
+  language's mean;
 * **entity** — file paths, ``#tags`` and words of the query that equal a memory's
   ``related_files`` (full path or file name) or ``tags``;
 * **time** — the query names a date, month or year ("in July 2022", "2023年5月") and the memory
@@ -37,6 +40,7 @@ up to the final score::
 
     moved     = cross_script·w_kw·(1 − script_share)          (0 when w_vec is 0)
     kw_n      = bm25/max_bm25 + (1 − script_share)·translated_bm25/max_translated
+    cos       = (1 − w_ctx)·cos(q, own) + w_ctx·cos(q, context)  (own alone without a context)
     signal    = w_kw·kw_n + (w_vec + moved)·vec_n + w_ent·ent + w_time·time
     relevance = signal + w_sess·(best signal of another memory of the same session)
                        + w_stext·session_text_n                  (both 0 when signal is 0)
