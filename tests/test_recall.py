@@ -400,6 +400,33 @@ def test_cli_reindex_rebuild_and_verify(team: Memory, sandbox: Path) -> None:
     assert "pnpm-store" in memdir(sandbox, "recall", "local pnpm store").stdout
 
 
+def test_cli_recall_shows_the_embedding_it_waits_for_on_a_terminal(
+    mem: Memory, sandbox: Path
+) -> None:
+    mem.remember_many({"text": f"fact {i} of the import", "type": "project"} for i in range(60))
+    env = {k: v for k, v in os.environ.items() if k != "MEMDIR_DEBUG"}
+    env.update(MEMDIR_HOME=str(sandbox / "home"), MEMDIR_EMBEDDER="hashing")
+    master, slave = os.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, *ENTRY, "recall", "fact 7 of the import"],
+            cwd=sandbox / "project", env=env, stderr=slave, capture_output=False,
+            stdout=subprocess.PIPE, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        os.set_blocking(master, False)  # nothing written must not hang the test
+        try:
+            seen = os.read(master, 65536).decode()
+        except BlockingIOError:
+            seen = ""
+    finally:
+        os.close(master)
+        os.close(slave)
+    assert proc.returncode == 0 and "fact-7" in proc.stdout.split("\n")[0], proc.stdout
+    assert "embedding new memories [" in seen and "60/60" in seen, seen
+    again = memdir(sandbox, "recall", "fact 7 of the import")  # nothing new: no bar, no noise
+    assert again.stderr == ""
+
+
 def test_cli_reindex_counts_the_session_contexts_it_embeds(mem: Memory, sandbox: Path) -> None:
     mem.remember_many(
         [{"text": f"step {i} of the release checklist", "type": "project", "session": "chat"}

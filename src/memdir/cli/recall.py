@@ -65,6 +65,12 @@ def recall(
     chosen = as_scope(scope)
     scopes = [chosen] if chosen else None
     search = m.recall_archived if archived else m.recall
+    if not archived:  # after a bulk write the first recall embeds it all: show that happening
+        bar = ProgressBar("embedding new memories", enabled=not as_json)
+        try:
+            m.reindex(scope=chosen, progress=bar)
+        finally:
+            bar.close()
     hits = search(
         query,
         top_k=top_k,
