@@ -296,22 +296,8 @@ class Recaller:
         sessions = index.session_keyword(terms, pool)
 
         periods = query_periods(query)
-        cosines: dict[str, float] = {}
-        names, matrix = index.vectors(self.weights.context)
-        if names:
-            sims = matrix @ qvec
-            if centres is not None:
-                sims = centres.cosines(sims, qvec, chinese="cjk" in own)
-            if any(filters):
-                order = [i for i in np.argsort(-sims) if names[i] in docs][:pool]
-            else:
-                order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
-            cosines = {names[i]: float(sims[i]) for i in order}
-            extra = (set(keyword) | set(entity) | set(translated)) - set(cosines)
-            for n in extra:  # hits of the other signals outside the vector pool: their cosine
-                row = index.row_of(n)
-                if row is not None:
-                    cosines[n] = float(sims[row])
+        others = set(keyword) | set(entity) | set(translated)
+        cosines = self._cosines(index, qvec, docs, centres, "cjk" in own, any(filters), others)
         return [
             _Candidate(
                 scope,
@@ -323,11 +309,41 @@ class Recaller:
                 sessions.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
-                centres is not None and bool(names),
+                centres is not None and bool(cosines),
                 bool(self.weights.context) and index.has_context(n),
             )
-            for n in set(keyword) | set(cosines) | set(entity) | set(translated)
+            for n in others | set(cosines)
         ]
+
+    def _cosines(
+        self,
+        index: SqliteIndex,
+        qvec: np.ndarray[Any, Any],
+        docs: Mapping[str, DocMeta],
+        centres: _Centres | None,
+        chinese: bool,
+        filtered: bool,
+        others: set[str],
+    ) -> dict[str, float]:
+        """The best ``pool`` cosines among ``docs`` (context-mixed, centred where the store is
+        bilingual), plus the cosine of each of ``others`` (the other signals' hits) outside them."""
+        pool = self.weights.pool
+        names, matrix = index.vectors(self.weights.context)
+        if not names:
+            return {}
+        sims = matrix @ qvec
+        if centres is not None:
+            sims = centres.cosines(sims, qvec, chinese=chinese)
+        if filtered:
+            order = [i for i in np.argsort(-sims) if names[i] in docs][:pool]
+        else:
+            order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
+        cosines = {names[i]: float(sims[i]) for i in order}
+        for n in others - set(cosines):  # hits of the other signals outside the vector pool
+            row = index.row_of(n)
+            if row is not None:
+                cosines[n] = float(sims[row])
+        return cosines
 
     def _centring(self) -> dict[Scope, _Centres]:
         """Per scope, what centring its cosines needs; empty when the scopes searched hold too
