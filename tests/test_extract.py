@@ -9,6 +9,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from memdir import Memory
 from memdir.cli import main
 from memdir.extract.llm import Existing, check_provenance, parse_operations, schema_for
 from memdir.extract.turns import Turn, finished_turns
+from memdir.extract.worker import Worker
 
 TESTS = Path(__file__).parent
 
@@ -437,3 +439,15 @@ def test_queued_turns_are_flushed_at_a_normal_exit(mem: Memory) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert [r.statement for r in mem.list()] == ["We use Kafka"]
+
+
+def test_the_extraction_thread_leaves_ctrl_c_to_the_main_thread() -> None:
+    """A SIGINT the kernel hands to the worker would sit unseen until the main thread ran
+    Python again (a chat streaming a reply would not stop): the worker blocks it."""
+    seen: list[set[signal.Signals]] = []
+    worker = Worker(name="test-extract")
+    worker.submit(lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
+    assert worker.flush(timeout=10)
+    assert signal.SIGINT in seen[0]
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # main: untouched
+    assert threading.current_thread() is threading.main_thread()

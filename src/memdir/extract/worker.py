@@ -9,12 +9,17 @@ turns are in the session file, and ``Memory.resume_extraction`` queues them on t
 Jobs report their own failures (they record them in the session's extraction state); an error
 that escapes a job is a bug — it is printed by ``threading.excepthook`` and the thread is
 restarted by the next ``submit``, so one bad job never wedges the queue.
+
+The thread blocks SIGINT: the kernel may deliver a Ctrl-C to any thread that does not, and
+CPython only runs its handler in the main thread, so a Ctrl-C that landed here would wait until
+the main thread next ran Python code (in ``memdir chat``: until the model sent more words).
 """
 
 from __future__ import annotations
 
 import atexit
 import queue
+import signal
 import threading
 import time
 from collections.abc import Callable
@@ -43,6 +48,8 @@ class Worker:
                 self._thread.start()
 
     def _run(self) -> None:
+        if hasattr(signal, "pthread_sigmask"):  # POSIX: Ctrl-C goes to the main thread
+            signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
         while True:
             job = self._queue.get()
             try:
