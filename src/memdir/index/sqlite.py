@@ -17,6 +17,9 @@ the next call rebuilds it. What it holds:
   the embedding of its text between its neighbours' in that session (the memories learned just
   before and after it, ``CONTEXT_SPAN`` on each side), cached the same way under
   ``docs.context_hash``; a write re-embeds the context of the memory and of its neighbours.
+* ``pools`` — for an embedder that pools (``use``): one row per text of a memory in a session,
+  from which the context vector of any window is *composed* (summed, then a small network)
+  instead of embedding the window's text, so a memory's text is encoded once.
 * ``usage`` — how often each memory was returned, replayed from the scope's recall log
   (``.history/recalls.jsonl``), which is the durable record.
 
@@ -34,7 +37,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,9 +56,10 @@ __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text
 
 # 3: created/updated stored as UTC; 4: FTS rowid = docs rowid; 5: scripts, session documents;
 # 6: the default description is not indexed twice; 7: a memory's scripts are its main ones;
-# 8: context vectors (docs.context_hash)
-SCHEMA_VERSION = 8
+# 8: context vectors (docs.context_hash); 9: pools, so a pooling embedder composes them
+SCHEMA_VERSION = 9
 CONTEXT_SPAN = 1  # neighbours on each side whose text joins a memory's context vector
+COMPOSE_BATCH = 1024  # context vectors composed at once from pools
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -81,8 +85,16 @@ CREATE TABLE IF NOT EXISTS vectors (
     embed_hash TEXT NOT NULL, model TEXT NOT NULL, vec BLOB NOT NULL,
     PRIMARY KEY (embed_hash, model)
 );
+CREATE TABLE IF NOT EXISTS pools (
+    embed_hash TEXT NOT NULL, model TEXT NOT NULL, pool BLOB NOT NULL,
+    PRIMARY KEY (embed_hash, model)
+);
 CREATE TABLE usage (name TEXT PRIMARY KEY, count INTEGER NOT NULL, last_used TEXT NOT NULL);
 """
+
+
+# the embedding cache: tables kept across schema versions while their columns stay these
+_KEPT = {"vectors": ["embed_hash", "model", "vec"], "pools": ["embed_hash", "model", "pool"]}
 
 
 def embed_text(record: MemoryRecord) -> str:
@@ -121,11 +133,12 @@ class SyncReport:
     updated: int = 0
     removed: int = 0
     embedded: int = 0
+    composed: int = 0  # context vectors composed from pools (no text embedded for them)
     skipped: int = 0  # files that do not parse
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.updated or self.removed or self.embedded)
+        return bool(self.added or self.updated or self.removed or self.embedded or self.composed)
 
 
 def _repeats(description: str, statement: str) -> bool:
@@ -200,11 +213,12 @@ class SqliteIndex:
     def _migrate(self, db: sqlite3.Connection) -> sqlite3.Connection:
         """Create the tables, or rebuild them for a new schema; the caller holds the sync lock.
 
-        The embedding cache survives when its table still has the same shape — it is keyed by
-        text hash and model, not by schema — so a schema bump re-indexes text but re-embeds
-        nothing. Only a file SQLite cannot read at all is deleted and started afresh."""
+        The embedding cache (vectors and pools) survives when its tables still have the same
+        shape — it is keyed by text hash and model, not by schema — so a schema bump re-indexes
+        text but re-embeds nothing. Only a file SQLite cannot read at all is deleted and started
+        afresh."""
         try:
-            columns = [r[1] for r in db.execute("PRAGMA table_info(vectors)")]
+            columns = {t: [r[1] for r in db.execute(f"PRAGMA table_info({t})")] for t in _KEPT}
             tables = [
                 r[0]
                 for r in db.execute(
@@ -215,11 +229,11 @@ class SqliteIndex:
             db.close()
             self._drop_files()
             db = self._open()
-            columns, tables = [], []
+            columns, tables = {}, []
         for virtual in ("fts", "session_fts"):  # drops their shadow tables with them
             db.execute(f"DROP TABLE IF EXISTS {virtual}")
         for table in tables:
-            keep = table == "vectors" and columns == ["embed_hash", "model", "vec"]
+            keep = table in _KEPT and columns.get(table) == _KEPT[table]
             if not keep and not table.startswith("fts_"):
                 db.execute(f'DROP TABLE IF EXISTS "{table}"')
         for statement in _SCHEMA.split(";"):
@@ -324,14 +338,13 @@ class SqliteIndex:
             if not fresh or state is not None:
                 state = state or self._docs_state()
                 if not fresh:
-                    pending = self._sync_docs(db, report)
-                    self._embed(db, pending, report, progress)
-                    db.execute(
-                        "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN "
-                        "(SELECT embed_hash FROM docs UNION SELECT context_hash FROM docs "
-                        "WHERE context_hash IS NOT NULL)",
-                        (self.embedder.model_id,),
-                    )
+                    pending, contexts, known = self._sync_docs(db, report)
+                    if self.embedder.pool_id is None:
+                        pending.update(self._context_texts(db, contexts, {**known, **pending}))
+                        self._embed(db, pending, report, progress)
+                    else:
+                        self._embed_pooled(db, pending, contexts, known, report, progress)
+                    self._forget_unused_vectors(db)
                     count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
                     self._set_meta("count", str(count))
                     self._set_meta("state", state)
@@ -345,8 +358,12 @@ class SqliteIndex:
         """Changes whenever the indexed files (or the embedder) change; a cache key."""
         return f"{self._meta('state')}|{self._meta('quick')}"
 
-    def _sync_docs(self, db: sqlite3.Connection, report: SyncReport) -> dict[str, str]:
-        """Update docs and FTS rows; return {embed_hash: text} that still need vectors."""
+    def _sync_docs(
+        self, db: sqlite3.Connection, report: SyncReport
+    ) -> tuple[dict[str, str], dict[str, str], dict[str, str]]:
+        """Update docs and FTS rows. Return {embed_hash: text} that still need vectors,
+        {context hash: session} of the context vectors missing, and {embed_hash: text} of every
+        memory read on the way (so a window's texts need not be read again)."""
         rows = {
             r[0]: r[1:]
             for r in db.execute("SELECT name, size, mtime_ns, ino, content_hash FROM docs")
@@ -413,9 +430,20 @@ class SqliteIndex:
         pending = {h: fresh[h] for h in missing if h in fresh}
         if len(pending) < len(missing):  # e.g. a new embedder: texts of unchanged files
             pending.update(self._texts_for(db, missing - set(pending)))
-        if contexts:
-            pending.update(self._context_texts(db, contexts, {**fresh, **pending}))
-        return pending
+        return pending, contexts, fresh
+
+    def _forget_unused_vectors(self, db: sqlite3.Connection) -> None:
+        model = self.embedder.model_id
+        db.execute(
+            "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN (SELECT embed_hash FROM "
+            "docs UNION SELECT context_hash FROM docs WHERE context_hash IS NOT NULL)",
+            (model,),
+        )
+        db.execute(
+            "DELETE FROM pools WHERE model=? AND embed_hash NOT IN "
+            "(SELECT embed_hash FROM docs WHERE session IS NOT NULL)",
+            (model,),
+        )
 
     @staticmethod
     def _forget_row(db: sqlite3.Connection, name: str) -> None:
@@ -481,18 +509,19 @@ class SqliteIndex:
         order = self._session_order(db, session)
         if len(order) == 1:
             db.execute("UPDATE docs SET context_hash=NULL WHERE name=?", (order[0][0],))
+        pool_id = self.embedder.pool_id  # a composed context is not the embedded one
+        tag = "context" if pool_id is None else f"context|{pool_id}"
         for k, window in self._windows(order):
-            joined = "\n".join(["context", *(h for _, h in window)])
+            joined = "\n".join([tag, *(h for _, h in window)])
             chash = hashlib.sha256(joined.encode("utf-8")).hexdigest()
             db.execute("UPDATE docs SET context_hash=? WHERE name=?", (chash, order[k][0]))
 
-    def _context_texts(
-        self, db: sqlite3.Connection, contexts: dict[str, str], known: dict[str, str]
-    ) -> dict[str, str]:
-        """{context hash: text} for the context vectors still missing (``contexts`` maps each
-        to its session): the embed texts of the window, in order. ``known`` holds embed texts
-        already at hand; the others are read from their files."""
-        out: dict[str, str] = {}
+    def _missing_windows(
+        self, db: sqlite3.Connection, contexts: dict[str, str]
+    ) -> dict[str, list[tuple[str, str]]]:
+        """{context hash: its window's (name, embed hash) in order} for the context vectors
+        still missing (``contexts`` maps each to its session)."""
+        out: dict[str, list[tuple[str, str]]] = {}
         for session in set(contexts.values()):
             order = self._session_order(db, session)
             rows = dict(
@@ -500,11 +529,21 @@ class SqliteIndex:
             )
             for k, window in self._windows(order):
                 chash = rows.get(order[k][0])
-                if chash not in contexts or chash in out:
-                    continue
-                texts = [known.get(h) or self._text_of(name) for name, h in window]
-                if all(texts):
-                    out[chash] = "\n".join(t for t in texts if t)
+                if chash in contexts:
+                    out[chash] = window
+        return out
+
+    def _context_texts(
+        self, db: sqlite3.Connection, contexts: dict[str, str], known: dict[str, str]
+    ) -> dict[str, str]:
+        """{context hash: text} for the context vectors still missing: the embed texts of the
+        window, in order. ``known`` holds embed texts already at hand; the others are read from
+        their files."""
+        out: dict[str, str] = {}
+        for chash, window in self._missing_windows(db, contexts).items():
+            texts = [known.get(h) or self._text_of(name) for name, h in window]
+            if all(texts):
+                out[chash] = "\n".join(t for t in texts if t)
         return out
 
     def _text_of(self, name: str) -> str | None:
@@ -569,22 +608,86 @@ class SqliteIndex:
         pending: dict[str, str],
         report: SyncReport,
         progress: Progress | None,
+        pools: dict[str, Vectors] | None = None,
+        pooled: Container[str] = (),
     ) -> None:
+        """Embed ``pending`` in batches. With ``pools`` the embedder pools too, and the pools of
+        the hashes in ``pooled`` are stored (and added to ``pools``)."""
+        model = self.embedder.model_id
         items = list(pending.items())
         step = self.embedder.batch_size
         for start in range(0, len(items), step):
             batch = items[start : start + step]
-            vectors = self.embedder.encode([text for _, text in batch], "passage")
+            texts = [text for _, text in batch]
+            if pools is None:
+                vectors = self.embedder.encode(texts, "passage")
+            else:
+                vectors, rows = self.embedder.encode_pooled(texts)
+                kept = [(h, r) for (h, _), r in zip(batch, rows, strict=True) if h in pooled]
+                pools.update(kept)
+                db.executemany(
+                    "INSERT OR REPLACE INTO pools VALUES (?,?,?)",
+                    [(h, model, r.astype(np.float32).tobytes()) for h, r in kept],
+                )
             db.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
                 [
-                    (h, self.embedder.model_id, v.astype(np.float32).tobytes())
+                    (h, model, v.astype(np.float32).tobytes())
                     for (h, _), v in zip(batch, vectors, strict=True)
                 ],
             )
             report.embedded += len(batch)
             if progress:
                 progress(report.embedded, len(items))
+
+    def _embed_pooled(
+        self,
+        db: sqlite3.Connection,
+        pending: dict[str, str],
+        contexts: dict[str, str],
+        known: dict[str, str],
+        report: SyncReport,
+        progress: Progress | None,
+    ) -> None:
+        """Embed ``pending`` and compose the missing ``contexts`` from their windows' pools. A
+        window member without a pool (new, or indexed before pools) is encoded once, for its
+        vector and its pool together."""
+        windows = self._missing_windows(db, contexts)
+        members = {h: name for window in windows.values() for name, h in window}
+        pools = self._pools_of(db, set(members))
+        todo = dict(pending)
+        for h, name in members.items():
+            text = None if h in pools or h in todo else known.get(h) or self._text_of(name)
+            if text is not None:
+                todo[h] = text
+        self._embed(db, todo, report, progress, pools=pools, pooled=members)
+        ready = [(c, w) for c, w in windows.items() if all(h in pools for _, h in w)]
+        for start in range(0, len(ready), COMPOSE_BATCH):
+            chunk = ready[start : start + COMPOSE_BATCH]
+            sums = np.stack([np.sum([pools[h] for _, h in w], axis=0) for _, w in chunk])
+            vectors = self.embedder.compose(sums.astype(np.float32))
+            db.executemany(
+                "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
+                [
+                    (c, self.embedder.model_id, v.astype(np.float32).tobytes())
+                    for (c, _), v in zip(chunk, vectors, strict=True)
+                ],
+            )
+            report.composed += len(chunk)
+
+    def _pools_of(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, Vectors]:
+        """The stored pools of ``hashes`` for the current embedder."""
+        out: dict[str, Vectors] = {}
+        wanted = sorted(hashes)
+        for start in range(0, len(wanted), 500):
+            part = wanted[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for h, blob in db.execute(
+                f"SELECT embed_hash, pool FROM pools WHERE model=? AND embed_hash IN ({marks})",
+                (self.embedder.model_id, *part),
+            ):
+                out[h] = np.frombuffer(blob, dtype=np.float32)
+        return out
 
     def _replay_usage(self, db: sqlite3.Connection) -> None:
         """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""
@@ -744,10 +847,14 @@ class SqliteIndex:
             "SELECT count(DISTINCT context_hash) FROM docs WHERE context_hash IS NOT NULL"
         ).fetchone()[0]
         size = sum(p.stat().st_size for p in self.path.parent.glob("index.sqlite*"))
+        pools = db.execute(
+            "SELECT count(*) FROM pools WHERE model=?", (self.embedder.model_id,)
+        ).fetchone()[0]
         return {
             "docs": count,
             "vectors": vectors,
             "context_vectors": contexts,
+            "pools": pools,
             "embedder": self.embedder.model_id,
             "schema": SCHEMA_VERSION,
             "bytes": size,
