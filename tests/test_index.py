@@ -221,8 +221,16 @@ def test_use_pools_give_its_own_vectors_and_compose_a_joined_text(pooling: Memor
     assert float(composed @ joined) > float(averaged @ joined) + 0.02  # not a mean of vectors
 
 
-def _pools(m: Memory, *texts: str) -> np.ndarray:
-    return m.embedder.encode_pooled(list(texts))[1].sum(axis=0, keepdims=True)
+def _composed(m: Memory, *texts: str) -> np.ndarray:
+    """The vector of ``texts`` joined, composed by hand from their pools."""
+    return m.embedder.compose(m.embedder.encode_pooled(list(texts))[1].sum(axis=0, keepdims=True))[
+        0
+    ]
+
+
+def _same(a: np.ndarray | None, b: np.ndarray) -> bool:
+    """Equal up to storing pools as float16 (a cosine within 1e-5)."""
+    return a is not None and float(a @ b) > 1 - 1e-5
 
 
 def test_a_context_vector_is_composed_from_the_pools_of_its_window(pooling: Memory) -> None:
@@ -230,12 +238,10 @@ def test_a_context_vector_is_composed_from_the_pools_of_its_window(pooling: Memo
     report = pooling.reindex(scope="project")["project"]
     assert (report.embedded, report.composed) == (5, 3)  # each text once; no window text
     (a, b, c) = (t for _, t, _ in TALK)
-    compose = pooling.embedder.compose
-    assert np.allclose(_context_vector(pooling, "moved"), compose(_pools(pooling, a, b)), atol=1e-5)
-    assert np.allclose(
-        _context_vector(pooling, "because"), compose(_pools(pooling, a, b, c)), atol=1e-5
-    )
-    assert np.allclose(_context_vector(pooling, "waits"), compose(_pools(pooling, b, c)), atol=1e-5)
+    assert _same(_context_vector(pooling, "moved"), _composed(pooling, a, b))
+    assert _same(_context_vector(pooling, "because"), _composed(pooling, a, b, c))
+    assert _same(_context_vector(pooling, "waits"), _composed(pooling, b, c))
+    assert not _same(_context_vector(pooling, "because"), _composed(pooling, a, c))
     assert _context_vector(pooling, "alone") is None
     stats = pooling.index("project").stats()
     assert stats["pools"] == 3 and stats["context_vectors"] == 3  # "alone" has no window
@@ -250,10 +256,8 @@ def test_a_write_encodes_its_own_text_once_and_recomposes_its_neighbours(pooling
                      created="2026-03-02T09:00:03Z")  # fmt: skip
     report = pooling.reindex(scope="project")["project"]
     assert (report.embedded, report.composed) == (1, 2)  # itself; its context and waits's
-    assert np.allclose(
-        _context_vector(pooling, "waits"),
-        pooling.embedder.compose(_pools(pooling, TALK[1][1], TALK[2][1], late)),
-        atol=1e-5,
+    assert _same(
+        _context_vector(pooling, "waits"), _composed(pooling, TALK[1][1], TALK[2][1], late)
     )
     pooling.forget("because")
     report = pooling.reindex(scope="project")["project"]
