@@ -9,7 +9,9 @@ Protocol, per size N (``--sizes``, default 1000,10000,100000) and embedder:
   extracted from one conversation do), so the session-text term and its index upkeep are paid.
 * **write** — ``Memory.remember_many`` into a fresh temporary home and project: memories/s for
   the file writes (atomic, locked, change-logged; no embedding happens here).
-* **index** — ``Memory.reindex()``: the FTS rows and every embedding; embeddings/s.
+* **index** — ``Memory.reindex()``: the FTS rows, every embedding and the session contexts
+  (embedded, or composed from pools by an embedder that pools); texts embedded/s and
+  memories indexed/s.
 * **recall** — one warm-up query (reported as *cold*), then 100 different queries through
   ``Memory.recall(top_k=5, track=False)``; p50/p95 in ms, the query's embedding included. The
   embedder is wrapped (a real ``Embedder`` subclass that delegates and times) so each query's
@@ -214,6 +216,8 @@ def _measure(size: int, embedder: Embedder, corpus: Corpus, queries: list[str]) 
             "index_s": round(index_s, 2),
             "embedded": report.embedded,
             "embed_per_s": round(report.embedded / index_s, 1),
+            "composed": report.composed,
+            "index_per_s": round(size / index_s, 1),
             "cold_ms": round(1000 * totals[0], 2),
             "p50_ms": _pct(totals[1:], 0.5),
             "p95_ms": _pct(totals[1:], 0.95),
@@ -289,8 +293,8 @@ def run(
 
 
 # -- report -------------------------------------------------------------------------------------
-HEAD = ("N", "embedder", "write/s", "embed/s", "index s", "p50 ms", "p95 ms", "encode p50",
-        "search p50", "search p95", "cold ms", "index MB", "dir MB")  # fmt: skip
+HEAD = ("N", "embedder", "write/s", "embed/s", "indexed/s", "index s", "p50 ms", "p95 ms",
+        "encode p50", "search p50", "search p95", "cold ms", "index MB", "dir MB")  # fmt: skip
 
 
 def table(result: dict[str, Any]) -> str:
@@ -298,7 +302,8 @@ def table(result: dict[str, Any]) -> str:
     for r in result["runs"]:
         cells = [
             f"{r['size']:,}", r["embedder"], f"{r['write_per_s']:.0f}", f"{r['embed_per_s']:.0f}",
-            f"{r['index_s']:.1f}", f"{r['p50_ms']:.1f}", f"{r['p95_ms']:.1f}",
+            f"{r['index_per_s']:.0f}", f"{r['index_s']:.1f}", f"{r['p50_ms']:.1f}",
+            f"{r['p95_ms']:.1f}",
             f"{r['encode_p50_ms']:.1f}", f"{r['search_p50_ms']:.1f}", f"{r['search_p95_ms']:.1f}",
             f"{r['cold_ms']:.0f}", f"{r['index_bytes'] / 1e6:.1f}", f"{r['dir_bytes'] / 1e6:.1f}",
         ]  # fmt: skip
@@ -334,8 +339,9 @@ def report(result: dict[str, Any], argv: list[str], seconds: float) -> str:
         " — the machine is shared, so tails (p95) are noisy",
         "",
         "Synthetic memories (≈10 % Chinese), all in the project scope. `write/s`: "
-        "`remember_many` file writes; `embed/s`: embeddings during `reindex()` (FTS included "
-        "in `index s`); `p50`/`p95`: `recall(top_k=5, track=False)` over "
+        "`remember_many` file writes; `embed/s`: texts embedded during `reindex()`; "
+        "`indexed/s`: memories through `reindex()` (FTS rows, embeddings and session "
+        "contexts: `N / index s`); `p50`/`p95`: `recall(top_k=5, track=False)` over "
         f"{result['queries']} different queries after one warm-up (`cold ms`), the query "
         "embedding included; `encode` is the query embedding alone and `search` the rest; "
         "`index MB`: `.index/index.sqlite*`; `dir MB`: the whole memory directory.",
