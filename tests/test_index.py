@@ -281,3 +281,22 @@ def test_an_index_from_before_pools_encodes_each_member_once_more(pooling: Memor
     assert fresh.verify_index() == []
     again = fresh.reindex(scope="project")["project"]
     assert (again.embedded, again.composed) == (0, 0)
+
+
+def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> None:
+    _talk(pooling)
+    index = pooling.index("project")
+    index.sync()
+    index.close()
+    with sqlite3.connect(index.path) as db:  # overflowed values in one pool, a torn other
+        inf = np.full(513, np.inf, dtype=np.float16).tobytes()
+        db.execute("UPDATE pools SET pool=? WHERE rowid=1", (inf,))
+        db.execute("UPDATE pools SET pool=substr(pool, 1, 100) WHERE rowid=2")
+        db.execute("DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)")
+        db.execute("UPDATE meta SET value='8' WHERE key='schema'")
+    fresh = Memory(embedder="use")
+    report = fresh.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (2, 3)  # the two damaged pools, encoded again
+    (a, b, c) = (t for _, t, _ in TALK)
+    assert _same(_context_vector(fresh, "because"), _composed(fresh, a, b, c))
+    assert fresh.verify_index() == []

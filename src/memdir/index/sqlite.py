@@ -677,7 +677,8 @@ class SqliteIndex:
             report.composed += len(chunk)
 
     def _pools_of(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, Vectors]:
-        """The stored pools of ``hashes`` for the current embedder."""
+        """The stored pools of ``hashes`` for the current embedder. A damaged pool (not finite,
+        or not the length of the others) is left out, so its text is encoded again."""
         out: dict[str, Vectors] = {}
         wanted = sorted(hashes)
         for start in range(0, len(wanted), 500):
@@ -688,7 +689,9 @@ class SqliteIndex:
                 (self.embedder.model_id, *part),
             ):
                 out[h] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-        return out
+        sizes = [len(v) for v in out.values()]
+        usual = max(set(sizes), key=sizes.count) if sizes else 0
+        return {h: v for h, v in out.items() if len(v) == usual and np.isfinite(v).all()}
 
     def _replay_usage(self, db: sqlite3.Connection) -> None:
         """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""
