@@ -147,6 +147,17 @@ def _context_vector(mem: Memory, name: str) -> np.ndarray | None:
     return None if row is None else np.frombuffer(row[0], dtype=np.float32)
 
 
+def _tamper(m: Memory, *statements: str | tuple[str, tuple[object, ...]]) -> None:
+    """Sync the project index, then change it with SQL behind the next sync's back."""
+    index = m.index("project")
+    index.sync()
+    index.close()
+    with sqlite3.connect(index.path) as db:
+        for statement in statements:
+            sql, params = (statement, ()) if isinstance(statement, str) else statement
+            db.execute(sql, params)
+
+
 def _encoded(mem: Memory, *texts: str) -> np.ndarray:
     return mem.embedder.encode(["\n".join(texts)], "passage")[0]
 
@@ -187,14 +198,10 @@ def test_a_write_re_embeds_exactly_the_contexts_it_changes(mem: Memory) -> None:
 
 def test_verify_reports_a_lost_context_vector_and_reindex_heals_it(mem: Memory) -> None:
     _talk(mem)
-    index = mem.index("project")
-    index.sync()
-    index.close()
-    with sqlite3.connect(index.path) as db:  # lose a context vector behind the sync's back
-        db.execute(
-            "DELETE FROM vectors WHERE embed_hash = "
-            "(SELECT context_hash FROM docs WHERE name='because')"
-        )
+    _tamper(  # lose a context vector
+        mem, "DELETE FROM vectors WHERE embed_hash = "
+        "(SELECT context_hash FROM docs WHERE name='because')",
+    )  # fmt: skip
     problems = Memory().verify_index(scope="project")
     assert problems == [f"project: because: no context vector for {mem.embedder.model_id}"]
     Memory().reindex(scope="project", rebuild=True)
@@ -268,13 +275,12 @@ def test_a_write_encodes_its_own_text_once_and_recomposes_its_neighbours(pooling
 
 def test_an_index_from_before_pools_encodes_each_member_once_more(pooling: Memory) -> None:
     _talk(pooling)
-    index = pooling.index("project")
-    index.sync()
-    index.close()
-    with sqlite3.connect(index.path) as db:  # as a schema-8 index: no pools, other contexts
-        db.execute("DELETE FROM pools")
-        db.execute("DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)")
-        db.execute("UPDATE meta SET value='8' WHERE key='schema'")
+    _tamper(  # as a schema-8 index: no pools, and contexts of another kind
+        pooling,
+        "DELETE FROM pools",
+        "DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)",
+        "UPDATE meta SET value='8' WHERE key='schema'",
+    )
     fresh = Memory(embedder="use")
     report = fresh.reindex(scope="project")["project"]
     assert (report.embedded, report.composed) == (3, 3)  # the three members, for their pools
@@ -285,15 +291,14 @@ def test_an_index_from_before_pools_encodes_each_member_once_more(pooling: Memor
 
 def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> None:
     _talk(pooling)
-    index = pooling.index("project")
-    index.sync()
-    index.close()
-    with sqlite3.connect(index.path) as db:  # overflowed values in one pool, a torn other
-        inf = np.full(513, np.inf, dtype=np.float16).tobytes()
-        db.execute("UPDATE pools SET pool=? WHERE rowid=1", (inf,))
-        db.execute("UPDATE pools SET pool=substr(pool, 1, 100) WHERE rowid=2")
-        db.execute("DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)")
-        db.execute("UPDATE meta SET value='8' WHERE key='schema'")
+    inf = np.full(513, np.inf, dtype=np.float16).tobytes()
+    _tamper(  # overflowed values in one pool, a torn other
+        pooling,
+        ("UPDATE pools SET pool=? WHERE rowid=1", (inf,)),
+        "UPDATE pools SET pool=substr(pool, 1, 100) WHERE rowid=2",
+        "DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)",
+        "UPDATE meta SET value='8' WHERE key='schema'",
+    )
     fresh = Memory(embedder="use")
     report = fresh.reindex(scope="project")["project"]
     assert (report.embedded, report.composed) == (2, 3)  # the two damaged pools, encoded again

@@ -15,8 +15,8 @@ the next call rebuilds it. What it holds:
   a rebuild re-embeds nothing that is unchanged, and a new embedder misses every key, so it
   re-embeds everything without being told. A memory of a session also has a *context vector*:
   the embedding of its text between its neighbours' in that session (the memories learned just
-  before and after it, ``CONTEXT_SPAN`` on each side), cached the same way under
-  ``docs.context_hash``; a write re-embeds the context of the memory and of its neighbours.
+  before and after it; ``contexts.py``), cached the same way under ``docs.context_hash``; a
+  write re-embeds the context of the memory and of its neighbours.
 * ``pools`` — for an embedder that pools (``use``): one row per text of a memory in a session,
   from which the context vector of any window is *composed* (summed, then a small network)
   instead of embedding the window's text, so a memory's text is encoded once. Stored as
@@ -51,6 +51,7 @@ from ..files import FileStore
 from ..history import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
+from . import contexts
 from .text import cjk_bigrams, fts_query, scripts_of
 
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
@@ -59,8 +60,6 @@ __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text
 # 6: the default description is not indexed twice; 7: a memory's scripts are its main ones;
 # 8: context vectors (docs.context_hash); 9: pools, so a pooling embedder composes them
 SCHEMA_VERSION = 9
-CONTEXT_SPAN = 1  # neighbours on each side whose text joins a memory's context vector
-COMPOSE_BATCH = 1024  # context vectors composed at once from pools
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
 Progress = Callable[[int, int], None]
@@ -339,12 +338,13 @@ class SqliteIndex:
             if not fresh or state is not None:
                 state = state or self._docs_state()
                 if not fresh:
-                    pending, contexts, known = self._sync_docs(db, report)
+                    pending, lacking, known = self._sync_docs(db, report)
                     if self.embedder.pool_id is None:
-                        pending.update(self._context_texts(db, contexts, {**known, **pending}))
+                        known.update(pending)
+                        pending.update(contexts.texts(db, lacking, known, self._text_of))
                         self._embed(db, pending, report, progress)
                     else:
-                        self._embed_pooled(db, pending, contexts, known, report, progress)
+                        self._embed_pooled(db, pending, lacking, known, report, progress)
                     self._forget_unused_vectors(db)
                     count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
                     self._set_meta("count", str(count))
@@ -372,6 +372,7 @@ class SqliteIndex:
         seen: set[str] = set()
         fresh: dict[str, str] = {}
         touched: set[str] = set()  # sessions whose document must be rebuilt
+        tag = contexts.tag(self.embedder)
         db.execute("BEGIN IMMEDIATE")
         try:
             for path in self.store.memory_files():
@@ -407,11 +408,11 @@ class SqliteIndex:
                 report.removed += 1
             for session in touched:
                 self._rebuild_session(db, session)
-                self._set_contexts(db, session)
-            if self._meta("context_tag") != self._context_tag():  # another embedder's contexts
+                contexts.point(db, session, tag)
+            if self._meta("context_tag") != tag:  # set for another embedder
                 for (session,) in db.execute("SELECT session FROM sessions").fetchall():
-                    self._set_contexts(db, session)
-                self._set_meta("context_tag", self._context_tag())
+                    contexts.point(db, session, tag)
+                self._set_meta("context_tag", tag)
             known = "(SELECT embed_hash FROM vectors WHERE model=?)"
             missing = {
                 r[0]
@@ -420,7 +421,7 @@ class SqliteIndex:
                     (self.embedder.model_id,),
                 )
             }
-            contexts = {
+            lacking = {
                 r[0]: r[1]
                 for r in db.execute(
                     "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL "
@@ -435,7 +436,7 @@ class SqliteIndex:
         pending = {h: fresh[h] for h in missing if h in fresh}
         if len(pending) < len(missing):  # e.g. a new embedder: texts of unchanged files
             pending.update(self._texts_for(db, missing - set(pending)))
-        return pending, contexts, fresh
+        return pending, lacking, fresh
 
     def _forget_unused_vectors(self, db: sqlite3.Connection) -> None:
         model = self.embedder.model_id
@@ -486,75 +487,6 @@ class SqliteIndex:
         db.execute(
             "INSERT INTO session_fts(rowid, body) VALUES (?, ?)", (row[0], "\n".join(bodies))
         )
-
-    @staticmethod
-    def _session_order(db: sqlite3.Connection, session: str) -> list[tuple[str, str]]:
-        """(name, embed hash) of the memories of ``session`` in the order they were learned
-        (``created``, then name for memories learned in the same second)."""
-        return [
-            (str(r[0]), str(r[1]))
-            for r in db.execute(
-                "SELECT name, embed_hash FROM docs WHERE session=? ORDER BY created, name",
-                (session,),
-            )
-        ]
-
-    @staticmethod
-    def _windows(order: list[tuple[str, str]]) -> Iterator[tuple[int, list[tuple[str, str]]]]:
-        """Each memory of a session with its neighbours (``CONTEXT_SPAN`` on each side);
-        none for a memory alone in its session."""
-        if len(order) < 2:
-            return
-        for k in range(len(order)):
-            yield k, order[max(0, k - CONTEXT_SPAN) : k + CONTEXT_SPAN + 1]
-
-    def _set_contexts(self, db: sqlite3.Connection, session: str) -> None:
-        """Point each memory of ``session`` at its context: the hash of its window's embed
-        hashes, so the context vector is re-embedded exactly when a neighbour's text changes."""
-        order = self._session_order(db, session)
-        if len(order) == 1:
-            db.execute("UPDATE docs SET context_hash=NULL WHERE name=?", (order[0][0],))
-        tag = self._context_tag()
-        for k, window in self._windows(order):
-            joined = "\n".join([tag, *(h for _, h in window)])
-            chash = hashlib.sha256(joined.encode("utf-8")).hexdigest()
-            db.execute("UPDATE docs SET context_hash=? WHERE name=?", (chash, order[k][0]))
-
-    def _context_tag(self) -> str:
-        """Part of every context hash: a composed context is not the embedded one, so an
-        embedder that pools and one that does not never share context vectors."""
-        pool_id = self.embedder.pool_id
-        return "context" if pool_id is None else f"context|{pool_id}"
-
-    def _missing_windows(
-        self, db: sqlite3.Connection, contexts: dict[str, str]
-    ) -> dict[str, list[tuple[str, str]]]:
-        """{context hash: its window's (name, embed hash) in order} for the context vectors
-        still missing (``contexts`` maps each to its session)."""
-        out: dict[str, list[tuple[str, str]]] = {}
-        for session in set(contexts.values()):
-            order = self._session_order(db, session)
-            rows = dict(
-                db.execute("SELECT name, context_hash FROM docs WHERE session=?", (session,))
-            )
-            for k, window in self._windows(order):
-                chash = rows.get(order[k][0])
-                if chash in contexts:
-                    out[chash] = window
-        return out
-
-    def _context_texts(
-        self, db: sqlite3.Connection, contexts: dict[str, str], known: dict[str, str]
-    ) -> dict[str, str]:
-        """{context hash: text} for the context vectors still missing: the embed texts of the
-        window, in order. ``known`` holds embed texts already at hand; the others are read from
-        their files."""
-        out: dict[str, str] = {}
-        for chash, window in self._missing_windows(db, contexts).items():
-            texts = [known.get(h) or self._text_of(name) for name, h in window]
-            if all(texts):
-                out[chash] = "\n".join(t for t in texts if t)
-        return out
 
     def _text_of(self, name: str) -> str | None:
         try:
@@ -654,53 +586,24 @@ class SqliteIndex:
         self,
         db: sqlite3.Connection,
         pending: dict[str, str],
-        contexts: dict[str, str],
+        lacking: dict[str, str],
         known: dict[str, str],
         report: SyncReport,
         progress: Progress | None,
     ) -> None:
-        """Embed ``pending`` and compose the missing ``contexts`` from their windows' pools. A
+        """Embed ``pending`` and compose the ``lacking`` contexts from their windows' pools. A
         window member without a pool (new, or indexed before pools) is encoded once, for its
         vector and its pool together."""
-        windows = self._missing_windows(db, contexts)
+        windows = contexts.missing(db, lacking)
         members = {h: name for window in windows.values() for name, h in window}
-        pools = self._pools_of(db, set(members))
+        pools = contexts.pools_of(db, self.embedder.model_id, set(members))
         todo = dict(pending)
         for h, name in members.items():
             text = None if h in pools or h in todo else known.get(h) or self._text_of(name)
             if text is not None:
                 todo[h] = text
         self._embed(db, todo, report, progress, pools=pools, pooled=members)
-        ready = [(c, w) for c, w in windows.items() if all(h in pools for _, h in w)]
-        for start in range(0, len(ready), COMPOSE_BATCH):
-            chunk = ready[start : start + COMPOSE_BATCH]
-            sums = np.stack([np.sum([pools[h] for _, h in w], axis=0) for _, w in chunk])
-            vectors = self.embedder.compose(sums.astype(np.float32))
-            db.executemany(
-                "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
-                [
-                    (c, self.embedder.model_id, v.astype(np.float32).tobytes())
-                    for (c, _), v in zip(chunk, vectors, strict=True)
-                ],
-            )
-            report.composed += len(chunk)
-
-    def _pools_of(self, db: sqlite3.Connection, hashes: set[str]) -> dict[str, Vectors]:
-        """The stored pools of ``hashes`` for the current embedder. A damaged pool (not finite,
-        or not the length of the others) is left out, so its text is encoded again."""
-        out: dict[str, Vectors] = {}
-        wanted = sorted(hashes)
-        for start in range(0, len(wanted), 500):
-            part = wanted[start : start + 500]
-            marks = ",".join("?" * len(part))
-            for h, blob in db.execute(
-                f"SELECT embed_hash, pool FROM pools WHERE model=? AND embed_hash IN ({marks})",
-                (self.embedder.model_id, *part),
-            ):
-                out[h] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-        sizes = [len(v) for v in out.values()]
-        usual = max(set(sizes), key=sizes.count) if sizes else 0
-        return {h: v for h, v in out.items() if len(v) == usual and np.isfinite(v).all()}
+        report.composed += contexts.compose(db, self.embedder, windows, pools)
 
     def _replay_usage(self, db: sqlite3.Connection) -> None:
         """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""

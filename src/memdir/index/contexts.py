@@ -1,0 +1,137 @@
+"""Context vectors: each memory of a session also embedded between its neighbours.
+
+A turn of a conversation often means little alone ("They were stoked for the dinosaur
+exhibit!"); with the turns said just before and after it, it answers "What do Melanie's kids
+like?". So a memory that shares its ``session`` with others gets a second vector, of its
+*window*: the ``SPAN`` memories learned just before it, itself, and the ``SPAN`` after (in
+``created`` order, then name). ``docs.context_hash`` keys it in the vector cache: the hash of the
+window's embed hashes and of a tag naming how it was made, so it is made again exactly when a
+neighbour's text changes.
+
+It is made one of two ways. An embedder that pools (``Embedder.pool_id``: ``use``) keeps a pool
+per memory (table ``pools``) and *composes* the window's vector from the sum of its members'
+pools, so no window text is ever encoded; any other embedder embeds the window's texts joined.
+These functions work on the index's connection; ``sqlite.py`` decides when to call them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Callable, Iterator
+
+import numpy as np
+
+from ..providers.embeddings import Embedder, Vectors
+
+__all__ = ["SPAN", "compose", "missing", "order_of", "point", "pools_of", "tag", "texts", "windows"]
+
+SPAN = 1  # neighbours on each side in a memory's window
+COMPOSE_BATCH = 1024  # windows composed in one call of the embedder
+Window = list[tuple[str, str]]  # (name, embed hash) of its memories, in order
+
+
+def tag(embedder: Embedder) -> str:
+    """Part of every context hash: a composed context is not the embedded one, so an embedder
+    that pools and one that does not never share context vectors."""
+    return "context" if embedder.pool_id is None else f"context|{embedder.pool_id}"
+
+
+def order_of(db: sqlite3.Connection, session: str) -> Window:
+    """The memories of ``session`` in the order they were learned (``created``, then name for
+    memories learned in the same second)."""
+    return [
+        (str(r[0]), str(r[1]))
+        for r in db.execute(
+            "SELECT name, embed_hash FROM docs WHERE session=? ORDER BY created, name", (session,)
+        )
+    ]
+
+
+def windows(order: Window) -> Iterator[tuple[int, Window]]:
+    """Each memory of a session with its window; none for a memory alone in its session."""
+    if len(order) < 2:
+        return
+    for k in range(len(order)):
+        yield k, order[max(0, k - SPAN) : k + SPAN + 1]
+
+
+def point(db: sqlite3.Connection, session: str, context_tag: str) -> None:
+    """Point each memory of ``session`` at its context hash (``NULL`` when it is alone)."""
+    order = order_of(db, session)
+    if len(order) == 1:
+        db.execute("UPDATE docs SET context_hash=NULL WHERE name=?", (order[0][0],))
+    for k, window in windows(order):
+        joined = "\n".join([context_tag, *(h for _, h in window)])
+        chash = hashlib.sha256(joined.encode("utf-8")).hexdigest()
+        db.execute("UPDATE docs SET context_hash=? WHERE name=?", (chash, order[k][0]))
+
+
+def missing(db: sqlite3.Connection, lacking: dict[str, str]) -> dict[str, Window]:
+    """{context hash: its window} for the context vectors ``lacking`` (hash → session)."""
+    out: dict[str, Window] = {}
+    for session in set(lacking.values()):
+        order = order_of(db, session)
+        rows = dict(db.execute("SELECT name, context_hash FROM docs WHERE session=?", (session,)))
+        for k, window in windows(order):
+            chash = rows.get(order[k][0])
+            if chash in lacking:
+                out[chash] = window
+    return out
+
+
+def texts(
+    db: sqlite3.Connection,
+    lacking: dict[str, str],
+    known: dict[str, str],
+    text_of: Callable[[str], str | None],
+) -> dict[str, str]:
+    """{context hash: the window's embed texts joined} for the context vectors ``lacking``, to
+    embed. ``known`` holds embed texts at hand (by hash); ``text_of`` reads the others' files."""
+    out: dict[str, str] = {}
+    for chash, window in missing(db, lacking).items():
+        parts = [known.get(h) or text_of(name) for name, h in window]
+        if all(parts):
+            out[chash] = "\n".join(t for t in parts if t)
+    return out
+
+
+def pools_of(db: sqlite3.Connection, model: str, hashes: set[str]) -> dict[str, Vectors]:
+    """The stored pools of ``hashes`` for ``model``. A damaged pool (not finite, or not the
+    length of the others) is left out, so its text is encoded again."""
+    out: dict[str, Vectors] = {}
+    wanted = sorted(hashes)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        marks = ",".join("?" * len(part))
+        for h, blob in db.execute(
+            f"SELECT embed_hash, pool FROM pools WHERE model=? AND embed_hash IN ({marks})",
+            (model, *part),
+        ):
+            out[h] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
+    sizes = [len(v) for v in out.values()]
+    usual = max(set(sizes), key=sizes.count) if sizes else 0
+    return {h: v for h, v in out.items() if len(v) == usual and np.isfinite(v).all()}
+
+
+def compose(
+    db: sqlite3.Connection,
+    embedder: Embedder,
+    wanted: dict[str, Window],
+    pools: dict[str, Vectors],
+) -> int:
+    """Compose and store the vector of each ``wanted`` window whose pools are all at hand;
+    return how many."""
+    ready = [(c, w) for c, w in wanted.items() if all(h in pools for _, h in w)]
+    for start in range(0, len(ready), COMPOSE_BATCH):
+        chunk = ready[start : start + COMPOSE_BATCH]
+        sums = np.stack([np.sum([pools[h] for _, h in w], axis=0) for _, w in chunk])
+        vectors = embedder.compose(sums.astype(np.float32))
+        db.executemany(
+            "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
+            [
+                (c, embedder.model_id, v.astype(np.float32).tobytes())
+                for (c, _), v in zip(chunk, vectors, strict=True)
+            ],
+        )
+    return len(ready)
