@@ -251,7 +251,8 @@ def test_a_context_vector_is_composed_from_the_pools_of_its_window(pooling: Memo
     assert not _same(_context_vector(pooling, "because"), _composed(pooling, a, c))
     assert _context_vector(pooling, "alone") is None
     stats = pooling.index("project").stats()
-    assert stats["pools"] == 3 and stats["context_vectors"] == 3  # "alone" has no window
+    assert stats["context_vectors"] == 3  # "alone" has no window
+    assert stats["pools"] == 2  # kept for the last two of "talk": what an append composes from
     assert pooling.verify_index() == []
 
 
@@ -268,8 +269,9 @@ def test_a_write_encodes_its_own_text_once_and_recomposes_its_neighbours(pooling
     )
     pooling.forget("because")
     report = pooling.reindex(scope="project")["project"]
-    assert (report.embedded, report.composed) == (0, 2)  # nothing to encode: the pools are kept
-    assert pooling.index("project").stats()["pools"] == 3  # the pool of "because" is gone
+    assert (report.embedded, report.composed) == (1, 2)  # "moved": too far back to keep a pool
+    assert _same(_context_vector(pooling, "moved"), _composed(pooling, TALK[0][1], TALK[2][1]))
+    assert pooling.index("project").stats()["pools"] == 2  # "waits" and "after"
     assert pooling.verify_index() == []
 
 
@@ -301,7 +303,7 @@ def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> N
     )
     fresh = Memory(embedder="use")
     report = fresh.reindex(scope="project")["project"]
-    assert (report.embedded, report.composed) == (2, 3)  # the two damaged pools, encoded again
+    assert (report.embedded, report.composed) == (3, 3)  # the damaged two, and "moved" (no pool)
     (a, b, c) = (t for _, t, _ in TALK)
     assert _same(_context_vector(fresh, "because"), _composed(fresh, a, b, c))
     assert fresh.verify_index() == []

@@ -444,7 +444,7 @@ def test_cli_reindex_counts_the_session_contexts_it_embeds(mem: Memory, sandbox:
         with_use
     ), with_use
     report = json.loads(memdir(sandbox, "reindex", "--json", embedder="use").stdout)["project"]
-    assert (report["embedded"], report["composed"], report["pools"]) == (0, 0, 3)
+    assert (report["embedded"], report["composed"], report["pools"]) == (0, 0, 2)
 
 
 # -- the real default embedder --------------------------------------------------------------

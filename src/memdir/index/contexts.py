@@ -8,9 +8,11 @@ like?". So a memory that shares its ``session`` with others gets a second vector
 window's embed hashes and of a tag naming how it was made, so it is made again exactly when a
 neighbour's text changes.
 
-It is made one of two ways. An embedder that pools (``Embedder.pool_id``: ``use``) keeps a pool
-per memory (table ``pools``) and *composes* the window's vector from the sum of its members'
-pools, so no window text is ever encoded; any other embedder embeds the window's texts joined.
+It is made one of two ways. An embedder that pools (``Embedder.pool_id``: ``use``) gets a pool
+with each memory's own vector and *composes* the window's vector from the sum of its members'
+pools, so no window text is ever encoded; it keeps (table ``pools``) only those of the last
+memories of each session, which an append needs. Any other embedder embeds the window's texts
+joined.
 These functions work on the index's connection; ``sqlite.py`` decides when to call them.
 """
 
@@ -24,7 +26,19 @@ import numpy as np
 
 from ..providers.embeddings import Embedder, Vectors
 
-__all__ = ["SPAN", "compose", "missing", "order_of", "point", "pools_of", "tag", "texts", "windows"]
+__all__ = [
+    "SPAN",
+    "compose",
+    "forget_pools",
+    "missing",
+    "order_of",
+    "point",
+    "pools_of",
+    "tag",
+    "tails",
+    "texts",
+    "windows",
+]
 
 SPAN = 1  # neighbours on each side in a memory's window
 COMPOSE_BATCH = 1024  # windows composed in one call of the embedder
@@ -94,6 +108,33 @@ def texts(
         if all(parts):
             out[chash] = "\n".join(t for t in parts if t)
     return out
+
+
+def tails(db: sqlite3.Connection, sessions: set[str]) -> set[str]:
+    """Embed hashes of the last ``2·SPAN`` memories of each of ``sessions``: the pools that an
+    append to the session composes from. Only these are kept; an edit or delete further back
+    encodes the few neighbours it needs again."""
+    out: set[str] = set()
+    wanted = sorted(sessions)
+    for start in range(0, len(wanted), 500):
+        part = wanted[start : start + 500]
+        out.update(
+            r[0]
+            for r in db.execute(
+                "SELECT embed_hash FROM (SELECT embed_hash, row_number() OVER (PARTITION BY "
+                "session ORDER BY created DESC, name DESC) AS k FROM docs WHERE session IN "
+                f"({','.join('?' * len(part))})) WHERE k <= ?",
+                (*part, 2 * SPAN),
+            )
+        )
+    return out
+
+
+def forget_pools(db: sqlite3.Connection, model: str, hashes: set[str]) -> None:
+    """Delete the pools of ``hashes`` for ``model``."""
+    db.executemany(
+        "DELETE FROM pools WHERE model=? AND embed_hash=?", [(model, h) for h in sorted(hashes)]
+    )
 
 
 def pools_of(db: sqlite3.Connection, model: str, hashes: set[str]) -> dict[str, Vectors]:

@@ -551,10 +551,10 @@ class SqliteIndex:
         report: SyncReport,
         progress: Progress | None,
         pools: dict[str, Vectors] | None = None,
-        pooled: Container[str] = (),
+        keep: Container[str] = (),
     ) -> None:
-        """Embed ``pending`` in batches. With ``pools`` the embedder pools too, and the pools of
-        the hashes in ``pooled`` are stored (and added to ``pools``)."""
+        """Embed ``pending`` in batches. With ``pools`` the embedder pools too: every pool is
+        added to ``pools``, and those of the hashes in ``keep`` are stored."""
         model = self.embedder.model_id
         items = list(pending.items())
         step = self.embedder.batch_size
@@ -565,12 +565,12 @@ class SqliteIndex:
                 vectors = self.embedder.encode(texts, "passage")
             else:
                 vectors, rows = self.embedder.encode_pooled(texts)
-                kept = [(h, r) for (h, _), r in zip(batch, rows, strict=True) if h in pooled]
-                pools.update(kept)
+                pools.update((h, r) for (h, _), r in zip(batch, rows, strict=True))
                 db.executemany(
                     "INSERT OR REPLACE INTO pools VALUES (?,?,?)",
-                    [(h, model, r.astype(np.float16).tobytes()) for h, r in kept],
-                )
+                    [(h, model, pools[h].astype(np.float16).tobytes()) for h, _ in batch
+                     if h in keep],
+                )  # fmt: skip
             db.executemany(
                 "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
                 [
@@ -592,8 +592,8 @@ class SqliteIndex:
         progress: Progress | None,
     ) -> None:
         """Embed ``pending`` and compose the ``lacking`` contexts from their windows' pools. A
-        window member without a pool (new, or indexed before pools) is encoded once, for its
-        vector and its pool together."""
+        window member without a stored pool (new, further back than a session's last
+        memories, or indexed before pools) is encoded once, for its vector and pool together."""
         windows = contexts.missing(db, lacking)
         members = {h: name for window in windows.values() for name, h in window}
         pools = contexts.pools_of(db, self.embedder.model_id, set(members))
@@ -602,8 +602,11 @@ class SqliteIndex:
             text = None if h in pools or h in todo else known.get(h) or self._text_of(name)
             if text is not None:
                 todo[h] = text
-        self._embed(db, todo, report, progress, pools=pools, pooled=members)
+        keep = contexts.tails(db, set(lacking.values()))
+        stored = set(pools)  # what the table held: those no longer at a session's end go
+        self._embed(db, todo, report, progress, pools=pools, keep=keep)
         report.composed += contexts.compose(db, self.embedder, windows, pools)
+        contexts.forget_pools(db, self.embedder.model_id, (stored | set(todo)) - keep)
 
     def _replay_usage(self, db: sqlite3.Connection) -> None:
         """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""
