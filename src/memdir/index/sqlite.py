@@ -17,10 +17,10 @@ the next call rebuilds it. What it holds:
   the embedding of its text between its neighbours' in that session (the memories learned just
   before and after it; ``contexts.py``), cached the same way under ``docs.context_hash``; a
   write re-embeds the context of the memory and of its neighbours.
-* ``pools`` — for an embedder that pools (``use``): one row per text of a memory in a session,
-  from which the context vector of any window is *composed* (summed, then a small network)
-  instead of embedding the window's text, so a memory's text is encoded once. Stored as
-  float16: half the bytes, and composed vectors move by less than 1e-6 in cosine.
+* ``pools`` — for an embedder that pools (``use``): a row per text of the last memories of
+  each session, from which the context vectors an append changes are *composed* (summed, then
+  a small network) instead of embedding the window's text, so a memory's text is encoded once.
+  Stored as float16: half the bytes, and composed vectors move by less than 1e-6 in cosine.
 * ``usage`` — how often each memory was returned, replayed from the scope's recall log
   (``.history/recalls.jsonl``), which is the durable record.
 
