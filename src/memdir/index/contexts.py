@@ -1,4 +1,9 @@
-"""Context vectors: each memory of a session also embedded between its neighbours.
+"""What the index derives from a memory's session: the session document and context vectors.
+
+The *session document* (``session_fts``) is the text of all of a session's memories as one
+FTS row, so a query whose words are spread over a conversation finds that conversation.
+
+A *context vector* is a memory of a session embedded between its neighbours.
 
 A turn of a conversation often means little alone ("They were stoked for the dinosaur
 exhibit!"); with the turns said just before and after it, it answers "What do Melanie's kids
@@ -13,6 +18,7 @@ with each memory's own vector and *composes* the window's vector from the sum of
 pools, so no window text is ever encoded; it keeps (table ``pools``) only those of the last
 memories of each session, which an append needs. Any other embedder embeds the window's texts
 joined.
+
 These functions work on the index's connection; ``sqlite.py`` decides when to call them.
 """
 
@@ -43,6 +49,28 @@ __all__ = [
 SPAN = 1  # neighbours on each side in a memory's window
 COMPOSE_BATCH = 1024  # windows composed in one call of the embedder
 Window = list[tuple[str, str]]  # (name, embed hash) of its memories, in order
+
+
+def rewrite_document(db: sqlite3.Connection, session: str) -> None:
+    """Rewrite the session document of ``session`` (``session_fts``: its memories' FTS bodies,
+    already CJK-bigrammed, in order), or delete it when no memory is left in the session."""
+    bodies = [
+        r[0]
+        for r in db.execute(
+            "SELECT f.body FROM docs d JOIN fts f ON f.rowid = d.rowid "
+            "WHERE d.session=? ORDER BY d.created, d.name",
+            (session,),
+        )
+    ]
+    row = db.execute("SELECT id FROM sessions WHERE session=?", (session,)).fetchone()
+    if row is not None:
+        db.execute("DELETE FROM session_fts WHERE rowid=?", (row[0],))
+    if not bodies:
+        db.execute("DELETE FROM sessions WHERE session=?", (session,))
+        return
+    if row is None:
+        row = (db.execute("INSERT INTO sessions(session) VALUES (?)", (session,)).lastrowid,)
+    db.execute("INSERT INTO session_fts(rowid, body) VALUES (?, ?)", (row[0], "\n".join(bodies)))
 
 
 def tag(embedder: Embedder) -> str:

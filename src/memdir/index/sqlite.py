@@ -407,7 +407,7 @@ class SqliteIndex:
                 self._forget_row(db, name)
                 report.removed += 1
             for session in touched:
-                self._rebuild_session(db, session)
+                contexts.rewrite_document(db, session)
                 contexts.point(db, session, tag)
             if self._meta("context_tag") != tag:  # set for another embedder
                 for (session,) in db.execute("SELECT session FROM sessions").fetchall():
@@ -463,30 +463,6 @@ class SqliteIndex:
     def _session_of(db: sqlite3.Connection, name: str) -> str | None:
         row = db.execute("SELECT session FROM docs WHERE name=?", (name,)).fetchone()
         return None if row is None or row[0] is None else str(row[0])
-
-    @staticmethod
-    def _rebuild_session(db: sqlite3.Connection, session: str) -> None:
-        """Rewrite the session document of ``session`` from its memories' FTS bodies (already
-        CJK-bigrammed), or delete it when no memory is left in the session."""
-        bodies = [
-            r[0]
-            for r in db.execute(
-                "SELECT f.body FROM docs d JOIN fts f ON f.rowid = d.rowid "
-                "WHERE d.session=? ORDER BY d.created, d.name",
-                (session,),
-            )
-        ]
-        row = db.execute("SELECT id FROM sessions WHERE session=?", (session,)).fetchone()
-        if row is not None:
-            db.execute("DELETE FROM session_fts WHERE rowid=?", (row[0],))
-        if not bodies:
-            db.execute("DELETE FROM sessions WHERE session=?", (session,))
-            return
-        if row is None:
-            row = (db.execute("INSERT INTO sessions(session) VALUES (?)", (session,)).lastrowid,)
-        db.execute(
-            "INSERT INTO session_fts(rowid, body) VALUES (?, ?)", (row[0], "\n".join(bodies))
-        )
 
     def _text_of(self, name: str) -> str | None:
         try:
