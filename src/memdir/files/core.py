@@ -573,10 +573,15 @@ class StoreCore:
 
     def fingerprint(self) -> str:
         """A digest of every memory file's name and stat (no content read): cheap to compare."""
+        return self.listing()[0]
+
+    def listing(self) -> tuple[str, list[tuple[str, os.stat_result]]]:
+        """The fingerprint and the ``(file name, lstat)`` of every memory file it was taken
+        from, sorted by name: a caller that then walks the files needs no second stat pass."""
         entries = self._entries()
         if entries is None:
-            return "empty"
-        return fingerprint(sum(entry_hash(n, st) for n, st in entries), len(entries))
+            return "empty", []
+        return fingerprint(sum(entry_hash(n, st) for n, st in entries), len(entries)), entries
 
     def refresh_index(self) -> bool:
         """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last

@@ -161,6 +161,8 @@ class SqliteIndex:
         self._matrix: tuple[str, dict[float, tuple[list[str], Vectors, set[str]]]] | None = None
         self._rows: dict[str, int] = {}
         self._docs: tuple[str, dict[str, DocMeta]] | None = None
+        self._lists: dict[str, tuple[str, ...]] = {}  # JSON list → its tuple (docs())
+        self._listing: list[tuple[str, os.stat_result]] | None = None  # of this sync's state
         self._scripts: tuple[dict[str, DocMeta], frozenset[str]] | None = None
         self._entities: tuple[str, dict[str, set[str]]] | None = None
 
@@ -281,7 +283,9 @@ class SqliteIndex:
 
     # -- sync ----------------------------------------------------------------------------
     def _docs_state(self) -> str:
-        return f"{self.store.fingerprint()}|{self.embedder.model_id}|{self.embedder.pool_id}"
+        """The files' fingerprint and the embedder; keeps the listing for ``_sync_docs``."""
+        fp, self._listing = self.store.listing()
+        return f"{fp}|{self.embedder.model_id}|{self.embedder.pool_id}"
 
     def _recall_log_size(self) -> int:
         try:
@@ -329,12 +333,15 @@ class SqliteIndex:
         changed."""
         report = SyncReport()
         db = self._connect()
-        fresh, _ = self._docs_fresh()
+        self._listing = None
+        fresh, state = self._docs_fresh()
         if fresh and self._meta("recall_offset") == str(self._recall_log_size()):
             return report
+        synced = self._meta("state")
         with self._sync_lock():
             quick = self._quick_state()
-            fresh, state = self._docs_fresh()
+            if self._meta("state") != synced:  # another process synced while we waited
+                fresh, state = self._docs_fresh()
             if not fresh or state is not None:
                 state = state or self._docs_state()
                 if not fresh:
@@ -373,21 +380,20 @@ class SqliteIndex:
         fresh: dict[str, str] = {}
         touched: set[str] = set()  # sessions whose document must be rebuilt
         tag = contexts.tag(self.embedder)
+        listing = self._listing if self._listing is not None else self.store.listing()[1]
         db.execute("BEGIN IMMEDIATE")
         try:
-            for path in self.store.memory_files():
-                name = path.stem
-                try:
-                    st = path.lstat()
-                except FileNotFoundError:
-                    continue
+            for file_name, st in listing:  # the stat the fingerprint was taken from
+                name = file_name[:-3]
                 old = rows.get(name)
                 if old and old[:3] == (st.st_size, st.st_mtime_ns, st.st_ino):
                     seen.add(name)
                     continue
                 try:
-                    record = self.store.read_path(path)
-                except (BadFileError, NotFoundError):
+                    record = self.store.read_path(self.store.dirs.memory / file_name)
+                except NotFoundError:
+                    continue  # deleted since the listing: gone below, like any deleted file
+                except BadFileError:
                     report.skipped += 1
                     continue
                 seen.add(name)
@@ -617,12 +623,16 @@ class SqliteIndex:
             return self._docs[1]
         db = self._connect()
         uses = {r[0]: (r[1], r[2]) for r in db.execute("SELECT name, count, last_used FROM usage")}
+        lists = self._lists  # tag and path lists repeat: decode each distinct one once
         out: dict[str, DocMeta] = {}
         for row in db.execute(
             "SELECT name, type, source, confidence, importance, created, updated, tags, "
             "related_files, description, session, scripts FROM docs"
         ):
             count, last = uses.get(row[0], (0, None))
+            for raw in (row[7], row[8]):
+                if raw not in lists:
+                    lists[raw] = tuple(json.loads(raw))
             out[row[0]] = DocMeta(
                 name=row[0],
                 type=row[1],
@@ -631,8 +641,8 @@ class SqliteIndex:
                 importance=row[4],
                 created=row[5],
                 updated=row[6],
-                tags=tuple(json.loads(row[7])),
-                related_files=tuple(json.loads(row[8])),
+                tags=lists[row[7]],
+                related_files=lists[row[8]],
                 description=row[9],
                 session=row[10],
                 scripts=tuple(row[11].split()),
@@ -648,12 +658,16 @@ class SqliteIndex:
         if self._entities is not None and self._entities[0] == key:
             return self._entities[1]
         out: dict[str, set[str]] = {}
+        known: dict[tuple[tuple[str, ...], tuple[str, ...]], set[str]] = {}  # lists repeat
         for name, meta in self.docs().items():
-            keys = {t.lower() for t in meta.tags}
-            for path in meta.related_files:
-                lowered = path.lower().strip("./")
-                keys |= {lowered, lowered.rsplit("/", 1)[-1]}
-            for k in keys:
+            pair = (meta.tags, meta.related_files)
+            if pair not in known:
+                keys = {t.lower() for t in meta.tags}
+                for path in meta.related_files:
+                    lowered = path.lower().strip("./")
+                    keys |= {lowered, lowered.rsplit("/", 1)[-1]}
+                known[pair] = keys
+            for k in known[pair]:
                 out.setdefault(k, set()).add(name)
         self._entities = (key, out)
         return out
