@@ -82,10 +82,17 @@ def tag(embedder: Embedder) -> str:
 def order_of(db: sqlite3.Connection, session: str) -> Window:
     """The memories of ``session`` in the order they were learned (``created``, then name for
     memories learned in the same second)."""
+    return [(name, ehash) for name, ehash, _ in _rows(db, session)]
+
+
+def _rows(db: sqlite3.Connection, session: str) -> list[tuple[str, str, str | None]]:
+    """(name, embed hash, context hash) of the memories of ``session``, in ``order_of``'s order."""
     return [
-        (str(r[0]), str(r[1]))
+        (str(r[0]), str(r[1]), r[2])
         for r in db.execute(
-            "SELECT name, embed_hash FROM docs WHERE session=? ORDER BY created, name", (session,)
+            "SELECT name, embed_hash, context_hash FROM docs WHERE session=? "
+            "ORDER BY created, name",
+            (session,),
         )
     ]
 
@@ -113,11 +120,10 @@ def missing(db: sqlite3.Connection, lacking: dict[str, str]) -> dict[str, Window
     """{context hash: its window} for the context vectors ``lacking`` (hash → session)."""
     out: dict[str, Window] = {}
     for session in set(lacking.values()):
-        order = order_of(db, session)
-        rows = dict(db.execute("SELECT name, context_hash FROM docs WHERE session=?", (session,)))
-        for k, window in windows(order):
-            chash = rows.get(order[k][0])
-            if chash in lacking:
+        rows = _rows(db, session)
+        for k, window in windows([(name, ehash) for name, ehash, _ in rows]):
+            chash = rows[k][2]
+            if chash is not None and chash in lacking:
                 out[chash] = window
     return out
 

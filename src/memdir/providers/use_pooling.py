@@ -105,17 +105,13 @@ class Pooler:
 
     def _mark_features(self) -> F32:
         ids = [self.b.sp.encode(t, out_type=int, add_bos=True, add_eos=True) for t in _MARK_SAMPLE]
-        feats = self._features(ids, sum(map(len, ids)))
-        starts = np.cumsum([0, *map(len, ids)])[:-1]
-        ends = starts + np.array(list(map(len, ids))) - 1
+        feats, lens, starts = self._features(ids, sum(map(len, ids)))
+        ends = starts + lens - 1
         marks: F32 = (feats[starts].mean(axis=0) + feats[ends].mean(axis=0)) @ self.b.cnn_W
         return marks
 
     def _batch(self, group: list[list[int]], n_tokens: int, vectors: F32, pools: F32) -> None:
-        lens = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
-        starts = np.zeros(len(group), dtype=np.int64)
-        np.cumsum(lens[:-1], out=starts[1:])
-        feats = self._features(group, n_tokens)
+        feats, lens, starts = self._features(group, n_tokens)
         full = np.add.reduceat(feats, starts, axis=0)
         marks = feats[starts] + feats[starts + lens - 1]
         both = np.concatenate([full, full - marks]) @ self.b.cnn_W
@@ -123,8 +119,11 @@ class Pooler:
         pools[:, : self.width] = both[len(group) :]
         pools[:, self.width] = lens - 2
 
-    def _features(self, group: list[list[int]], n_tokens: int) -> F32:
-        """The layer-normed feature row of every token of ``group`` (flat, in order)."""
+    def _features(
+        self, group: list[list[int]], n_tokens: int
+    ) -> tuple[F32, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The layer-normed feature row of every token of ``group`` (flat, in order), with each
+        text's token count and first row."""
         b, m = self.b, self.m
         lens = np.fromiter(map(len, group), dtype=np.int64, count=len(group))
         flat = np.fromiter(chain.from_iterable(group), dtype=np.int64, count=n_tokens)
@@ -150,7 +149,7 @@ class Pooler:
             off = m._EMB_DIM + i * m._CNN_DIM
             feats[:, off : off + m._CNN_DIM] = c2
         m._layernorm(feats, b.ln_g, b.ln_b, b.eps)
-        return feats
+        return feats, lens, starts
 
     def _head(self, projected: F32, lens: F32) -> F32:
         """The network after the projected sum, for texts of ``lens`` tokens: unit vectors."""
