@@ -53,6 +53,7 @@ from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
 from . import contexts
 from .text import cjk_bigrams, fts_query, scripts_of
+from .views import Delta, DocMeta, Matrix, Views
 
 __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text"]
 
@@ -74,6 +75,8 @@ CREATE TABLE docs (
     description TEXT NOT NULL, session TEXT, scripts TEXT NOT NULL, context_hash TEXT
 );
 CREATE INDEX docs_session ON docs(session);
+CREATE INDEX docs_embed ON docs(embed_hash);
+CREATE INDEX docs_context ON docs(context_hash);
 CREATE TABLE sessions (id INTEGER PRIMARY KEY, session TEXT UNIQUE NOT NULL);
 CREATE VIRTUAL TABLE session_fts USING fts5(
     body, tokenize = 'porter unicode61 remove_diacritics 2'
@@ -93,8 +96,20 @@ CREATE TABLE usage (name TEXT PRIMARY KEY, count INTEGER NOT NULL, last_used TEX
 """
 
 
+# added to schema 9 without a rebuild: the lookups that let a sync forget only what it dropped
+_ENSURE = (
+    "CREATE INDEX IF NOT EXISTS docs_embed ON docs(embed_hash)",
+    "CREATE INDEX IF NOT EXISTS docs_context ON docs(context_hash)",
+)
+
 # the embedding cache: tables kept across schema versions while their columns stay these
 _KEPT = {"vectors": ["embed_hash", "model", "vec"], "pools": ["embed_hash", "model", "pool"]}
+
+
+def _chunked(items: set[str], size: int = 300) -> Iterator[list[str]]:
+    ordered = sorted(items)
+    for start in range(0, len(ordered), size):
+        yield ordered[start : start + size]
 
 
 def embed_text(record: MemoryRecord) -> str:
@@ -103,26 +118,6 @@ def embed_text(record: MemoryRecord) -> str:
     parts = [] if record.description in record.statement else [record.description]
     parts += [record.statement, record.why or "", record.how_to_apply or ""]
     return "\n".join(p for p in parts if p)
-
-
-@dataclass(frozen=True)
-class DocMeta:
-    """What recall needs to know of a memory without opening its file."""
-
-    name: str
-    type: str
-    source: str
-    confidence: str
-    importance: int | None
-    created: str | None
-    updated: str | None
-    tags: tuple[str, ...]
-    related_files: tuple[str, ...]
-    description: str
-    session: str | None = None
-    scripts: tuple[str, ...] = ()  # the scripts its text is written in (``text.scripts_of``)
-    uses: int = 0
-    last_used: str | None = None
 
 
 @dataclass
@@ -157,14 +152,12 @@ class SqliteIndex:
         self.path = store.dirs.derived / "index.sqlite"
         self._db: sqlite3.Connection | None = None
         self._locked = False
-        # (generation, {context share: (names, matrix, names with a context vector)})
-        self._matrix: tuple[str, dict[float, tuple[list[str], Vectors, set[str]]]] | None = None
-        self._rows: dict[str, int] = {}
-        self._docs: tuple[str, dict[str, DocMeta]] | None = None
-        self._lists: dict[str, tuple[str, ...]] = {}  # JSON list → its tuple (docs())
         self._listing: list[tuple[str, os.stat_result]] | None = None  # of this sync's state
-        self._scripts: tuple[dict[str, DocMeta], frozenset[str]] | None = None
-        self._entities: tuple[str, dict[str, set[str]]] | None = None
+        self._views = Views()  # what recall reads, patched by this process's syncs
+        self._last: Matrix | None = None  # the matrix ``vectors()`` returned last
+        self._delta: Delta | None = None  # what the running sync changed (None: unknown)
+        self._dropped: set[str] = set()  # hashes the running sync stopped referring to
+        self._before: tuple[str | None, ...] = ()  # the version the running sync started from
 
     # -- connection ----------------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
@@ -192,8 +185,10 @@ class SqliteIndex:
                 if self._schema(db) != str(SCHEMA_VERSION):
                     db = self._migrate(db)
         assert db is not None
+        for statement in _ENSURE:
+            db.execute(statement)
         self._db = db
-        self._matrix = None
+        self._views.clear()
         return db
 
     def _reopen(self) -> sqlite3.Connection:
@@ -330,18 +325,45 @@ class SqliteIndex:
 
     def sync(self, progress: Progress | None = None) -> SyncReport:
         """Bring the index in line with the files and the recall log; cheap when nothing
-        changed."""
+        changed. The views recall reads are patched with what changed, not read again."""
         report = SyncReport()
         db = self._connect()
+        before = self._before = self._version()
+        self._views.at(before)  # (views with nothing loaded yet are of any version)
+        self._delta, self._dropped = Delta(), set()
+        try:
+            self._sync(db, report, progress, before)
+        except BaseException:
+            self._views.clear()
+            raise
+        finally:
+            delta, self._delta = self._delta, None
+        after = self._version()
+        if delta is not None and self._views.key == before:
+            self._views.patch(db, delta, after)
+        elif self._views.key != after:
+            self._views.clear()
+        return report
+
+    def _sync(
+        self,
+        db: sqlite3.Connection,
+        report: SyncReport,
+        progress: Progress | None,
+        before: tuple[str | None, ...],
+    ) -> None:
         self._listing = None
         fresh, state = self._docs_fresh()
         if fresh and self._meta("recall_offset") == str(self._recall_log_size()):
-            return report
+            return
         synced = self._meta("state")
         with self._sync_lock():
             quick = self._quick_state()
             if self._meta("state") != synced:  # another process synced while we waited
                 fresh, state = self._docs_fresh()
+            now = self._version()
+            if (now[0], now[2]) != (before[0], before[2]):  # another process's change
+                self._delta = None
             if not fresh or state is not None:
                 state = state or self._docs_state()
                 if not fresh:
@@ -356,11 +378,17 @@ class SqliteIndex:
                     count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
                     self._set_meta("count", str(count))
                     self._set_meta("state", state)
+                    self._connect().execute("DELETE FROM meta WHERE key='dirty'")
                 if int(self._meta("count") or 0) > FULL_SCAN_LIMIT:
                     self._set_meta("quick", quick)
                     self._set_meta("full_scan_at", str(time.time()))
             self._replay_usage(db)
-        return report
+
+    def _version(self) -> tuple[str | None, ...]:
+        """The views' key: the files' state, the quick state, and how far the recall log was
+        replayed (use counts are part of ``docs()``). Another process's sync moves the first
+        or the last; this process's own scans move the quick state too."""
+        return self._meta("state"), self._meta("quick"), self._meta("recall_offset")
 
     def generation(self) -> str:
         """Changes whenever the indexed files (or the embedder) change; a cache key."""
@@ -372,13 +400,14 @@ class SqliteIndex:
         """Update docs and FTS rows. Return {embed_hash: text} that still need vectors,
         {context hash: session} of the context vectors missing, and {embed_hash: text} of every
         memory read on the way (so a window's texts need not be read again)."""
-        rows = {
-            r[0]: r[1:]
-            for r in db.execute("SELECT name, size, mtime_ns, ino, content_hash FROM docs")
-        }
+        clean = self._meta("dirty") is None  # the last sync that changed docs got to its end
+        if not clean:  # what it wrote before it stopped is not known: read everything again
+            self._delta = None
+        rows = self._file_rows(db)
         seen: set[str] = set()
         fresh: dict[str, str] = {}
         touched: set[str] = set()  # sessions whose document must be rebuilt
+        files = {} if self._delta is None else self._delta.files
         tag = contexts.tag(self.embedder)
         listing = self._listing if self._listing is not None else self.store.listing()[1]
         db.execute("BEGIN IMMEDIATE")
@@ -397,6 +426,7 @@ class SqliteIndex:
                     report.skipped += 1
                     continue
                 seen.add(name)
+                files[name] = (st.st_size, st.st_mtime_ns, st.st_ino, record.content_hash)
                 if old and old[3] == record.content_hash:
                     db.execute(
                         "UPDATE docs SET size=?, mtime_ns=?, ino=? WHERE name=?",
@@ -406,35 +436,27 @@ class SqliteIndex:
                 touched |= {s for s in (self._session_of(db, name), record.session) if s}
                 ehash, text = self._upsert(db, record, st)
                 fresh[ehash] = text
+                if self._delta is not None:
+                    self._delta.docs.add(name)
+                    self._delta.rewritten.add(name)
                 report.updated += bool(old)
                 report.added += not old
             for name in set(rows) - seen:
                 touched |= {s for s in (self._session_of(db, name),) if s}
                 self._forget_row(db, name)
                 report.removed += 1
+                if self._delta is not None:
+                    self._delta.removed.add(name)
             for session in touched:
                 contexts.rewrite_document(db, session)
-                contexts.point(db, session, tag)
+                self._repoint(db, session, tag)
             if self._meta("context_tag") != tag:  # set for another embedder
                 for (session,) in db.execute("SELECT session FROM sessions").fetchall():
                     contexts.point(db, session, tag)
                 self._set_meta("context_tag", tag)
-            known = "(SELECT embed_hash FROM vectors WHERE model=?)"
-            missing = {
-                r[0]
-                for r in db.execute(
-                    f"SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN {known}",
-                    (self.embedder.model_id,),
-                )
-            }
-            lacking = {
-                r[0]: r[1]
-                for r in db.execute(
-                    "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL "
-                    f"AND context_hash NOT IN {known}",
-                    (self.embedder.model_id,),
-                )
-            }
+                self._delta = None
+            self._set_meta("dirty", "1")  # until the vectors are in: see ``_lacking``
+            missing, lacking = self._lacking(db, clean, set(fresh), touched)
             db.execute("COMMIT")
         except BaseException:
             db.execute("ROLLBACK")
@@ -442,26 +464,120 @@ class SqliteIndex:
         pending = {h: fresh[h] for h in missing if h in fresh}
         if len(pending) < len(missing):  # e.g. a new embedder: texts of unchanged files
             pending.update(self._texts_for(db, missing - set(pending)))
+            self._delta = None
+        if not set(lacking.values()) <= touched:  # contexts of sessions no file change named
+            self._delta = None
         return pending, lacking, fresh
 
-    def _forget_unused_vectors(self, db: sqlite3.Connection) -> None:
-        model = self.embedder.model_id
-        db.execute(
-            "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN (SELECT embed_hash FROM "
-            "docs UNION SELECT context_hash FROM docs WHERE context_hash IS NOT NULL)",
-            (model,),
-        )
-        db.execute(
-            "DELETE FROM pools WHERE model=? AND embed_hash NOT IN "
-            "(SELECT embed_hash FROM docs WHERE session IS NOT NULL)",
-            (model,),
-        )
+    def _file_rows(self, db: sqlite3.Connection) -> dict[str, tuple[int, int, int, str]]:
+        """{name: (size, mtime_ns, ino, content hash)} of every indexed file, as the docs table
+        has them: kept by the views (and patched with what a sync changes) while no other
+        process syncs, so a sync after this process's own write need not read them all."""
+        views = self._views
+        if self._delta is not None and views.key == self._before and views.files is not None:
+            return views.files
+        rows = {
+            r[0]: (r[1], r[2], r[3], r[4])
+            for r in db.execute("SELECT name, size, mtime_ns, ino, content_hash FROM docs")
+        }
+        if views.key == self._before:
+            views.files = rows
+        return rows
 
-    @staticmethod
-    def _forget_row(db: sqlite3.Connection, name: str) -> None:
-        """Delete ``name``'s doc and FTS rows (an FTS5 column cannot be indexed: go by rowid)."""
-        row = db.execute("SELECT rowid FROM docs WHERE name=?", (name,)).fetchone()
+    def _lacking(
+        self, db: sqlite3.Connection, clean: bool, fresh: set[str], touched: set[str]
+    ) -> tuple[set[str], dict[str, str]]:
+        """The embed hashes without a vector, and {context hash: session} of the contexts
+        without one. After a clean sync by this process with the same embedder, only what this
+        sync wrote can lack one; otherwise (a sync cut short after its docs were committed, a
+        new embedder, another process's sync) every doc is checked."""
+        model = self.embedder.model_id
+        known = "(SELECT embed_hash FROM vectors WHERE model=?)"
+        embedder = f"{model}|{self.embedder.pool_id}"
+        if not (clean and self._delta is not None and self._meta("embedder") == embedder):
+            self._set_meta("embedder", embedder)
+            missing = {
+                r[0]
+                for r in db.execute(
+                    f"SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN {known}",
+                    (model,),
+                )
+            }
+            sql = "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL "
+            sql += f"AND context_hash NOT IN {known}"
+            return missing, {r[0]: r[1] for r in db.execute(sql, (model,))}
+        lacking: dict[str, str] = {}
+        for part in _chunked(touched):
+            lacking.update(
+                db.execute(
+                    "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL AND "
+                    f"session IN ({','.join('?' * len(part))}) AND context_hash NOT IN {known}",
+                    (*part, model),
+                ).fetchall()
+            )
+        have: set[str] = set()
+        for part in _chunked(fresh):
+            have.update(
+                r[0]
+                for r in db.execute(
+                    f"SELECT embed_hash FROM vectors WHERE model=? AND embed_hash IN "
+                    f"({','.join('?' * len(part))})",
+                    (model, *part),
+                )
+            )
+        return fresh - have, lacking
+
+    def _repoint(self, db: sqlite3.Connection, session: str, tag: str) -> None:
+        """``contexts.point`` for a session a sync changed, noting its members' old context
+        hashes as dropped and the members themselves as changed."""
+        members = db.execute(
+            "SELECT name, context_hash FROM docs WHERE session=?", (session,)
+        ).fetchall()
+        self._dropped.update(h for _, h in members if h)
+        if self._delta is not None:
+            self._delta.docs.update(n for n, _ in members)
+        contexts.point(db, session, tag)
+
+    def _forget_unused_vectors(self, db: sqlite3.Connection) -> None:
+        """Delete the vectors and pools of the current embedder that no memory refers to any
+        more: those of the hashes this sync dropped, or — once per embedder, and whenever the
+        sync cannot say what it dropped — every one (a sweep of the whole table)."""
+        model = self.embedder.model_id
+        if self._delta is None or self._meta("swept") != model:
+            db.execute(
+                "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN (SELECT embed_hash FROM "
+                "docs UNION SELECT context_hash FROM docs WHERE context_hash IS NOT NULL)",
+                (model,),
+            )
+            db.execute(
+                "DELETE FROM pools WHERE model=? AND embed_hash NOT IN "
+                "(SELECT embed_hash FROM docs WHERE session IS NOT NULL)",
+                (model,),
+            )
+            self._set_meta("swept", model)
+            return
+        unused = "NOT EXISTS (SELECT 1 FROM docs d WHERE d.{} = t.embed_hash{})"
+        for part in _chunked(self._dropped):
+            marks = ",".join("?" * len(part))
+            db.execute(
+                f"DELETE FROM vectors AS t WHERE model=? AND embed_hash IN ({marks}) AND "
+                f"{unused.format('embed_hash', '')} AND {unused.format('context_hash', '')}",
+                (model, *part),
+            )
+            db.execute(
+                f"DELETE FROM pools AS t WHERE model=? AND embed_hash IN ({marks}) AND "
+                + unused.format("embed_hash", " AND d.session IS NOT NULL"),
+                (model, *part),
+            )
+
+    def _forget_row(self, db: sqlite3.Connection, name: str) -> None:
+        """Delete ``name``'s doc and FTS rows (an FTS5 column cannot be indexed: go by rowid);
+        its hashes are noted as dropped."""
+        row = db.execute(
+            "SELECT rowid, embed_hash, context_hash FROM docs WHERE name=?", (name,)
+        ).fetchone()
         if row is not None:
+            self._dropped.update(h for h in row[1:] if h)
             db.execute("DELETE FROM fts WHERE rowid=?", (row[0],))
             db.execute("DELETE FROM docs WHERE rowid=?", (row[0],))
 
@@ -596,10 +712,13 @@ class SqliteIndex:
         if offset > self._recall_log_size():  # the log was replaced: start again
             db.execute("DELETE FROM usage")
             offset = 0
+            self._delta = None
         entries, _, end = read_jsonl(self.store.dirs.recalls, offset)
         for entry in entries:
             when = str(entry.get("time", ""))
             for name in entry.get("returned", []) or []:
+                if self._delta is not None:
+                    self._delta.uses.add(str(name))
                 db.execute(
                     "INSERT INTO usage VALUES (?, 1, ?) ON CONFLICT(name) DO UPDATE SET "
                     "count = count + 1, last_used = max(last_used, excluded.last_used)",
@@ -608,69 +727,22 @@ class SqliteIndex:
         self._set_meta("recall_offset", str(end))
 
     # -- queries -------------------------------------------------------------------------
+    def _views_now(self) -> Views:
+        self._connect()  # (a reconnect empties the views)
+        return self._views.at(self._version())
+
     def scripts(self) -> frozenset[str]:
-        """Every script some indexed memory is written in (cached with ``docs``): a query is
-        worth translating only when this holds the other language's script."""
-        docs = self.docs()
-        if self._scripts is None or self._scripts[0] is not docs:
-            self._scripts = (docs, frozenset(s for m in docs.values() for s in m.scripts))
-        return self._scripts[1]
+        """Every script some indexed memory is written in: a query is worth translating only
+        when this holds the other language's script."""
+        return self._views_now().scripts(self._connect())
 
     def docs(self) -> dict[str, DocMeta]:
-        """Every indexed memory's metadata with its use count (cached until the next change)."""
-        key = f"{self.generation()}|{self._meta('recall_offset')}"
-        if self._docs is not None and self._docs[0] == key:
-            return self._docs[1]
-        db = self._connect()
-        uses = {r[0]: (r[1], r[2]) for r in db.execute("SELECT name, count, last_used FROM usage")}
-        lists = self._lists  # tag and path lists repeat: decode each distinct one once
-        out: dict[str, DocMeta] = {}
-        for row in db.execute(
-            "SELECT name, type, source, confidence, importance, created, updated, tags, "
-            "related_files, description, session, scripts FROM docs"
-        ):
-            count, last = uses.get(row[0], (0, None))
-            for raw in (row[7], row[8]):
-                if raw not in lists:
-                    lists[raw] = tuple(json.loads(raw))
-            out[row[0]] = DocMeta(
-                name=row[0],
-                type=row[1],
-                source=row[2],
-                confidence=row[3],
-                importance=row[4],
-                created=row[5],
-                updated=row[6],
-                tags=lists[row[7]],
-                related_files=lists[row[8]],
-                description=row[9],
-                session=row[10],
-                scripts=tuple(row[11].split()),
-                uses=count,
-                last_used=last,
-            )
-        self._docs = (key, out)
-        return out
+        """Every indexed memory's metadata with its use count (kept until the next change)."""
+        return self._views_now().load_docs(self._connect())
 
     def entities(self) -> dict[str, set[str]]:
         """Lowercased tags, related paths and file names → the memories that carry them."""
-        key = self.generation()
-        if self._entities is not None and self._entities[0] == key:
-            return self._entities[1]
-        out: dict[str, set[str]] = {}
-        known: dict[tuple[tuple[str, ...], tuple[str, ...]], set[str]] = {}  # lists repeat
-        for name, meta in self.docs().items():
-            pair = (meta.tags, meta.related_files)
-            if pair not in known:
-                keys = {t.lower() for t in meta.tags}
-                for path in meta.related_files:
-                    lowered = path.lower().strip("./")
-                    keys |= {lowered, lowered.rsplit("/", 1)[-1]}
-                known[pair] = keys
-            for k in known[pair]:
-                out.setdefault(k, set()).add(name)
-        self._entities = (key, out)
-        return out
+        return self._views_now().load_entities(self._connect())
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
         """BM25 scores (higher is better) of the best ``limit`` matches of any term."""
@@ -699,52 +771,25 @@ class SqliteIndex:
         return {session: float(score) for session, score in rows}
 
     def vectors(self, context: float = 0.0) -> tuple[list[str], Vectors]:
-        """Names and the matrix of their vectors for the current embedder (cached).
+        """Names and the matrix of their vectors for the current embedder (kept until the next
+        change, then patched).
 
         With ``context`` > 0 a memory that has a context vector is represented by
         ``(1 − context)·own + context·context_vector``: its product with a unit query is the
         same mix of the two cosines. Memories without one keep their own vector."""
-        state = self.generation()
-        if self._matrix is None or self._matrix[0] != state:
-            self._matrix = (state, {})
-        loaded = self._matrix[1]
-        if context not in loaded:
-            loaded[context] = self._load_vectors(context)
-        names, matrix, _ = loaded[context]
-        return names, matrix
-
-    def _load_vectors(self, context: float) -> tuple[list[str], Vectors, set[str]]:
-        rows = (
-            self._connect()
-            .execute(
-                "SELECT d.name, v.vec, c.vec FROM docs d JOIN vectors v "
-                "ON v.embed_hash = d.embed_hash AND v.model = ?1 "
-                "LEFT JOIN vectors c ON c.embed_hash = d.context_hash AND c.model = ?1 "
-                "ORDER BY d.rowid",
-                (self.embedder.model_id,),
-            )
-            .fetchall()
+        matrix = self._views_now().matrix(
+            self._connect(), self.embedder.model_id, self.embedder.dim, context
         )
-        names = [r[0] for r in rows]
-        dim = self.embedder.dim
-        matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32).reshape(-1, dim)
-        with_context = [i for i, r in enumerate(rows) if r[2] is not None]
-        if context and with_context:
-            matrix = matrix.copy()
-            blobs = b"".join(rows[i][2] for i in with_context)
-            mix = np.frombuffer(blobs, dtype=np.float32).reshape(-1, dim)
-            matrix[with_context] = (1.0 - context) * matrix[with_context] + context * mix
-        self._rows = {n: i for i, n in enumerate(names)}
-        return names, matrix, {names[i] for i in with_context}
+        self._last = matrix
+        return matrix.names, matrix.matrix
 
     def has_context(self, name: str) -> bool:
         """Whether ``name`` has a context vector (as of the last ``vectors()``)."""
-        loaded = self._matrix[1] if self._matrix is not None else {}
-        return any(name in contextual for _, _, contextual in loaded.values())
+        return self._last is not None and name in self._last.contextual
 
     def row_of(self, name: str) -> int | None:
         """The row of ``name`` in the matrix ``vectors()`` returned last."""
-        return self._rows.get(name)
+        return None if self._last is None else self._last.rows.get(name)
 
     def stats(self) -> dict[str, Any]:
         db = self._connect()
