@@ -164,7 +164,8 @@ class _Centres:
         chinese: np.ndarray[Any, Any],
         means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
     ) -> _Centres:
-        along = (matrix @ means[0], matrix @ means[1])
+        both = matrix @ np.stack(means, axis=1).astype(matrix.dtype)  # one pass, in float32
+        along = (both[:, 0], both[:, 1])
         own = np.where(chinese, along[1], along[0])
         square = np.where(chinese, float(means[1] @ means[1]), float(means[0] @ means[0]))
         sq_rows = np.einsum("ij,ij->i", matrix, matrix)
@@ -365,8 +366,8 @@ class Recaller:
         counts = [sum(int((c == lang).sum()) for _, c in rows.values()) for lang in (False, True)]
         out: dict[Scope, _Centres] = {}
         if min(counts) >= CENTER_MIN:
-            means = tuple(
-                sum((m[c == lang].sum(0) for m, c in rows.values()), np.zeros(self.embedder.dim))
+            means = tuple(  # a product with the mask, not a copy of the rows it selects
+                sum(((c == lang) @ m for m, c in rows.values()), np.zeros(self.embedder.dim))
                 / counts[int(lang)]
                 for lang in (False, True)
             )
