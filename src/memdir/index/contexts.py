@@ -14,10 +14,10 @@ window's embed hashes and of a tag naming how it was made, so it is made again e
 neighbour's text changes.
 
 It is made one of two ways. An embedder that pools (``Embedder.pool_id``: ``use``) gets a pool
-with each memory's own vector and *composes* the window's vector from the sum of its members'
-pools, so no window text is ever encoded; it keeps (table ``pools``) only those of the last
-memories of each session, which an append needs. Any other embedder embeds the window's texts
-joined.
+with each memory's own vector and *composes* the window's vector from its members' pools, so no
+window text is ever encoded; it keeps (table ``pools``, under ``pool_key``) only those of the
+last memories of each session, which an append needs. Any other embedder embeds the window's
+texts joined.
 
 These functions work on the index's connection; ``sqlite.py`` decides when to call them.
 """
@@ -39,6 +39,7 @@ __all__ = [
     "missing",
     "order_of",
     "point",
+    "pool_key",
     "pools_of",
     "tag",
     "tails",
@@ -164,6 +165,11 @@ def tails(db: sqlite3.Connection, sessions: set[str]) -> set[str]:
     return out
 
 
+def pool_key(embedder: Embedder) -> str:
+    """The ``pools.model`` of ``embedder``'s pools: a new pool format never reads old pools."""
+    return f"{embedder.model_id}|{embedder.pool_id}"
+
+
 def forget_pools(db: sqlite3.Connection, model: str, hashes: set[str]) -> None:
     """Delete the pools of ``hashes`` for ``model``."""
     db.executemany(
@@ -171,9 +177,9 @@ def forget_pools(db: sqlite3.Connection, model: str, hashes: set[str]) -> None:
     )
 
 
-def pools_of(db: sqlite3.Connection, model: str, hashes: set[str]) -> dict[str, Vectors]:
-    """The stored pools of ``hashes`` for ``model``. A damaged pool (not finite, or not the
-    length of the others) is left out, so its text is encoded again."""
+def pools_of(db: sqlite3.Connection, embedder: Embedder, hashes: set[str]) -> dict[str, Vectors]:
+    """The stored pools of ``hashes`` for ``embedder``. A damaged pool (not finite, or not
+    ``embedder.pool_size`` long) is left out, so its text is encoded again."""
     out: dict[str, Vectors] = {}
     wanted = sorted(hashes)
     for start in range(0, len(wanted), 500):
@@ -181,12 +187,13 @@ def pools_of(db: sqlite3.Connection, model: str, hashes: set[str]) -> dict[str, 
         marks = ",".join("?" * len(part))
         for h, blob in db.execute(
             f"SELECT embed_hash, pool FROM pools WHERE model=? AND embed_hash IN ({marks})",
-            (model, *part),
+            (pool_key(embedder), *part),
         ):
-            out[h] = np.frombuffer(blob, dtype=np.float16).astype(np.float32)
-    sizes = [len(v) for v in out.values()]
-    usual = max(set(sizes), key=sizes.count) if sizes else 0
-    return {h: v for h, v in out.items() if len(v) == usual and np.isfinite(v).all()}
+            if len(blob) == 4 * embedder.pool_size:
+                pool = np.frombuffer(blob, dtype=np.float32)
+                if np.isfinite(pool).all():
+                    out[h] = pool
+    return out
 
 
 def compose(
@@ -200,8 +207,7 @@ def compose(
     ready = [(c, w) for c, w in wanted.items() if all(h in pools for _, h in w)]
     for start in range(0, len(ready), COMPOSE_BATCH):
         chunk = ready[start : start + COMPOSE_BATCH]
-        sums = np.stack([np.sum([pools[h] for _, h in w], axis=0) for _, w in chunk])
-        vectors = embedder.compose(sums.astype(np.float32))
+        vectors = embedder.compose([np.stack([pools[h] for _, h in w]) for _, w in chunk])
         db.executemany(
             "INSERT OR REPLACE INTO vectors VALUES (?,?,?)",
             [

@@ -20,7 +20,8 @@ the next call rebuilds it. What it holds:
 * ``pools`` — for an embedder that pools (``use``): a row per text of the last memories of
   each session, from which the context vectors an append changes are *composed* (summed, then
   a small network) instead of embedding the window's text, so a memory's text is encoded once.
-  Stored as float16: half the bytes, and composed vectors move by less than 1e-6 in cosine.
+  Stored as float32 under ``model_id|pool_id`` (``contexts.pool_key``): a pool keeps token
+  ids, which float16 cannot hold, and a new pool format never reads an old one.
 * ``usage`` — how often each memory was returned, replayed from the scope's recall log
   (``.history/recalls.jsonl``), which is the durable record.
 
@@ -51,7 +52,7 @@ from ..files import FileStore
 from ..history import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from . import contexts
+from . import cache, contexts
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
 
@@ -104,12 +105,6 @@ _ENSURE = (
 
 # the embedding cache: tables kept across schema versions while their columns stay these
 _KEPT = {"vectors": ["embed_hash", "model", "vec"], "pools": ["embed_hash", "model", "pool"]}
-
-
-def _chunked(items: set[str], size: int = 300) -> Iterator[list[str]]:
-    ordered = sorted(items)
-    for start in range(0, len(ordered), size):
-        yield ordered[start : start + size]
 
 
 def embed_text(record: MemoryRecord) -> str:
@@ -492,40 +487,11 @@ class SqliteIndex:
         sync wrote can lack one; otherwise (a sync cut short after its docs were committed, a
         new embedder, another process's sync) every doc is checked."""
         model = self.embedder.model_id
-        known = "(SELECT embed_hash FROM vectors WHERE model=?)"
         embedder = f"{model}|{self.embedder.pool_id}"
-        if not (clean and self._delta is not None and self._meta("embedder") == embedder):
-            self._set_meta("embedder", embedder)
-            missing = {
-                r[0]
-                for r in db.execute(
-                    f"SELECT DISTINCT embed_hash FROM docs WHERE embed_hash NOT IN {known}",
-                    (model,),
-                )
-            }
-            sql = "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL "
-            sql += f"AND context_hash NOT IN {known}"
-            return missing, {r[0]: r[1] for r in db.execute(sql, (model,))}
-        lacking: dict[str, str] = {}
-        for part in _chunked(touched):
-            lacking.update(
-                db.execute(
-                    "SELECT context_hash, session FROM docs WHERE context_hash IS NOT NULL AND "
-                    f"session IN ({','.join('?' * len(part))}) AND context_hash NOT IN {known}",
-                    (*part, model),
-                ).fetchall()
-            )
-        have: set[str] = set()
-        for part in _chunked(fresh):
-            have.update(
-                r[0]
-                for r in db.execute(
-                    f"SELECT embed_hash FROM vectors WHERE model=? AND embed_hash IN "
-                    f"({','.join('?' * len(part))})",
-                    (model, *part),
-                )
-            )
-        return fresh - have, lacking
+        if clean and self._delta is not None and self._meta("embedder") == embedder:
+            return cache.lacking_among(db, model, fresh, touched)
+        self._set_meta("embedder", embedder)
+        return cache.lacking(db, model)
 
     def _repoint(self, db: sqlite3.Connection, session: str, tag: str) -> None:
         """``contexts.point`` for a session a sync changed, noting its members' old context
@@ -539,36 +505,16 @@ class SqliteIndex:
         contexts.point(db, session, tag)
 
     def _forget_unused_vectors(self, db: sqlite3.Connection) -> None:
-        """Delete the vectors and pools of the current embedder that no memory refers to any
-        more: those of the hashes this sync dropped, or — once per embedder, and whenever the
-        sync cannot say what it dropped — every one (a sweep of the whole table)."""
+        """Delete the current embedder's vectors and pools no memory refers to any more: those
+        of the hashes this sync dropped or — once per embedder, and whenever the sync cannot say
+        what it dropped — every one."""
         model = self.embedder.model_id
+        pooled = contexts.pool_key(self.embedder)
         if self._delta is None or self._meta("swept") != model:
-            db.execute(
-                "DELETE FROM vectors WHERE model=? AND embed_hash NOT IN (SELECT embed_hash FROM "
-                "docs UNION SELECT context_hash FROM docs WHERE context_hash IS NOT NULL)",
-                (model,),
-            )
-            db.execute(
-                "DELETE FROM pools WHERE model=? AND embed_hash NOT IN "
-                "(SELECT embed_hash FROM docs WHERE session IS NOT NULL)",
-                (model,),
-            )
+            cache.forget_unused(db, model, pooled, None)
             self._set_meta("swept", model)
-            return
-        unused = "NOT EXISTS (SELECT 1 FROM docs d WHERE d.{} = t.embed_hash{})"
-        for part in _chunked(self._dropped):
-            marks = ",".join("?" * len(part))
-            db.execute(
-                f"DELETE FROM vectors AS t WHERE model=? AND embed_hash IN ({marks}) AND "
-                f"{unused.format('embed_hash', '')} AND {unused.format('context_hash', '')}",
-                (model, *part),
-            )
-            db.execute(
-                f"DELETE FROM pools AS t WHERE model=? AND embed_hash IN ({marks}) AND "
-                + unused.format("embed_hash", " AND d.session IS NOT NULL"),
-                (model, *part),
-            )
+        else:
+            cache.forget_unused(db, model, pooled, self._dropped)
 
     def _forget_row(self, db: sqlite3.Connection, name: str) -> None:
         """Delete ``name``'s doc and FTS rows (an FTS5 column cannot be indexed: go by rowid);
@@ -653,7 +599,7 @@ class SqliteIndex:
     ) -> None:
         """Embed ``pending`` in batches. With ``pools`` the embedder pools too: every pool is
         added to ``pools``, and those of the hashes in ``keep`` are stored."""
-        model = self.embedder.model_id
+        model, pooled = self.embedder.model_id, contexts.pool_key(self.embedder)
         items = list(pending.items())
         step = self.embedder.batch_size
         for start in range(0, len(items), step):
@@ -666,7 +612,7 @@ class SqliteIndex:
                 pools.update((h, r) for (h, _), r in zip(batch, rows, strict=True))
                 db.executemany(
                     "INSERT OR REPLACE INTO pools VALUES (?,?,?)",
-                    [(h, model, pools[h].astype(np.float16).tobytes()) for h, _ in batch
+                    [(h, pooled, pools[h].astype(np.float32).tobytes()) for h, _ in batch
                      if h in keep],
                 )  # fmt: skip
             db.executemany(
@@ -694,7 +640,7 @@ class SqliteIndex:
         memories, or indexed before pools) is encoded once, for its vector and pool together."""
         windows = contexts.missing(db, lacking)
         members = {h: name for window in windows.values() for name, h in window}
-        pools = contexts.pools_of(db, self.embedder.model_id, set(members))
+        pools = contexts.pools_of(db, self.embedder, set(members))
         todo = dict(pending)
         for h, name in members.items():
             text = None if h in pools or h in todo else known.get(h) or self._text_of(name)
@@ -704,7 +650,7 @@ class SqliteIndex:
         stored = set(pools)  # what the table held: those no longer at a session's end go
         self._embed(db, todo, report, progress, pools=pools, keep=keep)
         report.composed += contexts.compose(db, self.embedder, windows, pools)
-        contexts.forget_pools(db, self.embedder.model_id, (stored | set(todo)) - keep)
+        contexts.forget_pools(db, contexts.pool_key(self.embedder), (stored | set(todo)) - keep)
 
     def _replay_usage(self, db: sqlite3.Connection) -> None:
         """Fold new lines of the recall log into ``usage`` (the log is the durable record)."""
@@ -797,17 +743,17 @@ class SqliteIndex:
         vectors = db.execute(
             "SELECT count(*) FROM vectors WHERE model=?", (self.embedder.model_id,)
         ).fetchone()[0]
-        contexts = db.execute(
+        windows = db.execute(
             "SELECT count(DISTINCT context_hash) FROM docs WHERE context_hash IS NOT NULL"
         ).fetchone()[0]
         size = sum(p.stat().st_size for p in self.path.parent.glob("index.sqlite*"))
         pools = db.execute(
-            "SELECT count(*) FROM pools WHERE model=?", (self.embedder.model_id,)
+            "SELECT count(*) FROM pools WHERE model=?", (contexts.pool_key(self.embedder),)
         ).fetchone()[0]
         return {
             "docs": count,
             "vectors": vectors,
-            "context_vectors": contexts,
+            "context_vectors": windows,
             "pools": pools,
             "embedder": self.embedder.model_id,
             "schema": SCHEMA_VERSION,

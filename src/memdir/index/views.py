@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..providers.embeddings import Vectors
+from .cache import chunked
 
 __all__ = ["Delta", "DocMeta", "Matrix", "Views"]
 
-_CHUNK = 500  # names per ``IN (…)`` query
 FileRow = tuple[int, int, int, str]  # a docs row's size, mtime_ns, ino and content hash
 
 
@@ -62,12 +62,6 @@ class Delta:
 
     def __bool__(self) -> bool:
         return bool(self.docs or self.uses or self.removed)
-
-
-def _chunks(names: Iterable[str]) -> Iterator[list[str]]:
-    ordered = sorted(names)
-    for start in range(0, len(ordered), _CHUNK):
-        yield ordered[start : start + _CHUNK]
 
 
 class Matrix:
@@ -114,7 +108,7 @@ class Matrix:
     def patch(self, db: sqlite3.Connection, delta: Delta) -> None:
         """Re-read the rows of ``delta.docs``, drop those of ``delta.removed``."""
         fetched: list[tuple[int, str, bytes, bytes | None]] = []
-        for part in _chunks(delta.docs):
+        for part in chunked(delta.docs):
             marks = ",".join("?" * len(part))
             fetched += db.execute(
                 self._QUERY + f"WHERE d.name IN ({marks})", (self.model, *part)
@@ -280,7 +274,7 @@ class Views:
         for name in delta.rewritten | delta.removed:  # a new row comes last, as a load has it
             self.docs.pop(name, None)
         fetched: list[tuple[int, DocMeta]] = []
-        for part in _chunks((delta.docs | delta.uses) - delta.removed):
+        for part in chunked((delta.docs | delta.uses) - delta.removed):
             sql = self._DOCS + f" WHERE d.name IN ({','.join('?' * len(part))})"
             fetched += self._read(db, sql, tuple(part))
         fetched.sort(key=lambda r: r[0])

