@@ -331,8 +331,8 @@ class SqliteIndex:
         except BaseException:
             self._views.clear()
             raise
-        finally:
-            delta, self._delta = self._delta, None
+        finally:  # a listing is a tuple and a stat per file: not worth keeping for the GC to walk
+            delta, self._delta, self._listing = self._delta, None, None
         after = self._version()
         if delta is not None and self._views.key == before:
             self._views.patch(db, delta, after)
@@ -373,7 +373,7 @@ class SqliteIndex:
                     count = db.execute("SELECT count(*) FROM docs").fetchone()[0]
                     self._set_meta("count", str(count))
                     self._set_meta("state", state)
-                    self._connect().execute("DELETE FROM meta WHERE key='dirty'")
+                    db.execute("DELETE FROM meta WHERE key='dirty'")
                 if int(self._meta("count") or 0) > FULL_SCAN_LIMIT:
                     self._set_meta("quick", quick)
                     self._set_meta("full_scan_at", str(time.time()))
