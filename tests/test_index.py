@@ -329,6 +329,33 @@ def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> N
     assert fresh.verify_index() == []
 
 
+def test_a_pool_with_finite_but_impossible_numbers_is_encoded_again(pooling: Memory) -> None:
+    _talk(pooling)
+    pooling.reindex()
+    pooler = pooling.embedder._pooler
+    assert pooler is not None
+    index = pooling.index("project")
+    with sqlite3.connect(index.path) as db:
+        rows = db.execute("SELECT rowid, pool FROM pools ORDER BY rowid").fetchall()
+    first, second = (np.frombuffer(blob, dtype=np.float32).copy() for _, blob in rows)
+    first[pooler.size - 2 * 8] = 1e9  # a token id the model does not have
+    second[5 * pooler.width] += 0.5  # a token count that is not a whole number
+    assert not pooler.readable(first) and not pooler.readable(second)
+    _tamper(
+        pooling,
+        ("UPDATE pools SET pool=? WHERE rowid=?", (first.tobytes(), rows[0][0])),
+        ("UPDATE pools SET pool=? WHERE rowid=?", (second.tobytes(), rows[1][0])),
+        "DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)",
+        "UPDATE meta SET value='8' WHERE key='schema'",
+    )
+    fresh = Memory(embedder="use")
+    report = fresh.reindex(scope="project")["project"]  # no IndexError from a wrong id
+    assert (report.embedded, report.composed) == (3, 3)  # both pools' texts, and "moved"
+    (a, b, c) = (t for _, t, _ in TALK)
+    assert _same(_context_vector(fresh, "because"), _encoded(fresh, a, b, c))
+    assert fresh.verify_index() == []
+
+
 def test_switching_between_a_pooling_and_a_plain_embedder_keeps_both_contexts(
     pooling: Memory,
 ) -> None:

@@ -178,8 +178,8 @@ def forget_pools(db: sqlite3.Connection, model: str, hashes: set[str]) -> None:
 
 
 def pools_of(db: sqlite3.Connection, embedder: Embedder, hashes: set[str]) -> dict[str, Vectors]:
-    """The stored pools of ``hashes`` for ``embedder``. A damaged pool (not finite, or not
-    ``embedder.pool_size`` long) is left out, so its text is encoded again."""
+    """The stored pools of ``hashes`` for ``embedder``. A damaged pool (the wrong length, or
+    one ``embedder.pool_readable`` refuses) is left out, so its text is encoded again."""
     out: dict[str, Vectors] = {}
     wanted = sorted(hashes)
     for start in range(0, len(wanted), 500):
@@ -191,7 +191,7 @@ def pools_of(db: sqlite3.Connection, embedder: Embedder, hashes: set[str]) -> di
         ):
             if len(blob) == 4 * embedder.pool_size:
                 pool = np.frombuffer(blob, dtype=np.float32)
-                if np.isfinite(pool).all():
+                if embedder.pool_readable(pool):
                     out[h] = pool
     return out
 

