@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from memdir import Memory
+from memdir.providers.use_pooling import EDGE
 
 READER = """
 import sys
@@ -310,23 +311,34 @@ def test_an_index_from_before_pools_encodes_each_member_once_more(pooling: Memor
     assert (again.embedded, again.composed) == (0, 0)
 
 
-def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> None:
-    _talk(pooling)
-    assert pooling.embedder._pooler is not None
-    inf = np.full(pooling.embedder._pooler.size, np.inf, dtype=np.float32).tobytes()
-    _tamper(  # overflowed values in one pool, a torn other
-        pooling,
-        ("UPDATE pools SET pool=? WHERE rowid=1", (inf,)),
-        "UPDATE pools SET pool=substr(pool, 1, 100) WHERE rowid=2",
+def _pools_damaged(m: Memory, *damage: str | tuple[str, tuple[object, ...]]) -> None:
+    """Apply ``damage`` to the two stored pools of "talk" and drop its contexts (as a schema-8
+    index), then check a fresh reindex encodes both damaged texts again (and "moved", which
+    has no pool) rather than composing from them or failing."""
+    _tamper(
+        m,
+        *damage,
         "DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)",
         "UPDATE meta SET value='8' WHERE key='schema'",
     )
     fresh = Memory(embedder="use")
     report = fresh.reindex(scope="project")["project"]
-    assert (report.embedded, report.composed) == (3, 3)  # the damaged two, and "moved" (no pool)
+    assert (report.embedded, report.composed) == (3, 3)
     (a, b, c) = (t for _, t, _ in TALK)
     assert _same(_context_vector(fresh, "because"), _composed(fresh, a, b, c))
+    assert _same(_context_vector(fresh, "because"), _encoded(fresh, a, b, c))
     assert fresh.verify_index() == []
+
+
+def test_a_damaged_pool_is_encoded_again_not_composed_from(pooling: Memory) -> None:
+    _talk(pooling)
+    assert pooling.embedder._pooler is not None
+    inf = np.full(pooling.embedder._pooler.size, np.inf, dtype=np.float32).tobytes()
+    _pools_damaged(  # overflowed values in one pool, a torn other
+        pooling,
+        ("UPDATE pools SET pool=? WHERE rowid=1", (inf,)),
+        "UPDATE pools SET pool=substr(pool, 1, 100) WHERE rowid=2",
+    )
 
 
 def test_a_pool_with_finite_but_impossible_numbers_is_encoded_again(pooling: Memory) -> None:
@@ -334,26 +346,17 @@ def test_a_pool_with_finite_but_impossible_numbers_is_encoded_again(pooling: Mem
     pooling.reindex()
     pooler = pooling.embedder._pooler
     assert pooler is not None
-    index = pooling.index("project")
-    with sqlite3.connect(index.path) as db:
+    with sqlite3.connect(pooling.index("project").path) as db:
         rows = db.execute("SELECT rowid, pool FROM pools ORDER BY rowid").fetchall()
     first, second = (np.frombuffer(blob, dtype=np.float32).copy() for _, blob in rows)
-    first[pooler.size - 2 * 8] = 1e9  # a token id the model does not have
+    first[pooler.size - 2 * EDGE] = 1e9  # its first token id: one the model does not have
     second[5 * pooler.width] += 0.5  # a token count that is not a whole number
     assert not pooler.readable(first) and not pooler.readable(second)
-    _tamper(
+    _pools_damaged(  # and no IndexError from the wrong id
         pooling,
         ("UPDATE pools SET pool=? WHERE rowid=?", (first.tobytes(), rows[0][0])),
         ("UPDATE pools SET pool=? WHERE rowid=?", (second.tobytes(), rows[1][0])),
-        "DELETE FROM vectors WHERE embed_hash IN (SELECT context_hash FROM docs)",
-        "UPDATE meta SET value='8' WHERE key='schema'",
     )
-    fresh = Memory(embedder="use")
-    report = fresh.reindex(scope="project")["project"]  # no IndexError from a wrong id
-    assert (report.embedded, report.composed) == (3, 3)  # both pools' texts, and "moved"
-    (a, b, c) = (t for _, t, _ in TALK)
-    assert _same(_context_vector(fresh, "because"), _encoded(fresh, a, b, c))
-    assert fresh.verify_index() == []
 
 
 def test_switching_between_a_pooling_and_a_plain_embedder_keeps_both_contexts(
