@@ -673,22 +673,27 @@ class SqliteIndex:
         self._set_meta("recall_offset", str(end))
 
     # -- queries -------------------------------------------------------------------------
-    def _views_now(self) -> Views:
-        self._connect()  # (a reconnect empties the views)
-        return self._views.at(self._version())
+    def _views_now(self) -> tuple[Views, sqlite3.Connection]:
+        """The views at the index's current version, and the connection to read them with
+        (a reconnect empties the views)."""
+        db = self._connect()
+        return self._views.at(self._version()), db
 
     def scripts(self) -> frozenset[str]:
         """Every script some indexed memory is written in: a query is worth translating only
         when this holds the other language's script."""
-        return self._views_now().scripts(self._connect())
+        views, db = self._views_now()
+        return views.scripts(db)
 
     def docs(self) -> dict[str, DocMeta]:
         """Every indexed memory's metadata with its use count (kept until the next change)."""
-        return self._views_now().load_docs(self._connect())
+        views, db = self._views_now()
+        return views.load_docs(db)
 
     def entities(self) -> dict[str, set[str]]:
         """Lowercased tags, related paths and file names → the memories that carry them."""
-        return self._views_now().load_entities(self._connect())
+        views, db = self._views_now()
+        return views.load_entities(db)
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
         """BM25 scores (higher is better) of the best ``limit`` matches of any term."""
@@ -723,9 +728,8 @@ class SqliteIndex:
         With ``context`` > 0 a memory that has a context vector is represented by
         ``(1 − context)·own + context·context_vector``: its product with a unit query is the
         same mix of the two cosines. Memories without one keep their own vector."""
-        matrix = self._views_now().matrix(
-            self._connect(), self.embedder.model_id, self.embedder.dim, context
-        )
+        views, db = self._views_now()
+        matrix = views.matrix(db, self.embedder.model_id, self.embedder.dim, context)
         self._last = matrix
         return matrix.names, matrix.matrix
 
