@@ -451,3 +451,87 @@ def test_the_extraction_thread_leaves_ctrl_c_to_the_main_thread() -> None:
     assert signal.SIGINT in seen[0]
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # main: untouched
     assert threading.current_thread() is threading.main_thread()
+
+
+# -- explicit requests: anywhere, once per turn (issue 21) ---------------------------------
+def _creates(m: Memory) -> list[str]:
+    return [c.name for c in m.history() if c.op == "create"]
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Cheers. Remember that the nightly job runs at 03:00 UTC.", "nightly job runs at 03:00"),
+        ("好的。记住我们的镜像仓库是 Harbor。", "Harbor"),
+    ],
+)
+def test_a_request_after_a_greeting_is_stored_through_every_path(
+    mem: Memory, text: str, want: str
+) -> None:
+    # capture_explicit
+    [record] = mem.capture_explicit(text)
+    assert want in record.statement and record.source == "user"
+    mem.forget(record.name)
+    # after_turn, with no capture_explicit before it
+    with mem.session() as s:
+        _turn(s, text)
+        [record] = mem.after_turn(s)
+    assert want in record.statement
+    assert mem.flush_extraction(timeout=30)
+    assert [r.name for r in mem.list()] == [record.name]
+    mem.forget(record.name)
+    # memdir extract --offline on a session nobody extracted
+    with mem.session() as s2:
+        _turn(s2, text)
+    assert main(["extract", s2.id, "--offline", "--json"]) == 0
+    assert [want in r.statement for r in mem.list()] == [True]
+
+
+def test_an_explicit_request_is_stored_once_per_turn_by_all_three_passes(mem: Memory) -> None:
+    text = "Thanks! Please note that invoices are archived after 7 years. Also remember to use UTC."
+    with mem.session() as s:
+        s.append({"role": "user", "content": text})
+        first = mem.capture_explicit(text, session=s.id)  # what Agent.send does
+        s.append({"role": "assistant", "content": "Noted."})
+        later = mem.after_turn(s)  # the same message: not read again
+    assert len(first) == 2 and later == []
+    assert mem.flush_extraction(timeout=30)
+    assert sorted(_creates(mem)) == sorted(r.name for r in first)  # one write each, no more
+    # the background pass said why it stored nothing
+    report = mem.extract_session(s.id, everything=True, dry_run=True)
+    assert {o.status for o in report.outcomes} == {"planned"}  # a re-read would plan them
+    # and a second session with the same words finds them by name, without a second copy
+    with mem.session() as s2:
+        _turn(s2, text)
+        assert mem.after_turn(s2) == []
+    assert mem.flush_extraction(timeout=30)
+    assert len(mem.list()) == 2
+
+
+def test_the_background_pass_reports_what_the_hot_path_stored(mem: Memory) -> None:
+    with mem.session() as s:
+        s.append({"role": "user", "content": "ok. remember that the VPN is WireGuard"})
+        [record] = mem.capture_explicit("ok. remember that the VPN is WireGuard", session=s.id)
+        s.append({"role": "assistant", "content": "Noted."})
+    report = mem.extract_session(s.id)
+    assert [(o.status, o.reason) for o in report.outcomes] == [
+        ("skipped", "stored already by the hot path")
+    ]
+    assert _creates(mem) == [record.name]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do you remember what we decided about the cache?",
+        "I can't remember the port of the admin API.",
+        "Remember when the whole cluster went down?",
+        "我记不住这个端口。",
+        "你还记得上次的方案吗？",
+        'The toast says "Remember that you are offline" and then vanishes.',
+        "```\n// remember that this must be freed\n```\nwhy does it leak?",
+    ],
+)
+def test_talk_about_remembering_is_not_a_request(mem: Memory, text: str) -> None:
+    assert mem.capture_explicit(text) == []
+    assert mem.list() == []

@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v2"
+    assert RULES_VERSION == "rules-v3"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:
@@ -306,7 +306,7 @@ def test_each_sentence_is_read_in_its_own_language() -> None:
     found = extract("Remember that the staging database is db-stage-2. 以后都用 pnpm 装依赖。")
     assert [(c.text, c.explicit) for c in found] == [
         ("The staging database is db-stage-2", True),
-        ("以后都用 pnpm 装依赖", False),
+        ("以后都用 pnpm 装依赖", True),  # v3: a standing instruction is a request to keep it
     ]
 
 
@@ -429,3 +429,54 @@ def test_the_deictic_check_reads_only_the_main_clause() -> None:
     cand = _one("our preview env is at preview.example.dev and it is rebuilt hourly")
     assert cand.type == "project"
     assert extract("Don't change this and keep the rest") == []
+
+
+# ------------------------------------------------------------------ rules-v3: explicit anywhere
+# Sentences written for these tests, not taken from tests/fixtures/extraction_explicit.yaml.
+@pytest.mark.parametrize(
+    ("text", "wanted"),
+    [
+        ("Sure thing. Remember that the wiki moved to Outline.", ["The wiki moved to Outline"]),
+        ("Nice, and keep in mind that I review code on Tuesdays", ["I review code on Tuesdays"]),
+        ("Could you remember that our SLA is 99.9%?", ["Our SLA is 99.9%"]),
+        (
+            "Remember that we bill in EUR. And make a note that refunds take 5 days.",
+            ["We bill in EUR", "refunds take 5 days"],
+        ),
+        ("```sh\nmake all\n```\nPlease note that make all also runs the docs build.", None),
+        ("好的，帮我记一下：周报每周五交。", ["周报每周五交"]),
+        ("收到。今后变量名都用英文。", ["今后变量名都用英文"]),
+        ("下次记得先跑 tox 再提交。", ["先跑 tox 再提交"]),
+    ],
+)
+def test_explicit_requests_are_found_in_any_clause(text: str, wanted: list[str] | None) -> None:
+    from memdir.extract.rules import explicit_requests
+
+    found = explicit_requests(text)
+    if wanted is None:  # after a code block: the request is there, the code is not in it
+        [cand] = found
+        assert "all also runs the docs build" in cand.text and "```" not in cand.quote
+        return
+    assert [c.text for c in found] == wanted
+    assert all(c.quote in text for c in found)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I honestly cannot remember which port it was.",
+        "Thanks, I'll keep that in mind.",
+        "The spec says: remember to rotate keys yearly.",
+        "> remember that tokens expire\nis that still right?",
+        "No need to remember this.",
+        "这个我记住了。",
+        "还记得那次发布吗？",
+        "他让我记住这个。",
+        "以后再聊吧。",
+        "写个注释：「记住要关闭文件」。",
+    ],
+)
+def test_talk_about_memory_is_not_an_explicit_request(text: str) -> None:
+    from memdir.extract.rules import explicit_requests
+
+    assert explicit_requests(text) == []

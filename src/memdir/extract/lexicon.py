@@ -31,6 +31,9 @@ class Rule:
 class Lexicon:
     lang: str
     explicit: re.Pattern[str]
+    # v3: a standing instruction ("from now on …", "以后都…"): an explicit request whose
+    # marker stays in the statement
+    standing: re.Pattern[str]
     correction: re.Pattern[str]
     filler: re.Pattern[str]
     question: re.Pattern[str]
@@ -117,12 +120,25 @@ _EN_SOFTENERS = (
 
 EN = Lexicon(
     lang="en",
+    # v3: an explicit request where it stands — after "thanks.", "ok so", "and", inside a
+    # "can you … that …?" or "I'd like you to …"; rules.py tries it at every clause start.
     explicit=_en(
-        r"^\s*(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*"
-        r"(?:remember|don'?t forget|do not forget|never forget|make a note|note down|"
-        r"keep in mind|take note|save (?:this|a memory)|for future reference|memori[sz]e)"
+        r"^\s*(?:(?:please|pls|plz|kindly|hey|ok|okay|also|and|but|so|oh|just|now|then|"
+        r"again|one more thing|quick thing)[,:\s]+)*"
+        r"(?:(?:i'?d like you to|i want you to|i need you to|make sure (?:you|to)|be sure to|"
+        r"try to)\s+|(?P<ask>(?:can|could|would|will) you(?: please)?\s+(?=(?:remember|note|"
+        r"keep in mind|make a note)(?:\s+that\b|\s*:))))?(?:(?:please|also|to)\s+)*"
+        r"(?:remember|don'?t forget|do not forget|never forget|make a (?:mental )?note|"
+        r"note down|(?:(?<=please )|(?<=pls )|(?<=also ))note|keep in mind|bear in mind|take note|"
+        r"(?:save|add|store|put) (?:this|that|it) (?:to|in|into) (?:your )?memory|"
+        r"save (?:this|a memory)|store this|for future reference|memori[sz]e)"
         r"(?=\s*[:,\-—–]|\s+(?:that|this|of|to|i|i'm|we|my|our|the|it|you)\b)"
         r"(?:\s*[:,\-—–]\s*|\s+)(?:(?:that|of|this)\b[:,]?\s*)?"
+    ),
+    standing=_en(
+        r"^(?:please\s+)?(?:from now on|going forward|from here on(?: out)?|moving forward|"
+        r"henceforth|in (?:the )?future)\b[,\s]+(?!(?:sounds|seems|looks|is|works|makes)\b)\w"
+        r"|\w.*[,\s](?:from now on|going forward|from here on(?: out)?)[\s.!]*$"
     ),
     correction=_en(
         r"^\s*(?:(?:no|nope|nah|wrong|incorrect|not quite|not really|not exactly|actually|"
@@ -504,10 +520,18 @@ _ZH_WHEN = r"今天|明天|昨天|后天|下午|晚上|待会|一会儿|马上|�
 
 ZH = Lexicon(
     lang="zh",
+    # v3: also 记得 / 下次记得, 务必 / 一定要 / 再 / 也 before the verb; never 记住了 / 记不住 /
+    # 记得吗 (the person remembering, or asking)
     explicit=re.compile(
-        r"^\s*(?:(?:好的|好|对了|另外|还有|嗯)[，,\s]*)?(?:请|麻烦)?(?:你)?(?:帮我|给我)?"
-        r"(?:记住|记一下|记下来|记下|记着|记好|别忘了|别忘记|不要忘了|不要忘记|千万别忘了)"
-        r"(?!了吗|吗|得)[：:，,、\s]*"
+        r"^\s*(?:(?:好的|好|对了|另外|还有|嗯|那|然后|最后|再就是|顺便)[，,\s]*)*(?:请|麻烦)?(?:你)?"
+        r"(?:也|再|要|一定要?|务必|千万)?(?:帮我|给我|帮忙)?(?:也|再)?"
+        r"(?:记住|记一下|记下来|记下|记着|记好|记牢|记录一下|备注一下|别忘了|别忘记|不要忘了|"
+        r"不要忘记|千万别忘了|(?:下次|以后|今后)?记得(?!吗|不|住|清|起|那|上次|当时))"
+        r"(?!了|吗|得|不住|不)[：:，,、\s]*"
+    ),
+    standing=re.compile(
+        r"^(?:以后|今后|往后|从今以后|从现在开始|从现在起|下次|下回)(?!再|的事|有空|有机会|见)"
+        r"[，,\s]*\S"
     ),
     correction=re.compile(
         r"^\s*(?:(?:不是说了(?:嘛|吗|么)?|我(?:都|早就?|之前)?(?:说过|讲过|告诉过你)了?|跟你说过了?|"
@@ -732,7 +756,7 @@ ZH = Lexicon(
         ),
     ),
     imperative=re.compile(
-        r"^(?:请|你)?(?:应该|要|得|需要)?(?:用|改用|换成|使用|别|不要|写|跑|加|调用|检查|问|遵循|"
+        r"^(?:请|你)?(?:应该|要|得|需要)?(?:先)?(?:用|改用|换成|使用|别|不要|写|跑|加|调用|检查|问|遵循|"
         r"回复|回答|解释|提交|推送|部署|切换|保持|保留)\s*\S{2,}"
     ),
     personal=re.compile(r"^我(?!们)"),

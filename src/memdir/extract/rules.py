@@ -37,9 +37,9 @@ from dataclasses import dataclass
 from ..records import Confidence, MemoryType, shorten
 from .lexicon import CJK, EN, URL, ZH, Lexicon
 
-__all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "extract", "language"]
+__all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v2"
+RULES_VERSION = "rules-v3"
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
@@ -70,20 +70,26 @@ def extract(text: str, *, previous_assistant: str | None = None) -> list[Candida
 
     ``previous_assistant`` is the agent's last reply: when the utterance corrects it ("no, use
     X", "不对，…"), the candidate's ``why`` says what was corrected."""
-    spans = _sentences(text)
+    pasted = _mask_code(text)
+    quoted = _mask_quotes(pasted)
+    spans = _sentences(pasted)
     out: list[Candidate] = []
     seen: set[str] = set()
-    explicit = correcting = False
     quote_from: int | None = None
+    carried = carried_fix = False
     for i, (start, end) in enumerate(spans):
+        if not pasted[start:end].replace(_MASK, "").strip():
+            continue  # a code block or a quoted ("> …") line: pasted, not said
         sentence = text[start:end]
         # each sentence by its own language: "Remember that X. 以后都用 pnpm。" holds two
         lex = ZH if language(sentence) == "zh" else EN
-        if i == 0:
-            sentence, explicit, correcting = _unwrap(sentence, lex)
-            if not sentence.strip(" ,，:：。.!！") and len(spans) > 1:
-                quote_from = start  # "No." / "记住：" alone: it carries to the next sentence
-                continue
+        sentence, explicit, correcting = _unwrap(sentence, quoted[start:end], lex, first=i == 0)
+        explicit, correcting = explicit or carried, correcting or carried_fix
+        if not sentence.strip(" ,，:：。.!！") and i + 1 < len(spans):
+            # "No." / "记住：" / "Two things to remember:" alone: it carries to the next sentence
+            quote_from = start if quote_from is None else quote_from
+            carried, carried_fix = explicit, correcting
+            continue
         quote = text[start if quote_from is None else quote_from : end].strip()
         found = _classify(sentence, lex, explicit=explicit, correcting=correcting)
         if found is not None:
@@ -92,9 +98,15 @@ def extract(text: str, *, previous_assistant: str | None = None) -> list[Candida
                 seen.add(cand.text)
                 out.append(cand)
         # A request or a correction covers the sentence it introduced, not the rest.
-        explicit = correcting = False
         quote_from = None
+        carried = carried_fix = False
     return out
+
+
+def explicit_requests(text: str) -> list[Candidate]:
+    """The explicit requests to remember in ``text`` (the hot path of G3): anywhere in the
+    message, several per message, never inside pasted code or quoted text."""
+    return [c for c in extract(text) if c.explicit]
 
 
 # --------------------------------------------------------------------------- pipeline
@@ -125,18 +137,64 @@ def _sentences(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-def _unwrap(sentence: str, lex: Lexicon) -> tuple[str, bool, bool]:
-    """Take an explicit request and/or a correction marker off the front of the first sentence."""
+_MASK = "\x00"
+_FENCE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)|^[ \t]*>[^\n]*", re.DOTALL | re.MULTILINE)
+_QUOTED = re.compile(
+    r"`[^`\n]+`|\"[^\"\n]*\"|“[^”\n]*”|‘[^’\n]*’|(?<!\w)'[^'\n]+'(?!\w)|「[^」\n]*」|『[^』\n]*』"
+)
+# where a clause starts inside a sentence: "Great, remember that …", "嗯，最后一件事：请记住…"
+_CLAUSE = re.compile(r"[,，;；:：、]\s*|\s[—–-]+\s*|[—–]+\s*")
+
+
+def _blank(m: re.Match[str]) -> str:
+    return _MASK * len(m.group())
+
+
+def _mask_code(text: str) -> str:
+    """``text`` with fenced code and "> " quoted lines blanked out, same length (v3)."""
+    return _FENCE.sub(_blank, text)
+
+
+def _mask_quotes(text: str) -> str:
+    """``text`` with inline code and quoted strings blanked too: a "remember" inside quotes is
+    someone else's text (a label, a docstring, a line of a spec), not a request (v3)."""
+    return _QUOTED.sub(_blank, text)
+
+
+def _skip(pattern: re.Pattern[str], text: str, at: int) -> int:
+    m = pattern.match(text[at:])
+    return at + m.end() if m else at
+
+
+def _unwrap(sentence: str, masked: str, lex: Lexicon, *, first: bool) -> tuple[str, bool, bool]:
+    """Take a correction marker (first sentence only) and an explicit request off a sentence.
+
+    ``masked`` is the sentence with quotes and code blanked: markers are looked for there. A
+    request may open any clause ("Thanks, and remember that …", "好的，记住…"); what came
+    before it is preamble and goes. A standing instruction ("from now on …", "以后都…") is a
+    request too, and keeps its marker."""
     explicit = correcting = False
-    rest = lex.filler.sub("", sentence, count=1)
-    m = lex.correction.match(rest)
-    if m and m.group().strip():
-        correcting = True
-        rest = rest[m.end() :]
-    m = lex.explicit.match(rest)
-    if m:
+    at = _skip(lex.filler, masked, 0)
+    if first:
+        m = lex.correction.match(masked[at:])
+        if m and m.group().strip():
+            correcting = True
+            at += m.end()
+    starts = [at] + [m.end() for m in _CLAUSE.finditer(masked, at)]
+    for s in starts:
+        if s > at and lex.reported.search(masked[:s]):
+            break  # "the README says: remember to …" quotes someone else
+        begin = _skip(lex.filler, masked, s)
+        m = lex.explicit.match(masked[begin:])
+        if m is not None:
+            rest = sentence[begin + m.end() :]
+            if m.groupdict().get("ask"):
+                rest = rest.rstrip(" ?？")  # "could you remember that X?" asks for X
+            return rest, True, correcting
+    rest = sentence[at:]
+    body = lex.filler.sub("", rest.strip(), count=1)
+    if lex.standing.search(body) and not lex.hedge.search(body):
         explicit = True
-        rest = rest[m.end() :]
     return rest, explicit, correcting
 
 
@@ -156,7 +214,10 @@ def _classify(sentence: str, lex: Lexicon, *, explicit: bool, correcting: bool) 
     if (asked := lex.standing_request.match(body)) is not None:
         body = asked.group("rule")  # "can you always show me the diff" → the rule itself
     body = _trim(body)
-    if not 2 <= len(body) <= MAX_SENTENCE or _is_noise(body, lex):
+    # v3: a request the person made is kept even when it is a hypothetical or names someone
+    # else ("remember that if the build fails, Dana gets paged"); a question still is not
+    noise = lex.question.search(body) if explicit else _is_noise(body, lex)
+    if not 2 <= len(body) <= MAX_SENTENCE or noise:
         return None
     tentative = bool(lex.hedge.search(body))
     body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
@@ -193,7 +254,7 @@ def _fallback(
             return _Found(f"{tag}.explicit.feedback", "feedback", body, tentative)
         if lex.personal.match(body):
             return _Found(f"{tag}.explicit.user", "user", body, tentative)
-        if lex.imperative.match(body):
+        if lex.imperative.match(body) or lex.standing.search(body):
             return _Found(f"{tag}.explicit.feedback", "feedback", body, tentative)
         if re.search(URL, body):
             return _Found(f"{tag}.explicit.reference", "reference", body, tentative)

@@ -18,6 +18,7 @@ memory whose source is the person, and nothing identical to an existing memory i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import re
 import unicodedata
 from dataclasses import dataclass, field
@@ -25,10 +26,11 @@ from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError, ValidationError
+from ..records import default_scope, shorten, slugify
 from ..sessions import Session, find_session, list_sessions
 from . import rules
 from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
-from .state import ExtractState, Failure, locked
+from .state import ExtractState, Failure, locked, mark_captured, take_captured, was_captured
 from .turns import Turn, finished_turns
 from .worker import Worker
 
@@ -92,6 +94,16 @@ def _norm(text: str | None) -> str:
     return " ".join(re.sub(r"[\W_]+", " ", unicodedata.normalize("NFKC", text or "")).split())
 
 
+def message_key(text: str) -> str:
+    """What identifies a message the hot path handled (its text, spaces normalised)."""
+    return hashlib.sha256(" ".join(text.split()).encode("utf-8")).hexdigest()[:24]
+
+
+def _overlaps(quote: str | None, quotes: list[str]) -> bool:
+    q = _norm(quote)
+    return bool(q) and any(q in _norm(c) or _norm(c) in q for c in quotes if _norm(c))
+
+
 def _now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -139,23 +151,33 @@ class Extraction:
 
     # -- hot path -------------------------------------------------------------------------
     def capture_explicit(self, text: str, *, session: str | None = None) -> list[MemoryRecord]:
-        """Store the explicit memory requests in ``text`` now; return what was stored."""
-        ops = [_proposal(c) for c in rules.extract(text) if c.explicit]
+        """Store the explicit memory requests in ``text`` now; return what was stored.
+
+        With ``session``, the message is marked as handled (``state.mark_captured``) so
+        ``after_turn`` and the background pass do not store it again."""
+        found = rules.explicit_requests(text)
         stored: list[MemoryRecord] = []
-        for op in ops:
+        for cand in found:
             outcome = self._apply(
-                self.writer, op, session, f"explicit request ({rules.RULES_VERSION})"
+                self.writer, _proposal(cand), session, f"explicit request ({rules.RULES_VERSION})"
             )
             if outcome.status == "stored" and outcome.name and outcome.scope:
                 stored.append(self.writer.get(outcome.name, scope=outcome.scope))  # type: ignore[arg-type]
+        if session and found:
+            mark_captured(
+                self.memory.sessions_dir(), session, message_key(text), [c.quote for c in found]
+            )
         return stored
 
     def after_turn(self, session: Session) -> list[MemoryRecord]:
         turns = finished_turns(session.messages)
         stored: list[MemoryRecord] = []
         if turns:
+            folder = self.memory.sessions_dir()
             for text in turns[-1].user:
-                stored += self.capture_explicit(text, session=session.id)
+                # a message the agent loop already passed to capture_explicit is not read again
+                if not was_captured(folder, session.id, message_key(text)):
+                    stored += self.capture_explicit(text, session=session.id)
         if self._worker is None:
             self._worker = Worker()
             # the first turn of this process also picks up what an earlier one left pending
@@ -251,6 +273,7 @@ class Extraction:
                 state.fail(failure)
             return
         state.resolve(turn.key)
+        ops = self._without_captured(ops, turn, session_id, report)
         report.outcomes += [
             Outcome("?", "skipped", None, None, f"invalid: {why}") for why in invalid
         ]
@@ -271,6 +294,30 @@ class Extraction:
                 )
             else:
                 report.outcomes.append(self._apply(writer, op, session_id, why))
+
+    def _without_captured(
+        self, ops: list[Operation], turn: Turn, session_id: str, report: SessionReport
+    ) -> list[Operation]:
+        """``ops`` less the requests the hot path stored from this turn's messages already
+        (matched by quote), each reported as skipped; the hot path's marks are used up."""
+        if report.dry_run:
+            return ops
+        keys = [message_key(text) for text in turn.user]
+        taken = take_captured(self.memory.sessions_dir(), session_id, keys)
+        quotes = [q for qs in taken.values() for q in qs]
+        if not quotes:
+            return ops
+        kept: list[Operation] = []
+        for op in ops:
+            if op.op == "ADD" and _overlaps(op.quote, quotes):
+                report.outcomes.append(
+                    Outcome(
+                        op.op, "skipped", None, None, "stored already by the hot path", op.to_dict()
+                    )
+                )
+            else:
+                kept.append(op)
+        return kept
 
     def _existing(self, writer: Memory, turn: Turn, session_id: str) -> list[Existing]:
         records = writer.list()
@@ -335,10 +382,9 @@ class Extraction:
         self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
     ) -> Outcome:
         assert op.type is not None and op.text is not None
-        for r in writer.list():
-            same_quote = session and r.session == session and op.quote and r.quote == op.quote
-            if same_quote or _norm(r.statement) == _norm(op.text):
-                return Outcome(op.op, "skipped", r.name, r.scope, "already remembered", proposal)
+        same = _same_statement(writer, op)
+        if same is not None:
+            return Outcome(op.op, "skipped", same.name, same.scope, "already remembered", proposal)
         record = writer.remember(
             op.text,
             type=op.type,
@@ -379,3 +425,28 @@ class Extraction:
             assert self._worker is not None
             self._worker.submit(lambda s=session_id: self._background(s))  # type: ignore[misc]
         return ids
+
+
+def _same_statement(writer: Memory, op: Operation) -> MemoryRecord | None:
+    """A memory that already says ``op.text``, found by name, not by a scan: a new memory is
+    named after its description (default: the statement shortened), so an identical statement
+    lives under that name or one of its first numbered variants."""
+    assert op.type is not None and op.text is not None
+    scope = default_scope(op.type)
+    want = _norm(op.text)
+    bases = {
+        slugify(op.description or shorten(op.text, at_word=True)),
+        slugify(shorten(op.text, at_word=True)),
+    }
+    store = writer.store(scope)
+    for base in bases:
+        for name in [base] + [f"{base}-{n}" for n in range(2, 5)]:
+            if not store.path_for(name).exists():
+                break
+            try:
+                record = writer.get(name, scope=scope)
+            except (NotFoundError, ValidationError):
+                continue
+            if _norm(record.statement) == want:
+                return record
+    return None

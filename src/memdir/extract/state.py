@@ -25,10 +25,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["ExtractState", "Failure", "all_states", "locked", "state_dir"]
+__all__ = [
+    "ExtractState",
+    "Failure",
+    "all_states",
+    "locked",
+    "mark_captured",
+    "state_dir",
+    "take_captured",
+    "was_captured",
+]
 
 STATE_VERSION = 1
 RAW_LIMIT = 4000  # characters of a failed answer kept for a person to look at
+CAPTURED_LIMIT = 200  # hot-path captures waiting for the background pass, per session
 
 
 def state_dir(sessions: Path) -> Path:
@@ -139,3 +149,65 @@ def all_states(sessions: Path) -> Iterator[ExtractState]:
         return
     for path in sorted(folder.glob("*.json")):
         yield ExtractState.load(sessions, path.stem)
+
+
+# -- what the hot path stored, per message ----------------------------------------------------
+# ``<session-id>.captured`` lists the messages whose explicit requests ``capture_explicit``
+# stored already (a hash of the message and the quotes), until the background pass reads that
+# turn and drops them: so a request is stored once per turn, and no pass scans the memories to
+# find out. Its own file and lock: the hot path never waits for a background model call, which
+# holds the state's lock.
+
+
+def _captured_path(sessions: Path, session_id: str) -> Path:
+    return state_dir(sessions) / f"{session_id}.captured"
+
+
+def _read_captured(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []  # none yet, or unreadable: at worst a request meets the duplicate check again
+    if not isinstance(data, list):
+        return []
+    return [
+        {"key": e["key"], "quotes": [str(q) for q in e.get("quotes", [])]}
+        for e in data
+        if isinstance(e, dict) and isinstance(e.get("key"), str)
+    ]
+
+
+def _write_captured(path: Path, entries: list[dict[str, Any]]) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
+    tmp.write_text(json.dumps(entries[-CAPTURED_LIMIT:], ensure_ascii=False), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def mark_captured(sessions: Path, session_id: str, key: str, quotes: list[str]) -> None:
+    """Record that the hot path handled the message ``key`` (storing ``quotes``)."""
+    path = _captured_path(sessions, session_id)
+    with locked(sessions, f"{session_id}.captured"):
+        _write_captured(path, [*_read_captured(path), {"key": key, "quotes": quotes}])
+
+
+def was_captured(sessions: Path, session_id: str, key: str) -> bool:
+    path = _captured_path(sessions, session_id)
+    return any(e["key"] == key for e in _read_captured(path))
+
+
+def take_captured(sessions: Path, session_id: str, keys: list[str]) -> dict[str, list[str]]:
+    """The quotes stored by the hot path for each of ``keys`` that it handled; those entries
+    are removed (one per key), so the next message with the same text is read afresh."""
+    path = _captured_path(sessions, session_id)
+    if not path.exists():
+        return {}
+    out: dict[str, list[str]] = {}
+    with locked(sessions, f"{session_id}.captured"):
+        entries = _read_captured(path)
+        for key in keys:
+            at = next((i for i, e in enumerate(entries) if e["key"] == key), None)
+            if at is not None and key not in out:
+                out[key] = entries.pop(at)["quotes"]
+        if out:
+            _write_captured(path, entries)
+    return out
