@@ -535,3 +535,90 @@ def test_the_background_pass_reports_what_the_hot_path_stored(mem: Memory) -> No
 def test_talk_about_remembering_is_not_a_request(mem: Memory, text: str) -> None:
     assert mem.capture_explicit(text) == []
     assert mem.list() == []
+
+
+# -- SPEC L2 offline: remembers, updates, forgets, does not misuse — by rules (issue 21) -----
+def _say(m: Memory, *lines: str, answer: str = "OK.") -> None:
+    """One session (as a separate conversation would be): each line a finished turn."""
+    with m.session() as s:
+        for line in lines:
+            _turn(s, line, answer)
+            m.after_turn(s)
+    assert m.flush_extraction(timeout=60)
+
+
+def test_l2_offline_remembers_updates_forgets_and_does_not_misuse(mem: Memory) -> None:
+    m = Memory()  # no model configured: the offline rules
+    assert m.llm is None
+    _say(m, "I prefer answers in British English.", "Remember that staging runs Redis 7.")
+    [pref] = m.list(scope="user")
+    [fact] = m.list(scope="project")
+    assert "British" in pref.statement and "Redis 7" in fact.statement
+    assert "British English" in m.memory_guide()  # remembers: session 2 is told
+
+    _say(m, "Actually, I now prefer American English.", "Forget the staging database fact.")
+    # updates: the same file now says the new preference, with the new words as its evidence
+    [now] = m.list(scope="user")
+    assert now.name == pref.name
+    assert "American" in now.statement and "British" not in now.statement
+    assert now.quote == "Actually, I now prefer American English."
+    # forgets: the fact is gone, undoably, with the turn and the person's words in the log
+    assert m.list(scope="project") == []
+    [gone] = [c for c in m.history() if c.op == "delete"]
+    assert gone.name == fact.name and "Forget the staging database fact" in (gone.reason or "")
+    assert "turn" in (gone.reason or "")
+    m.undo(gone.id)
+    assert [r.name for r in m.list(scope="project")] == [fact.name]
+    m.forget(fact.name)
+    guide = m.memory_guide()
+    assert "American English" in guide and "British" not in guide and "Redis" not in guide
+    # does not misuse: an unrelated question changes nothing and recalls nothing retracted
+    _say(m, "How do I reverse a list in Python?")
+    assert [r.name for r in m.list()] == [pref.name]
+
+
+def test_l2_offline_in_chinese(mem: Memory) -> None:
+    m = Memory()
+    _say(m, "我们用 Webpack 打包前端。", "记住 Redis 只用来做缓存。")
+    assert len(m.list(scope="project")) == 2
+    _say(m, "前端已经从 Webpack 换成 Vite 了。", "别再记住 Redis 那条了。")
+    [front] = m.list(scope="project")
+    assert "Vite" in front.statement and "Webpack 打包" not in front.statement
+    assert not any("Redis" in r.statement for r in m.list())
+    assert not any("别再记住" in r.statement for r in m.list())  # the retraction is not a rule
+
+
+def test_a_confirmation_strengthens_the_memory_it_confirms(mem: Memory) -> None:
+    m = Memory()
+    _say(m, "We might use pytest fixtures for the database tests.")
+    [tentative] = m.list()
+    assert tentative.confidence == "tentative"
+    with m.session() as s:
+        _turn(s, "Please write the DB tests.", "I wrote them with pytest fixtures, as before.")
+        _turn(s, "yes, exactly like that — keep using fixtures")
+        m.after_turn(s)
+    assert m.flush_extraction(timeout=60)
+    [confirmed] = m.list()
+    assert confirmed.name == tentative.name and confirmed.confidence == "confirmed"
+    assert (confirmed.importance or 0) > (tentative.importance or 5)
+    # in Chinese, with nothing named but the agent's last reply
+    with m.session() as s:
+        _turn(s, "把数据库测试写一下。", "好了，数据库测试都用 pytest fixtures 写的。")
+        _turn(s, "对，就这样做。")
+        m.after_turn(s)
+    assert m.flush_extraction(timeout=60)
+    [again] = m.list()
+    assert again.name == tentative.name and (again.importance or 0) > (confirmed.importance or 0)
+    assert not any("就这样做" in r.statement for r in m.list())
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Forget it, let's move on.", "忘了说，我们周五开会。", "I now have a question about tabs."],
+)
+def test_what_only_looks_like_a_revision_changes_nothing(mem: Memory, text: str) -> None:
+    m = Memory()
+    _say(m, "I prefer tabs.")
+    before = [(r.name, r.statement) for r in m.list()]
+    _say(m, text)
+    assert [(r.name, r.statement) for r in m.list() if r.name == before[0][0]] == before

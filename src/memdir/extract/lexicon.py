@@ -709,6 +709,15 @@ ZH = Lexicon(
                 r"(?:是|在)(?=[^，。,；;]*?[A-Za-z0-9]))"
             ),
         ),
+        # v3: a move from one thing to another — "前端已经从 Webpack 迁到 Vite 了"
+        Rule(
+            "zh.project.moved",
+            "project",
+            re.compile(
+                r"^(?!我(?!们)|你|他|她|这|那)\S{0,12}?(?:已经|都|全部|正在|去年|上个月)?从\s*[^，。,\s]+?\s*"
+                r"(?:迁到|迁移到|换成|换到|切到|改成|转到|升级到|迁到了|换成了)\s*[^，。,\s]"
+            ),
+        ),
         # v2: what kind of team or codebase this is — "我们是单仓库", "我们是 Python 技术栈"
         Rule(
             "zh.project.we-are-a",

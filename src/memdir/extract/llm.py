@@ -123,6 +123,7 @@ class Operation:
     source: str = "inferred"
     quote: str | None = None
     confidence: str = "confirmed"
+    importance: int | None = None  # set by an offline confirmation (it strengthens a memory)
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"op": self.op}
@@ -133,6 +134,8 @@ class Operation:
                 out[key] = getattr(self, key)
         out["source"] = self.source
         out["confidence"] = self.confidence
+        if self.importance is not None:
+            out["importance"] = self.importance
         return out
 
 

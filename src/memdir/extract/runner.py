@@ -20,15 +20,16 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import threading
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError, ValidationError
 from ..records import default_scope, shorten, slugify
 from ..sessions import Session, find_session, list_sessions
-from . import rules
+from . import revise, rules
 from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
 from .state import ExtractState, Failure, locked, mark_captured, take_captured, was_captured
 from .turns import Turn, finished_turns
@@ -122,10 +123,81 @@ def _proposal(c: rules.Candidate) -> Operation:
     )
 
 
-def _offline_ops(turn: Turn, previous: str | None) -> list[Operation]:
-    return [
-        _proposal(c) for text in turn.user for c in rules.extract(text, previous_assistant=previous)
-    ]
+def _as_target(record: MemoryRecord) -> Existing:
+    return Existing(0, record.name, record.scope, record.type, record.description)
+
+
+def _find_target(
+    writer: Memory, rev: revise.Revision, type: str | None = None
+) -> MemoryRecord | None:
+    """The memory ``rev`` is about: the best recalled one that ``revise.related`` accepts."""
+    hits = writer.recall(rev.about, top_k=5, types=[type] if type else (), track=False)
+    for hit in hits:
+        if revise.related(rev, f"{hit.record.statement}\n{hit.record.description}"):
+            return hit.record
+    return None
+
+
+def _revision_ops(writer: Memory, rev: revise.Revision) -> tuple[list[Operation], list[str]]:
+    """The operations a change, retraction or confirmation makes offline, or why none."""
+    cand = rev.candidate
+    target = _find_target(writer, rev, cand.type if rev.kind == "change" and cand else None)
+    if rev.kind == "retract":
+        if target is None:
+            return [], [f"retraction ({rev.rule}): no memory about {rev.about!r} to forget"]
+        why = f"the person retracted it: {shorten(rev.quote, 200)}"
+        return [replace(_DELETE, target=_as_target(target), why=why, quote=rev.quote)], []
+    if rev.kind == "confirm":
+        if target is None:
+            if cand is not None:
+                return [_proposal(cand)], []
+            return [], [f"confirmation ({rev.rule}): no memory it confirms"]
+        importance = min(10, (target.importance or 5) + 1)
+        return [
+            replace(
+                _UPDATE,
+                target=_as_target(target),
+                confidence="confirmed",
+                importance=importance,
+                why=None,
+                quote=None,
+            )
+        ], []
+    assert cand is not None
+    if target is None or _norm(target.statement) == _norm(cand.text):
+        return [_proposal(cand)], []
+    op = replace(
+        _proposal(cand),
+        op="UPDATE",
+        target=_as_target(target),
+        description=shorten(cand.text, at_word=True),
+    )
+    return [op], []
+
+
+_DELETE = Operation(op="DELETE", source="user")
+_UPDATE = Operation(op="UPDATE", source="user")
+
+
+def _offline_ops(
+    writer: Memory, turn: Turn, previous: str | None
+) -> tuple[list[Operation], list[str]]:
+    """What the rules make of a turn: new memories, and (issue 21) changes, retractions and
+    confirmations of existing ones, each found by recall. The sentence of a revision is not
+    also read as a new memory ("别再记住 Redis 那条了" is not a rule to store)."""
+    ops: list[Operation] = []
+    notes: list[str] = []
+    for text in turn.user:
+        revs = revise.revisions(text, previous_assistant=previous)
+        quotes = [r.quote for r in revs]
+        for cand in rules.extract(text, previous_assistant=previous):
+            if not _overlaps(cand.quote, quotes):
+                ops.append(_proposal(cand))
+        for rev in revs:
+            more, why = _revision_ops(writer, rev)
+            ops += more
+            notes += why
+    return ops, notes
 
 
 class Extraction:
@@ -137,6 +209,9 @@ class Extraction:
         self._writer: Memory | None = None
         self._bg_writer: Memory | None = None
         self._worker: Worker | None = None
+        # the hot path and the background thread both add: the duplicate check and the write
+        # are one step, so a request caught by both at the same moment is stored once
+        self._adding = threading.Lock()
 
     # -- the writer the extractor's changes go through (actor "extractor") ----------------
     def _clone(self) -> Memory:
@@ -255,7 +330,7 @@ class Extraction:
         try:
             invalid: list[str] = []
             if llm is None:
-                ops = _offline_ops(turn, previous)
+                ops, invalid = _offline_ops(writer, turn, previous)
             else:
                 plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
                 ops, invalid = plan.operations, plan.invalid
@@ -275,7 +350,8 @@ class Extraction:
         state.resolve(turn.key)
         ops = self._without_captured(ops, turn, session_id, report)
         report.outcomes += [
-            Outcome("?", "skipped", None, None, f"invalid: {why}") for why in invalid
+            Outcome("?", "skipped", None, None, why if llm is None else f"invalid: {why}")
+            for why in invalid
         ]
         method = f"{report.method}, {PROMPT_VERSION}" if llm else report.method
         why = f"session {session_id} turn {turn.key} ({method})"
@@ -357,18 +433,30 @@ class Extraction:
                     proposal,
                 )
             if op.op == "DELETE":
-                writer.forget(target.name, scope=target.scope, reason=f"extractor: {op.why or why}")
+                # the turn and the person's words that caused it, in the change log (undoable)
+                said = f"; quote: {shorten(op.quote, 200)}" if op.quote else ""
+                writer.forget(
+                    target.name,
+                    scope=target.scope,
+                    reason=f"extractor: {op.why or 'retracted'} — {why}{said}",
+                )
                 return Outcome(op.op, "forgotten", target.name, target.scope, op.why, proposal)
-            fields = {
+            fields: dict[str, Any] = {
                 k: v
                 for k, v in (
                     ("statement", op.text),
                     ("description", op.description),
                     ("why", op.why),
                     ("how_to_apply", op.how_to_apply),
+                    ("importance", op.importance),
                 )
                 if v
             }
+            if op.source == "user" and op.quote:
+                # the memory now says what the person said in this turn: quote and source too
+                fields.update(quote=op.quote, source="user")
+                if session:
+                    fields["session"] = session
             record = writer.update(
                 target.name, scope=target.scope, reason=why, confidence=op.confidence, **fields
             )
@@ -379,6 +467,12 @@ class Extraction:
             return Outcome(op.op, "skipped", None, None, str(exc), proposal)
 
     def _add(
+        self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
+    ) -> Outcome:
+        with self._adding:
+            return self._add_once(writer, op, session, why, proposal)
+
+    def _add_once(
         self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
     ) -> Outcome:
         assert op.type is not None and op.text is not None
