@@ -347,7 +347,8 @@ def test_offline_cli_extracts_with_the_rules(
 def test_after_turn_stores_explicit_requests_now_and_the_rest_in_the_background(
     mem: Memory,
 ) -> None:
-    llm = ScriptedLLM(ops({"op": "ADD", "type": "user", "text": "Works at night"}))
+    # (what the model adds must have support in the turn: see the output checks below)
+    llm = ScriptedLLM(ops({"op": "ADD", "type": "project", "text": "PostgreSQL 15 is the main DB"}))
     llm.release.clear()  # the model "thinks" until the test lets it answer
     m = Memory(llm=llm)
     with m.session() as s:
@@ -359,7 +360,7 @@ def test_after_turn_stores_explicit_requests_now_and_the_rest_in_the_background(
     assert [r.name for r in m.list()] == [stored[0].name]  # the model has not answered yet
     llm.release.set()
     assert m.flush_extraction(timeout=30)
-    assert {r.statement for r in m.list()} >= {"Works at night"}
+    assert {r.statement for r in m.list()} >= {"PostgreSQL 15 is the main DB"}
     assert all(c.actor == "extractor" for c in m.history())
 
 
@@ -622,3 +623,78 @@ def test_what_only_looks_like_a_revision_changes_nothing(mem: Memory, text: str)
     before = [(r.name, r.statement) for r in m.list()]
     _say(m, text)
     assert [(r.name, r.statement) for r in m.list() if r.name == before[0][0]] == before
+
+
+# -- the model's output is checked before it is stored (issue 21) ---------------------------
+def test_placeholders_echoes_templates_and_unsupported_statements_are_dropped(
+    mem: Memory,
+) -> None:
+    def add(text: str, description: str | None = None) -> dict[str, Any]:
+        return {"op": "ADD", "type": "user", "text": text, "description": description}
+
+    llm = ScriptedLLM(  # what a small local model was seen answering, and one good operation
+        ops(
+            add("one line, under 150 characters"),
+            add("I prefer short answers", "one line, under 150 characters"),
+            add("the statement"),
+            add("..."),
+            add("Never remember secrets of any kind (keys, tokens, passwords)"),
+            add("The person lives in Lisbon and owns a cat"),
+            add("Prefers short answers"),
+        )
+    )
+    m, report, sid = _extract(mem, llm, ("I prefer short answers.", None))
+    assert [r.statement for r in m.list()] == ["Prefers short answers"]
+    reasons = [o.reason or "" for o in report.outcomes if o.status == "skipped"]
+    assert len(reasons) == 6 and all(r.startswith("dropped: ") for r in reasons)
+    assert "placeholder" in reasons[0] and "placeholder" in reasons[1]
+    assert "template" in reasons[2] and "template" in reasons[3]
+    assert "repeats the extraction prompt" in reasons[4]
+    assert "nothing in the turn supports it" in reasons[5]
+    # and each is in the extraction log with its turn
+    from memdir.extract.state import read_log
+
+    logged = read_log(m.sessions_dir(), sid)
+    assert [e["reason"] for e in logged] == reasons and {e["turn"] for e in logged} == {"0-2"}
+
+
+def test_a_delete_like_the_prompts_example_carries_the_persons_words(mem: Memory) -> None:
+    mem.remember("Staging caches with Redis 7", type="project", name="redis", quote="Redis 7")
+    mem.remember("Tabs, never spaces", type="feedback", name="tabs", quote="tabs, never spaces")
+
+    def delete(name: str) -> Any:
+        return lambda prompt: ops({"op": "DELETE", "id": id_of(name, prompt), "why": "retracted"})
+
+    llm = ScriptedLLM(delete("redis"), delete("tabs"))
+    m, report, sid = _extract(
+        mem,
+        llm,
+        ("Forget what I said about Redis, we dropped it.", None),
+        ("How do tabs work in YAML?", None),  # names the memory, unsays nothing
+    )
+    assert [o.status for o in report.outcomes] == ["forgotten", "skipped"]
+    [gone] = [c for c in m.history() if c.op == "delete"]
+    assert "Forget what I said about Redis" in (gone.reason or "") and sid in (gone.reason or "")
+    assert m.get("tabs").statement == "Tabs, never spaces"
+    from memdir.extract.state import read_log
+
+    [skip] = read_log(m.sessions_dir(), sid)
+    assert skip["op"] == "DELETE" and "never overrides" in skip["reason"]
+
+
+def test_an_update_refreshes_the_quote_source_and_session(mem: Memory) -> None:
+    mem.remember("Use npm", type="feedback", name="npm", source="inferred")
+    llm = ScriptedLLM(
+        lambda prompt: ops(
+            {"op": "UPDATE", "id": id_of("npm", prompt), "text": "Use pnpm, not npm"}
+        )
+    )
+    m, report, sid = _extract(mem, llm, ("Please use pnpm, not npm.", None))
+    assert [o.status for o in report.outcomes] == ["updated"]
+    now = m.get("npm")
+    assert (now.statement, now.source, now.quote, now.session) == (
+        "Use pnpm, not npm",
+        "user",
+        "Please use pnpm, not npm.",
+        sid,
+    )

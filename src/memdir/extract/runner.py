@@ -31,8 +31,17 @@ from ..records import default_scope, shorten, slugify
 from ..sessions import Session, find_session, list_sessions
 from . import revise, rules
 from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
-from .state import ExtractState, Failure, locked, mark_captured, take_captured, was_captured
+from .state import (
+    ExtractState,
+    Failure,
+    append_log,
+    locked,
+    mark_captured,
+    take_captured,
+    was_captured,
+)
 from .turns import Turn, finished_turns
+from .vet import vet, with_evidence
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -212,6 +221,7 @@ class Extraction:
         # the hot path and the background thread both add: the duplicate check and the write
         # are one step, so a request caught by both at the same moment is stored once
         self._adding = threading.Lock()
+        self._dropped: list[Outcome] = []
 
     # -- the writer the extractor's changes go through (actor "extractor") ----------------
     def _clone(self) -> Memory:
@@ -333,7 +343,7 @@ class Extraction:
                 ops, invalid = _offline_ops(writer, turn, previous)
             else:
                 plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
-                ops, invalid = plan.operations, plan.invalid
+                ops, invalid = self._checked(writer, plan.operations, turn, report), plan.invalid
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,
@@ -355,6 +365,7 @@ class Extraction:
         ]
         method = f"{report.method}, {PROMPT_VERSION}" if llm else report.method
         why = f"session {session_id} turn {turn.key} ({method})"
+        first = len(report.outcomes)
         for op in ops:
             if report.dry_run:
                 target = op.target
@@ -370,6 +381,46 @@ class Extraction:
                 )
             else:
                 report.outcomes.append(self._apply(writer, op, session_id, why))
+        if not report.dry_run:
+            self._log(session_id, turn, report, since=first)
+
+    def _log(self, session_id: str, turn: Turn, report: SessionReport, *, since: int) -> None:
+        """The operations of this turn that were not applied, with why, in the extraction log
+        (``state.append_log``); the dropped ones were put in the report before ``since``."""
+        kept = ("stored", "updated", "forgotten", "planned")
+        entries = [
+            {"time": _now(), "turn": turn.key, "method": report.method, **o.to_dict()}
+            for o in [*self._dropped, *report.outcomes[since:]]
+            if o.status not in kept
+        ]
+        self._dropped = []
+        append_log(self.memory.sessions_dir(), session_id, entries)
+
+    def _checked(
+        self, writer: Memory, ops: list[Operation], turn: Turn, report: SessionReport
+    ) -> list[Operation]:
+        """The model's operations that pass ``vet`` (each given its evidence first); the others
+        are reported as skipped with the reason."""
+        guide = writer.memory_guide()
+        kept: list[Operation] = []
+        for op in ops:
+            op = with_evidence(op, turn, op.target.description if op.target else "")
+            reason = vet(op, turn, guide=guide)
+            if reason is None:
+                kept.append(op)
+                continue
+            target = op.target
+            outcome = Outcome(
+                op.op,
+                "skipped",
+                target.name if target else None,
+                target.scope if target else None,
+                f"dropped: {reason}",
+                op.to_dict(),
+            )
+            report.outcomes.append(outcome)
+            self._dropped.append(outcome)
+        return kept
 
     def _without_captured(
         self, ops: list[Operation], turn: Turn, session_id: str, report: SessionReport

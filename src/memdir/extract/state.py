@@ -29,8 +29,10 @@ __all__ = [
     "ExtractState",
     "Failure",
     "all_states",
+    "append_log",
     "locked",
     "mark_captured",
+    "read_log",
     "state_dir",
     "take_captured",
     "was_captured",
@@ -210,4 +212,37 @@ def take_captured(sessions: Path, session_id: str, keys: list[str]) -> dict[str,
                 out[key] = entries.pop(at)["quotes"]
         if out:
             _write_captured(path, entries)
+    return out
+
+
+# -- the extraction log ------------------------------------------------------------------------
+# ``<session-id>.log`` (JSON lines): every operation of this session's extraction that was not
+# applied — skipped, refused, or dropped by the output checks — with the turn and the reason, so
+# a person can see why something they said was not stored (or a model's answer was not used).
+
+
+def append_log(sessions: Path, session_id: str, entries: list[dict[str, Any]]) -> None:
+    if not entries:
+        return
+    folder = state_dir(sessions)
+    folder.mkdir(parents=True, exist_ok=True)
+    lines = "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in entries)
+    with open(folder / f"{session_id}.log", "a", encoding="utf-8") as f:
+        f.write(lines)
+
+
+def read_log(sessions: Path, session_id: str) -> list[dict[str, Any]]:
+    """The extraction log of one session, oldest first (torn lines are skipped)."""
+    try:
+        text = (state_dir(sessions) / f"{session_id}.log").read_text(encoding="utf-8")
+    except OSError:
+        return []
+    out: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            out.append(entry)
     return out
