@@ -447,6 +447,9 @@ def test_the_deictic_check_reads_only_the_main_clause() -> None:
         ("好的，帮我记一下：周报每周五交。", ["周报每周五交"]),
         ("收到。今后变量名都用英文。", ["今后变量名都用英文"]),
         ("下次记得先跑 tox 再提交。", ["先跑 tox 再提交"]),
+        ("Keep this in mind: we never hotfix on Fridays.", ["We never hotfix on Fridays"]),
+        ("You should remember that we use Go 1.22.", ["We use Go 1.22"]),
+        ("记好了，我们周四发版。", ["我们周四发版"]),
     ],
 )
 def test_explicit_requests_are_found_in_any_clause(text: str, wanted: list[str] | None) -> None:
@@ -474,6 +477,9 @@ def test_explicit_requests_are_found_in_any_clause(text: str, wanted: list[str] 
         "他让我记住这个。",
         "以后再聊吧。",
         "写个注释：「记住要关闭文件」。",
+        "remember this for next time",
+        "记住了吗？",
+        "Yeah, I remember that bug.",
     ],
 )
 def test_talk_about_memory_is_not_an_explicit_request(text: str) -> None:

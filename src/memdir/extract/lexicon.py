@@ -126,10 +126,12 @@ EN = Lexicon(
         r"^\s*(?:(?:please|pls|plz|kindly|hey|ok|okay|also|and|but|so|oh|just|now|then|"
         r"again|one more thing|quick thing)[,:\s]+)*"
         r"(?:(?:i'?d like you to|i want you to|i need you to|make sure (?:you|to)|be sure to|"
-        r"try to)\s+|(?P<ask>(?:can|could|would|will) you(?: please)?\s+(?=(?:remember|note|"
+        r"try to|you (?:should|must|need to|have to|gotta))\s+|"
+        r"(?P<ask>(?:can|could|would|will) you(?: please)?\s+(?=(?:remember|note|"
         r"keep in mind|make a note)(?:\s+that\b|\s*:))))?(?:(?:please|also|to)\s+)*"
         r"(?:remember|don'?t forget|do not forget|never forget|make a (?:mental )?note|"
-        r"note down|(?:(?<=please )|(?<=pls )|(?<=also ))note|keep in mind|bear in mind|take note|"
+        r"note down|(?:(?<=please )|(?<=pls )|(?<=also ))note|"
+        r"(?:keep|bear) (?:this |that )?in mind|take note|"
         r"(?:save|add|store|put) (?:this|that|it) (?:to|in|into) (?:your )?memory|"
         r"save (?:this|a memory)|store this|for future reference|memori[sz]e)"
         r"(?=\s*[:,\-—–]|\s+(?:that|this|of|to|i|i'm|we|my|our|the|it|you)\b)"
@@ -526,8 +528,9 @@ ZH = Lexicon(
         r"^\s*(?:(?:好的|好|对了|另外|还有|嗯|那|然后|最后|再就是|顺便)[，,\s]*)*(?:请|麻烦)?(?:你)?"
         r"(?:也|再|要|一定要?|务必|千万)?(?:帮我|给我|帮忙)?(?:也|再)?"
         r"(?:记住|记一下|记下来|记下|记着|记好|记牢|记录一下|备注一下|别忘了|别忘记|不要忘了|"
-        r"不要忘记|千万别忘了|(?:下次|以后|今后)?记得(?!吗|不|住|清|起|那|上次|当时))"
-        r"(?!了|吗|得|不住|不)[：:，,、\s]*"
+        r"不要忘记|千万别忘了|备忘一下|(?:下次|以后|今后)?记得(?!吗|不|住|清|起|那|上次|当时))"
+        # "记好了，…" tells; "记住了吗" asks and "记住了。" reports
+        r"(?:了(?=[，,：:]\s*\S))?(?!了|吗|得|不住|不)[：:，,、\s]*"
     ),
     standing=re.compile(
         r"^(?:以后|今后|往后|从今以后|从现在开始|从现在起|下次|下回)(?!再|的事|有空|有机会|见)"

@@ -217,7 +217,7 @@ def _classify(sentence: str, lex: Lexicon, *, explicit: bool, correcting: bool) 
     # v3: a request the person made is kept even when it is a hypothetical or names someone
     # else ("remember that if the build fails, Dana gets paged"); a question still is not
     noise = lex.question.search(body) if explicit else _is_noise(body, lex)
-    if not 2 <= len(body) <= MAX_SENTENCE or noise:
+    if not 2 <= len(body) <= MAX_SENTENCE or noise or (explicit and _EMPTY_REQUEST.match(body)):
         return None
     tentative = bool(lex.hedge.search(body))
     body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
@@ -269,6 +269,13 @@ def _fallback(
     return None
 
 
+# v3: "remember this for next time", "记住这个": a request that names nothing to keep
+_EMPTY_REQUEST = re.compile(
+    r"^(?:for |until |in )?(?:next time|later|the future|future reference|now|it|that|this|these|"
+    r"those|everything|all of (?:it|this|that)|me)(?:\s+(?:for|until)\s+(?:next time|later|"
+    r"the future|now))?$|^(?:这个|那个|这些|那些|这一点|这条|那条|它|下次|以后|一下)$",
+    re.IGNORECASE,
+)
 _TRAILING = re.compile(r"[\s.!！。~～…]+$")
 _CAPITALIZE = re.compile(
     r"^(?:use|never|don't|dont|do|stop|prefer|keep|make|avoid|write|run|we|our|the|it's|its|"
