@@ -20,6 +20,16 @@ Protocol:
   matched memories that got them right; they do not enter precision or recall.
 * Scored per language (``en``, ``zh``) and overall. No timing: the extractor is regex-only.
 
+* **Explicit requests** (issue 21): ``tests/fixtures/extraction_explicit.yaml`` (152 messages,
+  80 English / 72 Chinese, written and committed before any rule change for them) is scored on
+  what the hot path stores — the candidates flagged ``explicit`` — per language: precision =
+  matched explicit candidates / explicit candidates, recall = requests found / requests (a
+  candidate matches when its text contains the labelled substring, case-blind).
+* **Fresh batches 5 and 6** (issue 21): 80 utterances each, half Chinese, written and committed
+  before any rules-v3 change; scored like batch 4.
+* ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
+  ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
+
 ``score()`` returns the numbers for tests (``tests/test_rules.py`` asserts the targets on the
 labeled set with it); ``python bench/extraction.py`` prints a table, the misses, and writes
 ``bench/results/extraction.md``.
@@ -28,7 +38,11 @@ labeled set with it); ``python bench/extraction.py`` prints a table, the misses,
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,6 +59,16 @@ LABELED = ROOT / "tests" / "fixtures" / "extraction_labeled.yaml"
 HELDOUT = ROOT / "tests" / "fixtures" / "extraction_heldout.yaml"
 FINAL = ROOT / "tests" / "fixtures" / "extraction_heldout_4.yaml"
 FINAL_SECTION = "held-out batch 4: written before rules-v2, scored once"
+EXPLICIT = ROOT / "tests" / "fixtures" / "extraction_explicit.yaml"
+FRESH = {
+    "held-out batch 5: written before rules-v3, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_5.yaml"
+    ),
+    "held-out batch 6: written before rules-v3, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_6.yaml"
+    ),
+}
+EXPLICIT_TARGET = 0.95
 RESULTS = ROOT / "bench" / "results" / "extraction.md"
 TARGET_PRECISION = 0.90
 TARGET_RECALL = 0.70
@@ -136,6 +160,81 @@ def score(path: Path) -> Score:
     return result
 
 
+def score_explicit(path: Path) -> Score:
+    """Precision and recall of the explicit requests the hot path would store (see above)."""
+    result = Score()
+    for item in load(path):
+        tallies = [result.slices.setdefault(item["lang"], Tally()), result.overall]
+        cands = [c for c in extract(item["text"]) if c.explicit]
+        used: set[int] = set()
+        for want in item["expect"]:
+            hit = next(
+                (
+                    i
+                    for i, c in enumerate(cands)
+                    if i not in used and str(want).casefold() in c.text.casefold()
+                ),
+                None,
+            )
+            for t in tallies:
+                t.expected += 1
+                t.found += hit is not None
+            if hit is None:
+                got = [c.text for c in cands]
+                result.misses.append(f"[{item['id']}] missed {want!r}: {item['text']!r} → {got}")
+            else:
+                used.add(hit)
+        for i, cand in enumerate(cands):
+            for t in tallies:
+                t.candidates += 1
+                t.matched_candidates += i in used
+            if i not in used:
+                result.misses.append(f"[{item['id']}] extra {cand.text!r} from {item['text']!r}")
+        for t in tallies:
+            t.items += 1
+            t.negatives += not item["expect"]
+    return result
+
+
+def _numbers(s: Score) -> dict[str, list[float]]:
+    rows = {**s.slices, "overall": s.overall}
+    return {k: [t.precision, t.recall] for k, t in rows.items() if "batch" not in k}
+
+
+def before(rev: str) -> dict[str, dict[str, list[float]]]:
+    """The numbers of the same sets with the rules of commit ``rev`` (this script, run with
+    that commit's ``src`` first on the path)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(
+            ["git", "worktree", "add", "--detach", str(tree), rev],
+            cwd=ROOT,
+            check=True,
+            capture_output=True,
+        )
+        try:
+            env = {**os.environ, "PYTHONPATH": str(tree / "src")}
+            out = subprocess.run(
+                [sys.executable, __file__, "--numbers"],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+        finally:
+            subprocess.run(
+                ["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, check=False
+            )
+    numbers: dict[str, dict[str, list[float]]] = json.loads(out.stdout)
+    return numbers
+
+
+def _scored_once() -> dict[str, tuple[Path, Score]]:
+    scores = {FINAL_SECTION: (FINAL, score(FINAL))}
+    scores.update({name: (path, score(path)) for name, path in FRESH.items()})
+    return scores
+
+
 def _row(name: str, t: Tally) -> str:
     conf = t.confidence_ok / t.found if t.found else 1.0
     expl = t.explicit_ok / t.found if t.found else 1.0
@@ -143,6 +242,46 @@ def _row(name: str, t: Tally) -> str:
         f"| {name} | {t.items} ({t.negatives} none) | {t.candidates} | {t.precision:.2f} | "
         f"{t.expected} | {t.recall:.2f} | {conf:.2f} | {expl:.2f} |"
     )
+
+
+def _before_table(
+    name: str, now: Score, then: dict[str, list[float]] | None, rev: str
+) -> list[str]:
+    if then is None:
+        return []
+    lines = [
+        "",
+        f"Before (rules of `{rev}`) and after, on `{name}`:",
+        "",
+        "| slice | P before | R before | P after | R after |",
+        "|---|---|---|---|---|",
+    ]
+    for key, (p, r) in _numbers(now).items():
+        bp, br = then.get(key, [float("nan"), float("nan")])
+        lines.append(f"| {key} | {bp:.2f} | {br:.2f} | {p:.2f} | {r:.2f} |")
+    return lines
+
+
+def explicit_report(s: Score, then: dict[str, list[float]] | None, rev: str) -> list[str]:
+    lines = [
+        "",
+        "## explicit requests: written before rules-v3, scored once "
+        f"(`{EXPLICIT.relative_to(ROOT)}`)",
+        "",
+        f"Target: precision ≥ {EXPLICIT_TARGET:.2f} and recall ≥ {EXPLICIT_TARGET:.2f} in each "
+        "language, on what the hot path stores (candidates flagged `explicit`).",
+        "",
+        "| slice | messages | explicit candidates | precision | requests | recall |",
+        "|---|---|---|---|---|---|",
+    ]
+    for name, t in [*sorted(s.slices.items()), ("overall", s.overall)]:
+        lines.append(
+            f"| {name} | {t.items} ({t.negatives} none) | {t.candidates} | {t.precision:.2f} | "
+            f"{t.expected} | {t.recall:.2f} |"
+        )
+    lines += _before_table("explicit requests", s, then, rev)
+    lines += ["", "Misses and extras:", ""]
+    return lines + ([f"- {m}" for m in s.misses] or ["- none"])
 
 
 def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
@@ -176,24 +315,46 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
         lines += [_row(lang, t) for lang, t in sorted(s.slices.items()) if "batch" not in lang]
         lines.append(_row("overall", s.overall))
         lines += [_row(name, t) for name, t in sorted(s.slices.items()) if "batch" in name]
+        lines += _before_table(name, s, BEFORE.get(name), BEFORE_REV)
         lines += ["", "Misses and extras:", ""]
         lines += [f"- {m}" for m in s.misses] or ["- none"]
     return "\n".join(lines) + "\n"
 
 
+BEFORE: dict[str, dict[str, list[float]]] = {}
+BEFORE_REV = ""
+
+
 def main(argv: list[str]) -> int:
+    global BEFORE_REV
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument(
         "--skip-final",
         action="store_true",
-        help="leave out held-out batch 4 (while developing rules; implies --no-write)",
+        help="leave out the sets scored once (while developing rules; implies --no-write)",
     )
+    parser.add_argument("--before", metavar="REV", help="also score the rules of commit REV")
+    parser.add_argument("--numbers", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv[1:])
     scores = {"labeled": (LABELED, score(LABELED)), "held-out": (HELDOUT, score(HELDOUT))}
+    if args.numbers:  # what --before reads from a worktree of another commit
+        every = {**scores, **_scored_once()}
+        out = {name: _numbers(s) for name, (_, s) in every.items()}
+        out["explicit"] = _numbers(score_explicit(EXPLICIT))
+        print(json.dumps(out))
+        return 0
     if not args.skip_final:
-        scores[FINAL_SECTION] = (FINAL, score(FINAL))
+        scores.update(_scored_once())
+    if args.before:
+        BEFORE.update(before(args.before))
+        BEFORE_REV = args.before
     text = report(scores, argv)
+    if not args.skip_final:
+        text += "\n".join(
+            explicit_report(score_explicit(EXPLICIT), BEFORE.get("explicit"), BEFORE_REV)
+        )
+        text += "\n"
     print(text)
     if not (args.no_write or args.skip_final):
         RESULTS.parent.mkdir(parents=True, exist_ok=True)

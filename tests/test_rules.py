@@ -486,3 +486,22 @@ def test_talk_about_memory_is_not_an_explicit_request(text: str) -> None:
     from memdir.extract.rules import explicit_requests
 
     assert explicit_requests(text) == []
+
+
+# ------------------------------------------------------------------ rules-v3: implicit families
+# Written for these tests (batch 4's misses named the families; its sentences are not here).
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        ("Some background: I own the search service.", "user", "search service"),
+        ("For the record, CI runs on two M2 minis.", "project", "M2"),
+        ("后端已经从 Flask 换成 FastAPI 了。", "project", "FastAPI"),
+        ("写完测试先跑一遍 pytest 再提交。", "feedback", "pytest"),
+        ("原型放在 Axure 上，文件叫首页改版。", "reference", "Axure"),
+        ("我还是习惯用 Vim 写代码。", "user", "Vim"),
+        ("我们的监控数据统一汇总到 Prometheus。", "project", "Prometheus"),
+    ],
+)
+def test_v3_families(text: str, type_: str, contains: str) -> None:
+    cand = _one(text)
+    assert cand.type == type_ and contains in cand.text

@@ -153,7 +153,10 @@ EN = Lexicon(
         # v2: asides and emphasis that carry no content of their own
         r"ugh|argh|hmm|honestly|frankly|tbh|to be honest|seriously|look|listen|fwiw|psa|"
         r"quick note|note(?!\s+down)|one more thing|(?:quick )?reminder|like i said|as i said|"
-        r"i (?:already )?told you)\b[\s,:—–-]*)+"
+        r"i (?:already )?told you|"
+        # v3: a label for what follows — "Quick context: …", "For the record, …"
+        r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
+        r"for what it'?s worth|side note|fun fact)\b[\s,:—–-]*)+"
     ),
     question=_en(
         r"\?\s*$|^\s*(?:(?:what|which|where|when|who|whom|whose|why|how|"
@@ -458,7 +461,9 @@ EN = Lexicon(
                 r"containerized|orchestrated|tested|linted|formatted|type-?checked|provisioned|"
                 r"released|published|shipped)\s+(?:in|with|on|to|by|using|via|through)|"
                 r"(?:runs?|is running|are running)\s+(?:on|in)|uses|use|is based on|are based on|"
-                r"is powered by|is backed by|talks to|depends on|targets)\s+(?:the\s+)?" + _NAME
+                r"is powered by|is backed by|talks to|depends on|targets)\s+"
+                # v3: "runs on a single t3.large", "runs on two M2 minis"
+                r"(?:(?:the|an?|one|a single|two|three|several)\s+)?" + _NAME
             ),
         ),
         # v2: something being retired — "the v1 API is deprecated", "… is being sunset in March"
@@ -581,7 +586,10 @@ ZH = Lexicon(
             re.compile(
                 r"^(?:我们的|所有的?|项目的)?\S{0,6}?(?:" + _ZH_DOCS + r")\S{0,4}?"
                 r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在)\s*"
-                r"(?:" + _TOOLS + r"|[^，。,]{0,15}?(?:" + _ZH_PLACES + r"))"
+                r"(?:" + _TOOLS + r"|[^，。,]{0,15}?(?:" + _ZH_PLACES + r")"
+                # v3: a named tool we do not list, and where in it: "放在 Apifox 上"
+                r"|[A-Za-z][\w.+-]*\s*(?:上|里|中)"
+                r"(?!\s*(?:统一|集中|进行)?(?:管理|维护|记录|同步|跟踪|登记|归档|配置)))"
             ),
         ),
         # v2: information managed somewhere by name — "功能开关统一在 <Name> 里管理"
@@ -636,7 +644,8 @@ ZH = Lexicon(
             "zh.habit.always",
             "user",
             re.compile(
-                r"^我(?:一般|平时|通常|总是|从来|从不|一直|习惯|基本上?|向来|只)(?!问|想要)\S"
+                r"^我(?:比较|更|还是|很)?(?:一般|平时|通常|总是|从来|从不|一直|习惯|基本上?|向来|只)"
+                r"(?!问|想要)\S"
             ),
         ),
         Rule(
@@ -675,7 +684,10 @@ ZH = Lexicon(
             "feedback",
             re.compile(
                 r"^(?!.*(?:" + _ZH_WHEN + r"))(?:每次)?(?:在)?\S{1,15}?(?:之前|以前|前|之后|后)"
-                r"(?:都|请|一定|务必)?(?:要|得)?先\s*\S"
+                r"(?:都|请|一定|务必)?(?:要|得)?先\s*\S|"
+                # v3: "改完代码先跑一下 make lint 再给我看" — done with X, first Y
+                r"^(?!.*(?:" + _ZH_WHEN + r"))(?:每次)?\S{1,4}?完\S{0,8}?(?:都|请|一定|务必)?"
+                r"(?:要|得)?先\s*\S.*再"
             ),
         ),
         # v2: "don't" after a topic — "提交信息里别再加表情了", "写测试时不要用 sleep"
@@ -691,7 +703,8 @@ ZH = Lexicon(
             "zh.preference.must",
             "feedback",
             re.compile(
-                r"^\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
+                # v3: "咱们的日志统一收到 ELK 里" is how things are, not an instruction
+                r"^(?!(?:我们|咱们|团队|公司|项目)\S{0,8}?统一(?!用|使用|写|改用))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
             ),
         ),
         Rule(
@@ -704,6 +717,8 @@ ZH = Lexicon(
                 # v2: a place or route before the verb: "我们从 main 分支部署到 …"
                 r"(?:(?:从|在|通过|经由)[^，。,；;]{1,20}?)?"
                 r"(?:用|使用|采用|基于|跑在|部署在|部署到|放在|托管在|"
+                # v3: where things are collected: "咱们的日志统一收到 ELK 里"
+                r"收到|收集到|存到|存在|汇总到|推到|同步到|"
                 r"是用|迁到|迁移到|换成|改用|切到|上了|依赖|只支持|支持|写的|"
                 # v2: what is no longer used, with a name after it
                 r"(?:不再用|不再使用|不用|弃用了|停用了|淘汰了)(?=\s*[A-Za-z0-9])|"
