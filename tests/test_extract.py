@@ -698,3 +698,13 @@ def test_an_update_refreshes_the_quote_source_and_session(mem: Memory) -> None:
         "Please use pnpm, not npm.",
         sid,
     )
+
+
+def test_a_changed_preference_that_shares_only_its_frame_updates_the_old_one(
+    mem: Memory,
+) -> None:
+    m = Memory()
+    _say(m, "I prefer tabs.", "We deploy on Fridays.")
+    [tabs] = m.list(scope="user")
+    _say(m, "I now prefer spaces.")
+    assert [(r.name, r.statement) for r in m.list(scope="user")] == [(tabs.name, "I prefer spaces")]

@@ -142,8 +142,9 @@ def _find_target(
     """The memory ``rev`` is about: the best recalled one that ``revise.related`` accepts."""
     hits = writer.recall(rev.about, top_k=5, types=[type] if type else (), track=False)
     for hit in hits:
-        if revise.related(rev, f"{hit.record.statement}\n{hit.record.description}"):
-            return hit.record
+        record = hit.record
+        if revise.related(rev, record.statement) or revise.related(rev, record.description):
+            return record
     return None
 
 
