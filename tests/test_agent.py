@@ -316,3 +316,20 @@ def test_sleep_after_a_conversation_only_after_a_quiet_period(mem: Memory) -> No
     assert done.startswith("sleep sleep-") and "memdir undo sleep-" in done
     assert len(mem.list()) == 1  # the duplicate was merged
     assert run_sleep(mem, now=now) == "sleep: nothing to consolidate"
+
+
+def test_a_request_after_a_greeting_is_stored_once_and_acknowledged(mem: Memory) -> None:
+    text = "Thanks. Remember that we deploy on Fridays. 好的。记住我们周五开周会。"
+    with serve(lambda r: Say("Noted both.")) as (model, url):
+        agent = Agent(mem, provider("openai", url))
+        events = run(agent, text)
+        agent.close()
+    assert kinds(events) == ["remembered", "text", "turn_end"]  # told once, before the reply
+    stored = events[0].records
+    assert [r.statement for r in stored] == ["We deploy on Fridays", "我们周五开周会"]
+    last = model.requests[0].body["messages"][-1]["content"]
+    assert all(r.name in last for r in stored)  # the model is told, so it can acknowledge
+    assert mem.flush_extraction(timeout=60)
+    assert sorted(c.name for c in mem.history() if c.op == "create") == sorted(
+        r.name for r in stored
+    )

@@ -94,3 +94,38 @@ def _extract_once(llm: OpenAIChat) -> None:
     stored = {o.name for o in report.outcomes if o.status == "stored"}
     assert stored == {r.name for r in m.list()}
     assert {o.status for o in report.outcomes} <= {"stored", "skipped", "refused", "updated"}
+
+
+def test_the_local_models_output_is_checked_before_it_is_stored(
+    local_model: LocalModel,  # noqa: F811
+) -> None:
+    """Issue 21: SmolLM2 stored the prompt's own placeholder ("one line, under 150 characters")
+    as a user memory. Whatever it answers now, nothing stored is a placeholder, an echo of the
+    prompt or a statement the turn does not support, and what was dropped is in the log."""
+    from memdir.extract.state import read_log
+    from memdir.extract.turns import finished_turns
+    from memdir.extract.vet import vet
+
+    with serve_local_model(context=8192) as model:
+        llm = OpenAIChat(model.name, base_url=model.base_url, timeout=300)
+        m = Memory(llm=llm)
+        m.init()
+        with m.session() as s:
+            s.append({"role": "user", "content": "I prefer short answers."})
+            s.append({"role": "assistant", "content": "Understood, I will keep answers short."})
+        report = m.extract_session(s.id)
+    assert report.failures == [], report.failures[0].raw
+    [turn] = finished_turns(m.read_session(s.id).messages)
+    for record in m.list():
+        assert "under 150 characters" not in f"{record.statement} {record.description}"
+        assert vet_ok(vet, record, turn)
+    dropped = [o for o in report.outcomes if (o.reason or "").startswith("dropped: ")]
+    logged = [e["reason"] for e in read_log(m.sessions_dir(), s.id)]
+    assert all(o.reason in logged for o in dropped)
+
+
+def vet_ok(vet: Any, record: Any, turn: Any) -> bool:
+    from memdir.extract.llm import Operation
+
+    op = Operation("ADD", type=record.type, text=record.statement)
+    return bool(vet(op, turn) is None)
