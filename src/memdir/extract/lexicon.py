@@ -4,8 +4,8 @@ A ``Lexicon`` holds the patterns ``rules.py``'s pipeline asks about a sentence �
 question, a hypothetical, reported speech, a hedge, an explicit "remember", a correction — and
 its ``rules``: ``Rule`` objects tried in order (specific → general), the first match giving the
 memory's type and the part of the sentence to keep. ``EN`` and ``ZH`` are the two tables; a
-family added in rules-v2 carries a ``v2:`` comment. Changing any pattern changes what the
-extractor does: bump ``rules.RULES_VERSION`` with it.
+family added in rules-v2 carries a ``v2:`` comment, one added in rules-v3 a ``v3:`` one.
+Changing any pattern changes what the extractor does: bump ``rules.RULES_VERSION`` with it.
 """
 
 from __future__ import annotations
