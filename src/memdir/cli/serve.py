@@ -11,12 +11,15 @@ from __future__ import annotations
 import ipaddress
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ValidationError
-from ..keys import KeyInfo, KeyRing, default_data_dir
 from .app import cli, emit_json, json_option, memory
+
+if TYPE_CHECKING:
+    from ..keys import KeyInfo
 
 __all__: list[str] = []
 
@@ -106,6 +109,7 @@ def serve(
     import uvicorn
 
     from ..http import create_app
+    from ..keys import default_data_dir
 
     app = create_app(data_dir or default_data_dir(), max_body=max_body)
     uvicorn.run(app, host=host, port=port, log_level="info")
@@ -147,6 +151,8 @@ def _key_line(info: KeyInfo) -> str:
 @json_option
 def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
     """Issue a new API key for USER and print it (once: only its hash is stored)."""
+    from ..keys import KeyRing, default_data_dir
+
     info, key = KeyRing(data_dir or default_data_dir()).create(user)
     if as_json:
         emit_json({**info.to_dict(), "key": key})
@@ -164,6 +170,8 @@ def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
 @json_option
 def keys_list(data_dir: Path | None, as_json: bool) -> None:
     """Every key: id, user, when it was issued, and whether it is revoked."""
+    from ..keys import KeyRing, default_data_dir
+
     infos = KeyRing(data_dir or default_data_dir()).list()
     if as_json:
         emit_json([i.to_dict() for i in infos])
@@ -181,6 +189,8 @@ def keys_list(data_dir: Path | None, as_json: bool) -> None:
 def keys_revoke(what: str, data_dir: Path | None, as_json: bool) -> None:
     """Revoke the key with id WHAT, or every key of the user WHAT (at once, also for a running
     server)."""
+    from ..keys import KeyRing, default_data_dir
+
     if not what.strip():
         raise ValidationError("give a key id or a user name: see `memdir keys list`")
     revoked = KeyRing(data_dir or default_data_dir()).revoke(what)
