@@ -105,6 +105,7 @@ ALLOWED["cli"] |= {"agent"}
 ALLOWED["derived"] = {"paths"}
 ALLOWED["index"] |= {"derived"}
 ALLOWED["providers"] |= {"derived"}
+ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
 
 
 def _internal_imports(path: Path) -> set[str]:

@@ -8,14 +8,16 @@ when ``serve`` runs, so every other ``memdir`` command starts as fast as before.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import ValidationError
+from ..errors import MemdirError, ValidationError
 from .app import cli, emit_json, json_option, memory
 
 if TYPE_CHECKING:
@@ -43,6 +45,22 @@ def _one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")  # process-wide, for the server's lifetime
+
+
+def _warm_in_background() -> None:
+    """Load what the first recall needs — the embedder (its tables mapped, BLAS started) and the
+    translation tables — on a thread while the server starts, so the first request does not
+    wait for them. Both are process-wide caches that a request's own call then finds."""
+
+    def warm() -> None:
+        from ..index.translate import translate
+        from ..providers.embeddings import get_embedder
+
+        with contextlib.suppress(MemdirError):  # a bad embedder is the first request's error
+            get_embedder().encode(["warm up"], "query")
+        translate("预热")
+
+    threading.Thread(target=warm, name="memdir-warm-up", daemon=True).start()
 
 
 @cli.command()
@@ -91,6 +109,7 @@ def serve(
             "listen on 127.0.0.1"
         )
     _one_blas_thread()
+    _warm_in_background()
     if use_mcp:
         from ..mcp import build_server, http_app
 

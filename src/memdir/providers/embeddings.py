@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -233,6 +234,7 @@ class USEEmbedder(_ModelEmbedder):
 
 EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
 _LOADED: dict[str, Embedder] = {}
+_LOADING = threading.RLock()  # a server warms the embedder on a thread while requests arrive
 
 
 def get_embedder(name: str | None = None) -> Embedder:
@@ -240,6 +242,11 @@ def get_embedder(name: str | None = None) -> Embedder:
     name = (name or os.environ.get("MEMDIR_EMBEDDER") or "auto").strip().lower()
     if name in _LOADED:
         return _LOADED[name]
+    with _LOADING:  # one load, however many threads ask at once
+        return _LOADED[name] if name in _LOADED else _load(name)
+
+
+def _load(name: str) -> Embedder:
     if name == "auto":
         for candidate in ("use", "e5"):
             try:
