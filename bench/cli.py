@@ -306,7 +306,7 @@ def report(rows: list[dict[str, Any]], argv: list[str], runs: int, big: int) -> 
         "first command a user ever runs). Server rows: the process start to the first recall's "
         "answer (median), and the recall alone, sent as soon as the server answered. "
         "`PYTHONDONTWRITEBYTECODE` is dropped from the children's environment (this sandbox sets "
-        "it; with it every process recompiles memdir's modules, ~0.3 s).",
+        "it; with it every process recompiles memdir's modules).",
         "",
         table(rows),
         "",
