@@ -12,13 +12,22 @@ import pytest
 from memdir import Memory
 
 
+@pytest.fixture(scope="session")
+def derived_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache directory for the derived tables of the whole run (``derived.py``): never the
+    developer's ~/.cache, and built once per run rather than once per test."""
+    return tmp_path_factory.mktemp("derived-cache")
+
+
 @pytest.fixture(autouse=True)
-def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    """``$MEMDIR_HOME`` → ``tmp/home``; cwd → ``tmp/project`` (a git checkout)."""
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, derived_cache: Path) -> Iterator[Path]:
+    """``$MEMDIR_HOME`` → ``tmp/home``; cwd → ``tmp/project`` (a git checkout);
+    ``$MEMDIR_CACHE_DIR`` → the run's own cache directory."""
     home = tmp_path / "home"
     project = tmp_path / "project"
     (project / ".git").mkdir(parents=True)
     monkeypatch.setenv("MEMDIR_HOME", str(home))
+    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(derived_cache))
     monkeypatch.delenv("MEMDIR_DEBUG", raising=False)
     for key in [k for k in os.environ if k.startswith("MEMDIR_LLM_")]:
         monkeypatch.delenv(key)  # never reach a developer's real model endpoint from a test

@@ -44,7 +44,12 @@ class FormatError(ValueError):
     """The text is not a memory file; ``str(error)`` says why in words a person can act on."""
 
 
-class _Loader(yaml.SafeLoader):
+# libyaml's parser when PyYAML has it (~10x faster: `memdir list` parses every file), with the
+# same Python constructor and resolvers, so values come out the same
+_SafeLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_SafeLoader):  # type: ignore[valid-type,misc]
     """SafeLoader that keeps timestamps as the strings the person wrote."""
 
 

@@ -6,6 +6,8 @@ One function answers each "where" question so that tests, the CLI and the server
 * ``find_project_root(start)`` is the nearest ancestor of ``start`` holding ``.agent/`` or
   ``.git/`` (the user's home ``.agent`` does not count); the project scope lives in
   ``<root>/.agent/memory``.
+* ``cache_dir()`` is ``$MEMDIR_CACHE_DIR``, else ``$XDG_CACHE_HOME/memdir``, else
+  ``~/.cache/memdir``: derived tables (``derived.py``), safe to delete at any time.
 * ``ScopeDirs`` names every file inside one scope directory.
 
 Scopes are separate directories with separate change logs and indexes: isolation is a matter of
@@ -22,6 +24,7 @@ from typing import Literal
 __all__ = [
     "Scope",
     "ScopeDirs",
+    "cache_dir",
     "find_project_root",
     "home_dir",
     "policy_file",
@@ -38,6 +41,17 @@ def home_dir() -> Path:
     if override:
         return Path(override).expanduser().absolute()
     return Path.home() / ".agent"
+
+
+def cache_dir() -> Path:
+    """Where derived tables live (``derived.py``): ``$MEMDIR_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/memdir``, else ``~/.cache/memdir``. Safe to delete: rebuilt on use."""
+    override = os.environ.get("MEMDIR_CACHE_DIR")
+    if override:
+        return Path(override).expanduser().absolute()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
+    return base / "memdir"
 
 
 def find_project_root(start: Path, home: Path | None = None) -> Path | None:

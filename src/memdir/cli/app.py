@@ -6,12 +6,16 @@ import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import click
 
-from ..memory import Memory
+import memdir
+
 from ..paths import Scope
+
+if TYPE_CHECKING:  # the facade (and numpy with it) is imported by the commands that use it
+    from ..memory import Memory
 
 __all__ = ["ProgressBar", "as_scope", "cli", "emit_json", "json_option", "memory", "scope_option"]
 
@@ -24,7 +28,7 @@ F = TypeVar("F", bound=Callable[..., Any])
     type=click.Path(file_okay=False, path_type=Path),
     help="Project root (default: nearest ancestor of the current directory with .agent/ or .git/).",
 )
-@click.version_option(package_name="memdir")
+@click.version_option(version=memdir.__version__, prog_name="memdir")  # no importlib.metadata
 @click.pass_context
 def cli(ctx: click.Context, project: Path | None) -> None:
     """memdir: long-term memory for LLM agents, kept as Markdown files you can read.
@@ -37,6 +41,8 @@ def cli(ctx: click.Context, project: Path | None) -> None:
 
 def memory(ctx: click.Context) -> Memory:
     """The ``Memory`` for this invocation (made once, on first use)."""
+    from ..memory import Memory
+
     root = ctx.find_root()
     if "memory" not in root.obj:
         root.obj["memory"] = Memory(project=root.obj["project"], actor="user")

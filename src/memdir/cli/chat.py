@@ -24,14 +24,16 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
-from ..agent import Agent, AgentEvent, LLMSummarizer
 from ..errors import MemdirError, NotFoundError, ValidationError
-from ..memory import Memory
-from ..providers.factory import get_llm
 from .app import cli, memory
+
+if TYPE_CHECKING:  # imported when a chat starts, not for every command
+    from ..agent import Agent, AgentEvent
+    from ..memory import Memory
 
 __all__ = ["COMMANDS", "chat"]
 
@@ -252,6 +254,9 @@ def chat(
     the rest of each turn is extracted in the background. Type /help for the slash commands.
     Without a terminal, each line of standard input is one message.
     """
+    from ..agent import Agent, LLMSummarizer
+    from ..providers.factory import get_llm
+
     m = memory(ctx)
     llm = get_llm(home=m.home)  # ProviderError says how to configure one (with Ollama)
     summarizer = LLMSummarizer(llm)  # compaction on resume and during the chat

@@ -10,28 +10,22 @@ variable silently beating the file is the usual "why is it still using the old m
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from ..errors import MemdirError
-from ..providers import get_llm
-from ..settings import (
-    KEYS,
-    Setting,
-    env_var,
-    load_settings,
-    mask_secret,
-    set_values,
-    settings_file,
-    unset_values,
-)
 from .app import cli, emit_json, json_option
+
+if TYPE_CHECKING:  # settings load yaml: imported by the commands, not for every memdir call
+    from ..settings import Setting
 
 SECRET_KEYS = frozenset({"llm.api_key"})
 
 
 def _shown(setting: Setting, reveal: bool = False) -> Any:
+    from ..settings import mask_secret
+
     if setting.key in SECRET_KEYS and setting.value is not None and not reveal:
         return mask_secret(str(setting.value))
     return setting.value
@@ -58,6 +52,8 @@ def config() -> None:
 @click.argument("pairs", nargs=-1, required=True, metavar="KEY VALUE [KEY VALUE ...]")
 def set_(pairs: tuple[str, ...]) -> None:
     """Set one or more keys; every value is checked first, and nothing is written if one is bad."""
+    from ..settings import env_var, load_settings, mask_secret, set_values, settings_file
+
     if len(pairs) % 2:
         raise click.UsageError(
             "give KEY VALUE pairs, e.g. memdir config set llm.base_url "
@@ -81,6 +77,8 @@ def set_(pairs: tuple[str, ...]) -> None:
 @json_option
 def get(key: str, reveal: bool, as_json: bool) -> None:
     """Print one key's effective value (environment over file over default)."""
+    from ..settings import KEYS, load_settings
+
     if key not in KEYS:
         raise click.BadParameter(f"unknown key; the keys are {', '.join(KEYS)}", param_hint="KEY")
     setting = next(s for s in load_settings().items() if s.key == key)
@@ -94,6 +92,8 @@ def get(key: str, reveal: bool, as_json: bool) -> None:
 @json_option
 def list_(as_json: bool) -> None:
     """Every key with its effective value and where it comes from (env, file, default)."""
+    from ..settings import env_var, load_settings, settings_file
+
     settings = load_settings()
     if as_json:
         emit_json(
@@ -117,6 +117,8 @@ def list_(as_json: bool) -> None:
 @click.argument("keys", nargs=-1, required=True, metavar="KEY [KEY ...]")
 def unset(keys: tuple[str, ...]) -> None:
     """Remove keys from the file (their defaults, or environment variables, apply again)."""
+    from ..settings import unset_values
+
     removed = unset_values(keys)
     for key in keys:
         click.echo(f"{key} unset" if key in removed else f"{key} was not set in the file")
@@ -127,10 +129,14 @@ def unset(keys: tuple[str, ...]) -> None:
 @json_option
 def test(prompt: str, as_json: bool) -> None:
     """Send one tiny request to the configured endpoint; report the model and the latency."""
+    from ..settings import load_settings
+
     settings = load_settings()
     where = {"provider": settings.provider, "base_url": settings.base_url, "model": settings.model}
     start = time.perf_counter()
     try:
+        from ..providers.factory import get_llm
+
         llm = get_llm(settings)
         answer = llm.complete([{"role": "user", "content": prompt}], max_tokens=16)
     except MemdirError as exc:

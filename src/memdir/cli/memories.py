@@ -8,13 +8,17 @@ import shlex
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
-from ..history import Change
-from ..records import SOURCES, TYPES, MemoryRecord
+from ..records import SOURCES, TYPES
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+
+if TYPE_CHECKING:
+    from ..history import Change
+    from ..records import MemoryRecord
 
 # run ids: sleep-20260601-093000-ab12, confirm-…, undo-sleep-…
 _RUN_ID = re.compile(r"^(undo-)*(sleep|confirm)-\d{8}-\d{6}-[0-9a-f]{4}$")

@@ -8,15 +8,20 @@ when ``serve`` runs, so every other ``memdir`` command starts as fast as before.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import os
+import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from ..errors import ValidationError
-from ..keys import KeyInfo, KeyRing, default_data_dir
+from ..errors import MemdirError, ValidationError
 from .app import cli, emit_json, json_option, memory
+
+if TYPE_CHECKING:
+    from ..keys import KeyInfo
 
 __all__: list[str] = []
 
@@ -40,6 +45,22 @@ def _one_blas_thread() -> None:
     from threadpoolctl import threadpool_limits
 
     threadpool_limits(1, user_api="blas")  # process-wide, for the server's lifetime
+
+
+def _warm_in_background() -> None:
+    """Load what the first recall needs — the embedder (its tables mapped, BLAS started) and the
+    translation tables — on a thread while the server starts, so the first request does not
+    wait for them. Both are process-wide caches that a request's own call then finds."""
+
+    def warm() -> None:
+        from ..index.translate import translate
+        from ..providers.embeddings import get_embedder
+
+        with contextlib.suppress(MemdirError):  # a bad embedder is the first request's error
+            get_embedder().encode(["warm up"], "query")
+        translate("预热")
+
+    threading.Thread(target=warm, name="memdir-warm-up", daemon=True).start()
 
 
 @cli.command()
@@ -88,6 +109,7 @@ def serve(
             "listen on 127.0.0.1"
         )
     _one_blas_thread()
+    _warm_in_background()
     if use_mcp:
         from ..mcp import build_server, http_app
 
@@ -106,6 +128,7 @@ def serve(
     import uvicorn
 
     from ..http import create_app
+    from ..keys import default_data_dir
 
     app = create_app(data_dir or default_data_dir(), max_body=max_body)
     uvicorn.run(app, host=host, port=port, log_level="info")
@@ -147,6 +170,8 @@ def _key_line(info: KeyInfo) -> str:
 @json_option
 def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
     """Issue a new API key for USER and print it (once: only its hash is stored)."""
+    from ..keys import KeyRing, default_data_dir
+
     info, key = KeyRing(data_dir or default_data_dir()).create(user)
     if as_json:
         emit_json({**info.to_dict(), "key": key})
@@ -164,6 +189,8 @@ def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
 @json_option
 def keys_list(data_dir: Path | None, as_json: bool) -> None:
     """Every key: id, user, when it was issued, and whether it is revoked."""
+    from ..keys import KeyRing, default_data_dir
+
     infos = KeyRing(data_dir or default_data_dir()).list()
     if as_json:
         emit_json([i.to_dict() for i in infos])
@@ -181,6 +208,8 @@ def keys_list(data_dir: Path | None, as_json: bool) -> None:
 def keys_revoke(what: str, data_dir: Path | None, as_json: bool) -> None:
     """Revoke the key with id WHAT, or every key of the user WHAT (at once, also for a running
     server)."""
+    from ..keys import KeyRing, default_data_dir
+
     if not what.strip():
         raise ValidationError("give a key id or a user name: see `memdir keys list`")
     revoked = KeyRing(data_dir or default_data_dir()).revoke(what)

@@ -11,14 +11,15 @@ from __future__ import annotations
 import re
 import sys
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..chain import message_text, tool_names
 from ..errors import ValidationError
-from ..sessions import PruneReport, Record, Session, SessionInfo
 from .app import cli, emit_json, json_option, memory
+
+if TYPE_CHECKING:
+    from ..sessions import PruneReport, Record, Session, SessionInfo
 
 FORMATS = ("text", "openai", "anthropic")
 _AGE = re.compile(r"(\d+)\s*([hdw]?)")
@@ -88,6 +89,8 @@ def _record_text(record: Record) -> str:
         return f"(memory guide recorded: {len(str(content.get('text', '')))} characters)"
     if record.type in ("meta", "summary"):
         return str(content.get("text", content))
+    from ..chain import message_text, tool_names
+
     lines = [message_text(content), *(f"→ calls {n}" for n in tool_names(content).values())]
     return "\n".join(line for line in lines if line)
 

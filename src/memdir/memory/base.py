@@ -15,7 +15,6 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, get_args
 
-from .. import guard
 from ..errors import (
     AmbiguousError,
     ConfigError,
@@ -25,7 +24,6 @@ from ..errors import (
     RefusedError,
     ValidationError,
 )
-from ..extract.runner import Extraction
 from ..files import BODY_PARTS, FileStore
 from ..history import Change
 from ..index.sqlite import SqliteIndex, SyncReport
@@ -45,7 +43,7 @@ from ..records import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from ..extract.runner import Extraction
 
 __all__ = ["SCOPES", "MemoryBase"]
 
@@ -189,6 +187,8 @@ class MemoryBase:
     ) -> dict[str, str | None]:
         """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
         when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
+        from .. import guard  # its patterns compile on import: only writes need them
+
         for key, value in parts.items():
             _check_text(key, value)
         joined = "\n".join(v for v in parts.values() if v)

@@ -21,7 +21,6 @@ from ..context import (
     recalled_block,
     recorded_guide,
 )
-from ..extract.runner import Extraction, SessionReport
 from ..extract.state import Failure, all_states
 from ..files import Problem
 from ..instructions import Instructions, load_instructions
@@ -45,6 +44,7 @@ from ..sessions import (
 from ..settings import load_settings
 
 if TYPE_CHECKING:
+    from ..extract.runner import Extraction, SessionReport
     from ..tools import MemoryTool
 
 from .base import MemoryBase
@@ -277,6 +277,8 @@ class ConversationMemory(MemoryBase):
     @property
     def extraction(self) -> Extraction:
         if self._extraction is None:
+            from ..extract.runner import Extraction  # the rules' lexicon: for extraction only
+
             self._extraction = Extraction(cast("Memory", self), self.llm)
         return self._extraction
 

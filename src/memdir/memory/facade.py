@@ -15,17 +15,6 @@ from ..errors import (
 )
 from ..history import Change
 from ..index.sqlite import SqliteIndex
-from ..lifecycle import (
-    LLMJudge,
-    SleepReport,
-    append_note,
-    apply_plan,
-    new_run_id,
-    plan_sleep,
-    settle,
-    take_snapshot,
-    undo_run,
-)
 from ..paths import Scope
 from ..recall import Hit, Recaller, parse_time
 from ..records import (
@@ -36,6 +25,8 @@ from ..sessions import (
 )
 
 if TYPE_CHECKING:
+    from ..lifecycle import SleepReport
+
     pass
 
 from .conversation import ConversationMemory
@@ -75,6 +66,15 @@ class Memory(ConversationMemory):
         no session had activity for that long. ``offline`` ignores a configured LLM.
         ``sessions``: sessions past the retention window are distilled (extraction runs over
         them) and then archived (SPEC C6); the report's ``notes`` say which."""
+        from ..lifecycle import (
+            LLMJudge,
+            SleepReport,
+            apply_plan,
+            new_run_id,
+            plan_sleep,
+            take_snapshot,
+        )
+
         now = now or datetime.now(UTC)
         if if_quiet is not None:
             last = self.last_activity()
@@ -131,6 +131,8 @@ class Memory(ConversationMemory):
     def undo_run(self, run: str) -> builtins.list[Change]:
         """Revert every change of one run (``sleep-…``, ``confirm-…``, ``undo-…``) in every
         scope, newest first: all of it, or — if a file moved on since — nothing."""
+        from ..lifecycle import undo_run
+
         return undo_run({s: self.store(s) for s in self.scopes()}, run.strip(), actor=self.actor)
 
     def tentative(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
@@ -149,6 +151,8 @@ class Memory(ConversationMemory):
         """Settle a tentative memory with one call, as one undoable run (``confirm-…``):
         confirm it (its rivals, the memories it conflicted with, are archived as superseded),
         or ``drop`` it (it is deleted and its rivals lose the conflict mark)."""
+        from ..lifecycle import settle
+
         store = self._locate(name, scope)
         return settle(store, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
 
@@ -165,6 +169,8 @@ class Memory(ConversationMemory):
         the project's by default). Sleep promotes notes reused ``promotion.min_reuse`` times or
         asked for ("remember: …", "!"), and turns one seen in ``promotion.rule_sessions``
         sessions into a feedback rule (SPEC H6)."""
+        from ..lifecycle import append_note
+
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("the note is empty: say what to note")
         if source not in ("user", "inferred"):

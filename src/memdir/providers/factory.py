@@ -14,9 +14,7 @@ from pathlib import Path
 
 from ..errors import ProviderError
 from ..settings import LLMSettings, env_var, load_settings
-from .anthropic import AnthropicMessages
 from .llm import LLM
-from .openai import OpenAIChat
 
 __all__ = ["get_llm", "llm_configured"]
 
@@ -40,6 +38,9 @@ def _not_configured(settings: LLMSettings) -> ProviderError:
 
 def get_llm(settings: LLMSettings | None = None, *, home: Path | None = None) -> LLM:
     """The configured provider; ``ProviderError`` saying what to set when there is none."""
+    from .anthropic import AnthropicMessages  # httpx: only when a model is called for
+    from .openai import OpenAIChat
+
     settings = settings or load_settings(home)
     if not settings.configured or settings.model is None:
         raise _not_configured(settings)
