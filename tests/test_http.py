@@ -296,6 +296,51 @@ def test_refusals_and_bad_values_are_422_with_a_message(api: Api) -> None:
     assert api.a("PUT", "/v1/memories")[0] == 405
 
 
+def test_a_span_reaching_before_the_year_1_is_422_not_500(api: Api) -> None:
+    made = _remember(api, api.alice, "The staging server is in Frankfurt", type="project")
+    for since in ("99999999999d", "999999d", "9" * 40 + "w"):
+        status, body = api.a("POST", "/v1/recall", {"query": "staging", "since": since})
+        assert status == 422 and body["error"]["code"] == "invalid_input", body
+        message = body["error"]["message"]
+        assert "before the year 1" in message and "3650d" in message
+    status, body = api.a("POST", "/v1/recall", {"query": "staging server", "since": "3650d"})
+    assert status == 200 and [h["memory"]["name"] for h in body["hits"]] == [made["name"]]
+
+
+def test_history_of_a_name_nobody_has_is_404(api: Api) -> None:
+    status, body = api.a("GET", "/v1/memories/no-such-memory/history")
+    assert status == 404 and body["error"]["code"] == "not_found"
+    assert "no-such-memory" in body["error"]["message"]
+    made = _remember(api, api.alice, "Use pnpm, not npm", type="feedback")
+    assert api.b("GET", f"/v1/memories/{made['name']}/history")[0] == 404  # bob's: nobody's
+    assert api.a("DELETE", f"/v1/memories/{made['name']}")[0] == 200
+    status, log = api.a("GET", f"/v1/memories/{made['name']}/history")  # forgotten, not unknown
+    assert status == 200 and [c["op"] for c in log] == ["create", "delete"]
+
+
+def test_the_context_shows_no_server_path(api: Api) -> None:
+    _remember(api, api.alice, "The staging server is in Frankfurt", type="project")
+    for format in ("openai", "anthropic", "text"):
+        status, body = api.a("GET", f"/v1/context?format={format}")
+        assert status == 200
+        text = json.dumps(body)
+        assert str(api.data) not in text and "Frankfurt" in text
+        assert "~/project/.agent/memory/MEMORY.md" in text
+
+
+def test_json_nested_too_deep_or_a_huge_number_is_the_apis_422(api: Api) -> None:
+    bodies = [
+        b"[" * 20_000 + b"]" * 20_000,  # under the fixture's 64 KiB body limit
+        b'{"text": ' + b"[" * 15_000 + b"]" * 15_000 + b', "type": "user"}',
+        b'{"text": "x", "type": "user", "importance": ' + b"9" * 5000 + b"}",
+    ]
+    for raw in bodies:
+        status, body = api.a("POST", "/v1/memories", raw=raw)
+        assert status == 422, (status, body)
+        assert body["error"]["code"] == "invalid_input" and "JSON" in body["error"]["message"]
+    assert api.a("GET", "/v1/memories")[1]["total"] == 0  # nothing was written
+
+
 # -- auth and isolation ------------------------------------------------------------------
 def test_no_key_a_wrong_key_or_a_revoked_key_is_401(api: Api) -> None:
     for key in (None, "", "mdk_00000000_" + "A" * 43, api.alice[:-2] + "xx", "Basic abc"):
