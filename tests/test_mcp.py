@@ -284,6 +284,21 @@ def test_failures_are_tool_errors_that_say_what_to_do(mem: Memory) -> None:
     assert not (mem.home.parent / "etc").exists()
 
 
+def test_error_texts_name_paths_as_the_client_sees_them(mem: Memory) -> None:
+    """A failure about a file names it under /memories/<scope>, never by its server path."""
+    folder = mem.store("project").dirs.memory
+    (folder / "broken.md").write_text("---\ntype: [unclosed\n---\nbody\n")
+
+    async def body(client: Client) -> None:
+        broken = await client.call_tool("forget", {"name": "broken", "scope": "project"})
+        text = _text(broken)
+        assert broken.is_error and "/memories/project/broken.md" in text, text
+        assert str(mem.home.parent) not in text
+
+    _with_client(mem, body)
+    assert (folder / "broken.md").is_file()  # nothing was lost
+
+
 def test_nul_and_lone_surrogates_are_refused_before_anything_is_written(mem: Memory) -> None:
     """JSON can carry both as escapes; neither can be written to a UTF-8 file and read back."""
 

@@ -15,7 +15,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -65,11 +64,13 @@ def _msg(role: str, text: str, ts: datetime) -> dict[str, Any]:
 
 # -- C1: one file per session -------------------------------------------------------------
 def test_new_session_is_one_file_named_by_its_id(mem: Memory, sandbox: Path) -> None:
+    before = datetime.now(UTC).replace(microsecond=0)
     with mem.session() as s:
+        after = datetime.now(UTC)
         assert ID.fullmatch(s.id)
         assert s.path == sandbox / "project" / ".agent" / "sessions" / f"{s.id}.jsonl"
         started = datetime.strptime(s.id[:15], "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
-        assert abs(datetime.now(UTC) - started) < timedelta(minutes=1)
+        assert before <= started <= after  # named by when it began, however slow the machine
         s.append({"role": "user", "content": "hello"})
     first, second = _lines(s)
     assert first["type"] == "meta" and first["content"]["kind"] == "guide"
@@ -210,10 +211,12 @@ while True:
     else:
         m = {"role": "assistant", "content": f"answer {seq}"}
     s.append({**m, "seq": seq})
+    print(seq, flush=True)  # after each completed append: the parent kills inside the next
     seq += 1
 """
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Memory) -> None:
     policy = mem.project_root / ".agent" / "memory-policy.yaml"  # type: ignore[operator]
     policy.write_text("compaction:\n  threshold_tokens: 1000000000\n")  # keep this about I/O
@@ -222,11 +225,10 @@ def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Mem
         with mem.session() as s:
             sids[shape] = s.id
     rng = random.Random(20261129)
-    kills, torn, retired = 0, 0, 0
+    kills, torn, retired, reported = 0, 0, 0, 0
     seen: dict[str, list[int]] = {"openai": [], "anthropic": []}
     problems = {"openai": 0, "anthropic": 0}
-    deadline = time.monotonic() + 35
-    while kills < 56 and time.monotonic() < deadline:
+    for _ in range(50):
         shape = ("openai", "anthropic")[kills % 2]
         proc = subprocess.Popen(
             [sys.executable, "-c", CRASH_WRITER, sids[shape], shape],
@@ -235,7 +237,8 @@ def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Mem
             text=True,
         )
         assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-        time.sleep(rng.uniform(0, 0.04))
+        done = [int(proc.stdout.readline()) for _ in range(rng.randint(0, 4))]  # not a clock
+        reported += len(done)
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
@@ -244,6 +247,7 @@ def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Mem
         torn += len(s.problems) > problems[shape]
         seqs = [m["seq"] for m in s.messages]
         assert seqs == list(range(len(seqs))), "a complete line was lost or duplicated"
+        assert not done or done[-1] < len(seqs), "an append the writer finished was lost"
         assert seqs[: len(seen[shape])] == seen[shape], "an earlier line changed"
         seen[shape] = seqs
         assert len(s.problems) <= problems[shape] + 1  # at most the line being written
@@ -254,9 +258,9 @@ def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Mem
             retired += len(seqs)
             with mem.session() as fresh:
                 sids[shape], seen[shape], problems[shape] = fresh.id, [], 0
-    assert kills >= 50
+    assert kills == 50  # every writer was still writing: it never stops by itself
     written = retired + sum(map(len, seen.values()))
-    assert written > 100, "the writers hardly wrote anything"
+    assert written >= reported > 50, "the writers hardly wrote anything"
     print(f"{kills} kills, {written} messages, {torn} torn lines skipped and reported")
     for sid in sids.values():  # a resumed writer continues cleanly after the last kill
         with mem.session(sid) as s:

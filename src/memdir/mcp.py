@@ -214,7 +214,7 @@ class _Adapter:
             try:
                 return fn()
             except MemdirError as exc:
-                raise ToolError(str(exc)) from None
+                raise ToolError(self.relative(str(exc))) from None
 
         return await asyncio.wrap_future(self.thread.submit(guarded))
 
@@ -222,7 +222,20 @@ class _Adapter:
         given = {k: v for k, v in args.items() if v is not None}
         text = await self.call(lambda: self.tool.handle({"command": command, **given}))
         if not text.startswith(_DONE[command]):
-            raise ToolError(text)
+            raise ToolError(self.relative(text))
+        return text
+
+    def relative(self, text: str) -> str:
+        """``text`` with the server's directories as a client names them: a scope's folder as
+        ``/memories/<scope>`` (the file tools' paths), the project as ``.``, the home as ``~``
+        (issue 26: an error text showed absolute server paths)."""
+        m = self.memory
+        folders = [(str(m.store(s).dirs.memory), f"/memories/{s}") for s in m.scopes()]
+        if m.project_root is not None:
+            folders.append((str(m.project_root), "."))
+        folders.append((str(m.home), "~"))
+        for folder, shown in sorted(folders, key=lambda f: -len(f[0])):
+            text = text.replace(folder, shown)
         return text
 
 

@@ -199,7 +199,13 @@ def parse_time(value: str | datetime | None) -> str | None:
         unit = text[-1:].lower()
         if unit in _RELATIVE and text[:-1].isdigit():
             back = time.time() - int(text[:-1]) * _RELATIVE[unit]
-            return datetime.fromtimestamp(back, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            try:
+                return datetime.fromtimestamp(back, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            except (OverflowError, ValueError, OSError):  # back before the year 1
+                raise ValidationError(
+                    f"the span {value!r} reaches back before the year 1: use a shorter one, "
+                    "such as 3650d, or a date such as 2020-01-01"
+                ) from None
     stamp = utc_iso(value)
     if stamp is None:
         raise ValidationError(

@@ -45,9 +45,12 @@ def _age(value: str | None) -> timedelta | None:
             param_hint="--older-than",
         )
     number, unit = int(match.group(1)), match.group(2) or "d"
-    return {"h": timedelta(hours=number), "d": timedelta(days=number)}.get(
-        unit, timedelta(weeks=number)
-    )
+    try:
+        return timedelta(**{{"h": "hours", "d": "days"}.get(unit, "weeks"): number})
+    except OverflowError:
+        raise click.BadParameter(
+            f"{value!r} is longer than any age: use at most 999999d", param_hint="--older-than"
+        ) from None
 
 
 def _warn(session: Session) -> None:

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 import stat
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
+from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
 from ..history import Change, ChangeLog, atomic_write, fsync_dir
 from ..markdown import (
     Document,
@@ -35,12 +33,12 @@ from ..records import (
     check_name,
     now_iso,
 )
+from .lock import fair_lock
 from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore"]
 
 MAX_FILE_BYTES = 1024 * 1024
-LOCK_TIMEOUT = 30.0
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
 
 
@@ -97,10 +95,9 @@ def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRe
 class StoreCore:
     """Locking, reading, the one write path (``_commit``) and MEMORY.md of ``FileStore``."""
 
-    def __init__(self, dirs: ScopeDirs, *, lock_timeout: float = LOCK_TIMEOUT) -> None:
+    def __init__(self, dirs: ScopeDirs) -> None:
         self.dirs = dirs
         self.log = ChangeLog(dirs)
-        self.lock_timeout = lock_timeout
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._batching = False
@@ -115,7 +112,8 @@ class StoreCore:
     # -- locking -------------------------------------------------------------------------
     @contextmanager
     def locked(self) -> Iterator[None]:
-        """Hold the scope's write lock (re-entrant within this store)."""
+        """Hold the scope's write lock (re-entrant within this store), after every process that
+        asked for it before us (``lock.fair_lock``)."""
         with self._thread_lock:
             if self._depth:
                 self._depth += 1
@@ -125,9 +123,12 @@ class StoreCore:
                     self._depth -= 1
                 return
             self.dirs.history.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.dirs.lock, os.O_RDWR | os.O_CREAT, 0o644)
-            try:
-                self._acquire(fd)
+            if not self._rendered_current():
+                # Parse the files before queueing: the pass over them under the lock that
+                # MEMORY.md needs then costs a stat per file (the parse cache is keyed by stat,
+                # so a file changed meanwhile is parsed again there — never used stale).
+                self._scan()
+            with fair_lock(self.dirs.lock):
                 self._depth = 1
                 try:
                     if not self._rendered_current():
@@ -140,8 +141,6 @@ class StoreCore:
                     self._depth = 0
                     if self._touched is not None:  # a write raised: what we kept may be wrong
                         self._rendered, self._touched = None, None
-            finally:
-                os.close(fd)  # closing the descriptor releases the flock
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -162,22 +161,6 @@ class StoreCore:
                     if folder.is_dir():
                         fsync_dir(folder)
                 self._index_written()
-
-    def _acquire(self, fd: int) -> None:
-        deadline = time.monotonic() + self.lock_timeout
-        delay = 0.001
-        while True:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                return
-            except BlockingIOError:
-                if time.monotonic() > deadline:
-                    raise LockTimeoutError(
-                        f"another memdir process has held {self.dirs.lock} for over "
-                        f"{self.lock_timeout:.0f}s; wait for it to finish, or stop it"
-                    ) from None
-                time.sleep(delay)
-                delay = min(delay * 2, 0.05)
 
     def _remove_stale_temp_files(self) -> None:
         # Temp files are only written under the lock, so one present now was left by a crash.

@@ -165,6 +165,13 @@ async def on_http(request: Request, exc: Exception) -> JSONResponse:
     assert isinstance(exc, HTTPException)
     code = _HTTP_CODES.get(exc.status_code, "error")
     message = str(exc.detail)
+    if exc.status_code == 400:  # FastAPI could not parse the JSON body at all
+        return _error(
+            422,
+            "invalid_input",
+            "the body is not JSON this API can read (nested too deep, a number with more than "
+            "4300 digits, or not JSON at all): send plain JSON objects (see /openapi.json)",
+        )
     if exc.status_code == 404 and message == "Not Found":
         message = f"no endpoint {request.url.path}: see /openapi.json for the API"
     elif exc.status_code == 405:

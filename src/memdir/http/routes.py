@@ -12,6 +12,7 @@ from fastapi import APIRouter, Body, Header, Query, Request
 from pydantic import Field
 
 from ..errors import ConflictError
+from ..history import Change
 from ..memory import Memory
 from ..records import MemoryRecord
 from ..sessions import Session
@@ -133,9 +134,17 @@ async def forget_memory(
 async def memory_history(
     request: Request, user: User, name: str, scope: ScopeQ = None
 ) -> list[ChangeOut]:
-    """Every change of one memory, oldest first (a name never used: an empty list)."""
-    changes = await run(request, user, lambda m: m.history(name, scope=scope))
+    """Every change of one memory, oldest first; 404 for a name that has neither a file nor
+    a change (a forgotten memory still has its history)."""
+    changes = await run(request, user, lambda m: _history(m, name, scope))
     return [change_out(c) for c in changes]
+
+
+def _history(m: Memory, name: str, scope: ScopeName | None) -> list[Change]:
+    changes = m.history(name, scope=scope)
+    if not changes:
+        m.get(name, scope=scope)  # NotFoundError (404) unless the file is there
+    return changes
 
 
 @router.get("/history", tags=["history"])
@@ -234,7 +243,20 @@ async def context(
 ) -> ContextOut:
     """Exactly what the model would be sent next: for ``session``, or for a new session."""
     result = await run(request, user, lambda m: _context(m, session, format))
-    return ContextOut(format=format, context=result)
+    home = str(request.app.state.users.home(user))
+    return ContextOut(format=format, context=_relative(result, home))
+
+
+def _relative(value: Any, root: str) -> Any:
+    """``value`` with the user's server-side directory shown as ``~`` in every string, as
+    error messages show it (issue 26: the context named absolute server paths)."""
+    if isinstance(value, str):
+        return value.replace(root, "~")
+    if isinstance(value, list):
+        return [_relative(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: _relative(v, root) for k, v in value.items()}
+    return value
 
 
 # -- the application ---------------------------------------------------------------------

@@ -53,6 +53,7 @@ from ..history import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
 from . import cache, contexts
+from .heal import damage_of, heals, notice, set_aside
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
 
@@ -153,13 +154,20 @@ class SqliteIndex:
         self._delta: Delta | None = None  # what the running sync changed (None: unknown)
         self._dropped: set[str] = set()  # hashes the running sync stopped referring to
         self._before: tuple[str | None, ...] = ()  # the version the running sync started from
+        self._ino: int | None = None  # the file the connection was opened on (``heal``)
+        self._healing = False
 
     # -- connection ----------------------------------------------------------------------
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._ino = os.stat(self.path).st_ino
+        except (sqlite3.DatabaseError, OSError):
+            db.close()
+            raise
         return db
 
     def _connect(self) -> sqlite3.Connection:
@@ -168,10 +176,11 @@ class SqliteIndex:
         db: sqlite3.Connection | None = None
         ready = False
         try:
-            db = self._open()
-            ready = self._schema(db) == str(SCHEMA_VERSION)
+            if self.path.is_file() and self.path.stat().st_size:  # else: under the lock, below
+                db = self._open()
+                ready = self._schema(db) == str(SCHEMA_VERSION)
         except sqlite3.DatabaseError:
-            pass  # unreadable: rebuilt below
+            db = None  # unreadable: set aside and rebuilt below
         if not ready:
             if db is not None:
                 db.close()
@@ -187,12 +196,34 @@ class SqliteIndex:
         return db
 
     def _reopen(self) -> sqlite3.Connection:
-        """Open the file, starting afresh if SQLite cannot read it (it is only a cache)."""
+        """Open the file, starting afresh if SQLite cannot read it (it is only a cache); the
+        caller holds the sync lock. An empty file is damage too: only a crash leaves one."""
         try:
+            if self.path.is_file() and self.path.stat().st_size == 0:
+                raise sqlite3.DatabaseError("the file is empty")
             return self._open()
-        except sqlite3.DatabaseError:
-            self._drop_files()
+        except sqlite3.DatabaseError as exc:
+            notice(self.path, str(exc), set_aside(self.path))
             return self._open()
+
+    def heal(self, reason: str) -> None:
+        """Set the damaged file aside, rebuild the index from the files (``heal.heals``)."""
+        self._healing = True
+        try:
+            opened, self._ino = self._ino, None
+            self.close()
+            with self._sync_lock():
+                try:  # another process may have set it aside and rebuilt it meanwhile
+                    same = opened is None or os.stat(self.path).st_ino == opened
+                except FileNotFoundError:
+                    same = False
+                if same:
+                    notice(self.path, reason, set_aside(self.path))
+            self._views.clear()
+            self._last = None
+            self.sync()
+        finally:
+            self._healing = False
 
     @staticmethod
     def _schema(db: sqlite3.Connection) -> str | None:
@@ -217,9 +248,14 @@ class SqliteIndex:
                     "SELECT name FROM sqlite_master WHERE type='table' AND sql LIKE 'CREATE TABLE%'"
                 )
             ]
-        except sqlite3.DatabaseError:  # not a database (or corrupt): it is only a cache
+        except sqlite3.DatabaseError as exc:  # not a database (or corrupt): it is only a cache
             db.close()
-            self._drop_files()
+            notice(self.path, str(exc), set_aside(self.path))
+            db = self._open()
+            columns, tables = {}, []
+        if tables and "meta" not in tables:  # some other database: keep it, start afresh
+            db.close()
+            notice(self.path, "not a memdir index", set_aside(self.path))
             db = self._open()
             columns, tables = {}, []
         for virtual in ("fts", "session_fts"):  # drops their shadow tables with them
@@ -766,7 +802,11 @@ class SqliteIndex:
         }
 
     def verify(self) -> list[str]:
-        """Differences between the index and the files (empty when they agree)."""
+        """Differences between the index and the files (empty when they agree). The file is
+        read whole first (``PRAGMA quick_check``): a damaged one is set aside and rebuilt."""
+        damage = damage_of(self.path)
+        if damage is not None:
+            self.heal(damage)
         db = self._connect()
         indexed = {r[0]: r[1] for r in db.execute("SELECT name, content_hash FROM docs")}
         records, _ = self.store.scan()
@@ -793,3 +833,20 @@ class SqliteIndex:
             )
         ]
         return sorted(problems)
+
+
+# Every method that reads the file heals a damaged one and runs again (``heal.py``); applied
+# here so the query code above stays about queries.
+for _method in (
+    "sync",
+    "scripts",
+    "docs",
+    "entities",
+    "keyword",
+    "session_keyword",
+    "vectors",
+    "stats",
+    "verify",
+    "generation",
+):
+    setattr(SqliteIndex, _method, heals(getattr(SqliteIndex, _method)))

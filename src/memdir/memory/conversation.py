@@ -23,6 +23,7 @@ from ..context import (
 )
 from ..extract.state import Failure, all_states
 from ..files import Problem
+from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, policy_file, sessions_dir
 from ..providers.factory import get_llm, llm_configured
@@ -332,6 +333,8 @@ class ConversationMemory(MemoryBase):
         """Every problem found in the scope directories, and every failed extraction;
         nothing is changed."""
         problems = [p for s in self.scopes() for p in self.store(s).problems()]
+        for s in self.scopes():  # issue 26: a damaged index, and the copies set aside
+            problems += problems_of(self.store(s).dirs.derived / "index.sqlite")
         for session_id, failure in self.extraction_failures():
             problems.append(
                 Problem(

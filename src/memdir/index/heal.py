@@ -1,0 +1,148 @@
+"""A damaged index heals itself: it is set aside and rebuilt from the memory files.
+
+``index.sqlite`` is derived, so no damage to it — a truncated copy, garbage written over it, a
+file of zero bytes, another program's database in its place — may cost more than a rebuild.
+``heals`` wraps the index's public methods: when SQLite says the file is unreadable, the file
+is renamed to ``index.sqlite.corrupt-<UTC time>`` (kept for a bug report; ``doctor`` lists it),
+a one-line warning is logged (printed to stderr when nothing configured logging, as in the
+CLI), the index is rebuilt from the files and the call is made again. A process that keeps
+one ``Memory`` — an agent, the MCP or REST server — heals on its next call, without a restart.
+
+Errors that say nothing about the file (the database is locked, a bad query of ours) are not
+damage and are raised as they are.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+from ..files import Problem
+
+__all__ = ["CORRUPT", "damage_of", "heals", "is_damage", "notice", "problems_of", "set_aside"]
+
+log = logging.getLogger("memdir.index")
+
+CORRUPT = ".corrupt-"  # index.sqlite.corrupt-<time>: a damaged index, set aside
+
+_DAMAGE = (
+    "malformed",
+    "not a database",
+    "corrupt",
+    "no such table",
+    "no such column",
+    "vtable constructor failed",
+    "disk image",
+)
+
+
+def is_damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether ``exc`` says the file itself cannot be read (not: locked, busy, a bad query)."""
+    if isinstance(exc, sqlite3.IntegrityError | sqlite3.ProgrammingError | sqlite3.InterfaceError):
+        return False
+    text = str(exc).lower()
+    if "locked" in text or "busy" in text:
+        return False
+    return type(exc) is sqlite3.DatabaseError or any(word in text for word in _DAMAGE)
+
+
+def set_aside(path: Path) -> Path | None:
+    """Rename the damaged ``path`` out of the way (its WAL and shared-memory files are removed:
+    they belong to it); the renamed file, or None when ``path`` was already gone."""
+    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+    aside = path.with_name(f"{path.name}{CORRUPT}{stamp}")
+    n = 1
+    while aside.exists():  # set aside twice within a second: keep both
+        n += 1
+        aside = path.with_name(f"{path.name}{CORRUPT}{stamp}-{n}")
+    for suffix in ("-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    try:
+        os.rename(path, aside)
+    except FileNotFoundError:
+        return None
+    return aside
+
+
+def notice(path: Path, reason: str, aside: Path | None) -> None:
+    """The one line a person sees when an index was set aside."""
+    kept = f"; the damaged copy is {aside.name}" if aside is not None else ""
+    log.warning(
+        "memdir: the search index %s was unreadable (%s); rebuilt it from the memory files%s",
+        path,
+        reason,
+        kept,
+    )
+
+
+def damage_of(path: Path) -> str | None:
+    """What is wrong with the index file at ``path`` (``PRAGMA quick_check``: reads every page,
+    for ``doctor``), or None when it reads well or does not exist."""
+    if not path.is_file():
+        return None
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        rows = [str(r[0]) for r in db.execute("PRAGMA quick_check")]
+        db.execute("SELECT value FROM meta WHERE key='schema'").fetchall()
+    except sqlite3.Error as exc:
+        return str(exc)
+    finally:
+        db.close()
+    return None if rows == ["ok"] else "; ".join(rows[:3])
+
+
+class _Healable(Protocol):
+    def heal(self, reason: str) -> None: ...
+
+
+_Method = TypeVar("_Method", bound=Callable[..., Any])
+
+
+def heals(method: _Method) -> _Method:
+    """``method`` of the index, made to heal a damaged file and run once more."""
+
+    @functools.wraps(method)
+    def healing(self: _Healable, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except sqlite3.DatabaseError as exc:
+            if getattr(self, "_healing", False) or not is_damage(exc):
+                raise
+            self.heal(str(exc))
+        return method(self, *args, **kwargs)
+
+    return healing  # type: ignore[return-value]
+
+
+def problems_of(index_file: Path) -> list[Problem]:
+    """What ``doctor`` says about the index at ``index_file``: damage found now (an error —
+    the next call heals it), and every damaged copy set aside earlier (a warning)."""
+    out: list[Problem] = []
+    damage = damage_of(index_file)
+    if damage is not None:
+        out.append(
+            Problem(
+                index_file,
+                f"the search index is damaged ({damage}); the next recall sets it aside and "
+                "rebuilds it from the memory files, or run `memdir reindex --rebuild` now",
+            )
+        )
+    for aside in sorted(index_file.parent.glob(f"{index_file.name}{CORRUPT}*")):
+        out.append(
+            Problem(
+                aside,
+                "a damaged search index, set aside and rebuilt from the memory files; nothing "
+                "was lost (it is derived) — keep it for a bug report or delete it",
+                "warning",
+            )
+        )
+    return out
