@@ -29,7 +29,7 @@ from ..extract.runner import Extraction
 from ..files import BODY_PARTS, FileStore
 from ..history import Change
 from ..index.sqlite import SqliteIndex, SyncReport
-from ..paths import Scope, find_project_root, home_dir, scope_dirs
+from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir, scope_dirs
 from ..providers.embeddings import Embedder, get_embedder
 from ..providers.llm import LLM
 from ..recall import Hit, Recaller, parse_time
@@ -53,13 +53,6 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 _EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
 # what the guard reads before a change is written: everything a model could later read as a rule
 _GUARDED = ("statement", "body", "why", "how_to_apply", "description", "quote")
-_GITIGNORE = """\
-# Written by `memdir init`: personal and derived files stay out of git.
-AGENT.md
-sessions/
-memory/.index/
-memory/.history/lock
-"""
 
 
 def _one_line(key: str, value: str | None) -> str | None:
@@ -174,7 +167,7 @@ class MemoryBase:
             created[scope] = store.dirs.memory
         gitignore = self.project_root / ".agent" / ".gitignore"
         if not gitignore.exists():
-            gitignore.write_text(_GITIGNORE, encoding="utf-8")
+            gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")
         return created
 
     # -- writing -------------------------------------------------------------------------
@@ -482,7 +475,11 @@ class MemoryBase:
         for t in types:
             if t not in TYPES:
                 raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {t!r})")
-        key = tuple(sorted(chosen))
+        # a scope with no directory yet has no memories: reading it must not create its index
+        # (in a repository nobody ran memdir in, that would be litter in `git status`)
+        key = tuple(sorted(s for s in chosen if self.store(s).dirs.memory.is_dir()))
+        if not key:
+            return []
         if key not in self._recallers:
             self._recallers[key] = Recaller({s: self.index(s) for s in key}, self.embedder)
         hits = self._recallers[key].recall(
@@ -503,6 +500,8 @@ class MemoryBase:
         it is derived from the files). ``progress(done, total)`` is called while embedding."""
         reports: dict[Scope, SyncReport] = {}
         for s in [scope] if scope else self.scopes():
+            if not self.store(s).dirs.memory.is_dir():
+                continue  # no memories yet, and reading creates nothing (made by a first write)
             index = self.index(s)
             if rebuild:
                 index.drop()
@@ -516,6 +515,7 @@ class MemoryBase:
         return [
             f"{s}: {p}"
             for s in ([scope] if scope else self.scopes())
+            if self.store(s).dirs.memory.is_dir()
             for p in self.index(s).verify()
         ]
 
