@@ -157,16 +157,16 @@ def test_remember_scope_overrides_type_default(sb: Sandbox) -> None:
     assert b["scope"] == "user" and Path(b["path"]).parent == sb.user_dir
 
 
-def test_remember_chinese_text_twice_gives_two_files(sb: Sandbox) -> None:
+def test_remember_chinese_text_twice_is_one_memory_with_an_ascii_name(sb: Sandbox) -> None:
     text = "我是后端工程师，主要写 Go"
     first = sb.remember(text, "--type", "user")
-    second = sb.remember(text, "--type", "user")
-    assert first["name"] != second["name"]
-    assert "后端工程师" in first["name"]
-    for rec in (first, second):
-        path = Path(rec["path"])
-        assert path.is_file() and path.parent == sb.user_dir
-        assert sb.json("show", rec["name"])["statement"] == text
+    second = sb.remember(" 我是后端工程师，主要写  go ", "--type", "user")
+    assert first["created"] is True and second["created"] is False
+    assert first["name"] == second["name"] and re.fullmatch(r"go-[0-9a-f]{6}", first["name"])
+    assert [p.name for p in sb.user_dir.glob("*.md") if p.name != "MEMORY.md"] == [
+        f"{first['name']}.md"
+    ]
+    assert sb.json("show", first["name"])["statement"] == text
 
 
 # -- 3. list --------------------------------------------------------------------------------
@@ -434,7 +434,7 @@ def test_recall_explain_shows_the_translated_keyword_evidence(
         mem.remember(text, type="project")
     assert main(["recall", "who decides when we release?", "--explain", "--top-k", "1"]) == 0
     out = capsys.readouterr().out
-    assert "发版" in out.splitlines()[0]
+    assert "发版" in out.splitlines()[1]  # the description line (names are ASCII)
     assert re.search(r"keyword bm25 0 \+ translated bm25 [\d.]+ \(norm 1\.00\)", out), out
 
 

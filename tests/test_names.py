@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -15,10 +16,17 @@ def test_slug_from_english_text() -> None:
     assert slugify("Use pnpm, not npm, in JS projects!") == "use-pnpm-not-npm-in-js-projects"
 
 
-def test_slug_from_chinese_text_is_a_valid_name() -> None:
+def test_slug_from_chinese_text_is_short_ascii_and_stable() -> None:
     name = slugify("以后都用 PostgreSQL 15，不要用 MySQL")
     assert name == check_name(name)
-    assert "以后都用" in name and "postgresql" in name
+    assert name.isascii() and name.startswith("postgresql-15-mysql-")
+    # the same text (case, spacing aside) gives the same name; another text another one
+    assert slugify("以后都用  postgresql 15，不要用 MySQL") == name
+    assert slugify("以后都用 PostgreSQL 16，不要用 MySQL") != name
+    only_han = slugify("以后都用中文写提交说明")
+    assert re.fullmatch(r"note-[0-9a-f]{6}", only_han)
+    assert re.fullmatch(r"note-[0-9a-f]{6}", slugify("Привет, мир"))
+    assert slugify("Café au lait, s'il vous plaît") == "cafe-au-lait-s-il-vous-plait"
 
 
 def test_slug_of_text_without_letters_still_works() -> None:
@@ -32,7 +40,13 @@ def test_slug_is_short() -> None:
 
 
 def test_same_text_gets_unique_names(mem: Memory) -> None:
-    names = [mem.remember("记住：周五不发布", type="feedback").name for _ in range(3)]
+    # one description, three different statements: one derived name, made unique
+    names = [
+        mem.remember(
+            f"周五不发布（第 {i} 条）", description="记住：周五不发布", type="feedback"
+        ).name
+        for i in range(3)
+    ]
     assert len(set(names)) == 3
     assert all((mem.home / "memory" / f"{n}.md").is_file() for n in names)
 

@@ -83,7 +83,8 @@ def remember(
     source: str,
     as_json: bool,
 ) -> None:
-    """Store TEXT as a new memory."""
+    """Store TEXT as a new memory. The same statement again (whitespace and case aside) in
+    the same scope is not stored twice: the existing memory is reinforced and named."""
     rec = memory(ctx).remember(
         text,
         type=type_,
@@ -98,9 +99,16 @@ def remember(
         source=source,
     )
     if as_json:
-        emit_json(rec.to_dict())
+        data = rec.to_dict()
+        emit_json({**data, "created": bool(rec.is_new), "created_at": data["created"],
+                   "similar_to": list(rec.similar_to)})  # fmt: skip
         return
-    click.echo(f"Remembered {rec.name} ({rec.type}, {rec.scope} scope) → {rec.path}")
+    if rec.is_new is False:
+        click.echo(f"Already remembered as {rec.name} ({rec.scope} scope): reinforced → {rec.path}")
+    else:
+        click.echo(f"Remembered {rec.name} ({rec.type}, {rec.scope} scope) → {rec.path}")
+    for other in rec.similar_to:
+        click.echo(f"note: similar to {other} (see `memdir show {other}`; nothing was merged)")
 
 
 def _warn_skipped(ctx: click.Context) -> None:

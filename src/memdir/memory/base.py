@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -27,7 +28,7 @@ from ..errors import (
 )
 from ..extract.runner import Extraction
 from ..files import BODY_PARTS, FileStore
-from ..history import Change
+from ..history import Change, append_jsonl
 from ..index.sqlite import SqliteIndex, SyncReport
 from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir, scope_dirs
 from ..providers.embeddings import Embedder, get_embedder
@@ -40,9 +41,11 @@ from ..records import (
     MemoryRecord,
     check_field,
     default_scope,
+    now_iso,
     shorten,
     slugify,
 )
+from .names import same_statement, similar
 
 if TYPE_CHECKING:
     pass
@@ -264,17 +267,39 @@ class MemoryBase:
         }
         meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
         store = self.store(target)
-        record, _ = store.create(
-            meta,
-            statement=text.strip(),
-            why=_one_line("why", why),
-            how_to_apply=_one_line("how_to_apply", how_to_apply),
-            actor=self.actor,
-            reason=reason,
-            name=name,
-            base_name=slugify(description),
-        )
-        return record
+        statement = text.strip()
+        with store.locked():  # the lookup and the write as one step: no twin from a race
+            bases = {slugify(description), slugify(shorten(statement, at_word=True))}
+            if name is not None:
+                bases.add(name)
+            existing = same_statement(store, statement, bases, description)
+            if existing is not None:
+                return self._reinforce(store, existing)
+            near = similar(store, description)
+            record, _ = store.create(
+                meta,
+                statement=statement,
+                why=_one_line("why", why),
+                how_to_apply=_one_line("how_to_apply", how_to_apply),
+                actor=self.actor,
+                reason=reason,
+                name=name,
+                base_name=slugify(description),
+            )
+        return dataclasses.replace(record, is_new=True, similar_to=tuple(near))
+
+    def _reinforce(self, store: FileStore, record: MemoryRecord) -> MemoryRecord:
+        """The same statement was remembered again: ``record`` gains a use (a line in the
+        scope's recall log, which use counts are replayed from) and a fresh ``updated``."""
+        stamp = now_iso()
+        line = {"time": stamp, "query": record.statement[:200], "top_k": 1}
+        line |= {"formula": "remember-again", "returned": [record.name], "scores": {}}
+        append_jsonl(store.dirs.recalls, line, sync=False)
+        if record.updated != stamp:
+            record, _ = store.update(
+                record.name, {"updated": stamp}, actor=self.actor, reason="remembered again"
+            )
+        return dataclasses.replace(record, is_new=False)
 
     save = remember
 
