@@ -15,6 +15,7 @@ from ..errors import ConfigError, MemdirError, NotFoundError
 from ..history import Change
 from ..records import SOURCES, TYPES, MemoryRecord
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+from .names import name_argument, resolved
 
 # run ids: sleep-20260601-093000-ab12, confirm-…, undo-sleep-…
 _RUN_ID = re.compile(r"^(undo-)*(sleep|confirm)-\d{8}-\d{6}-[0-9a-f]{4}$")
@@ -176,13 +177,13 @@ def _show_text(rec: MemoryRecord) -> str:
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @json_option
 @click.pass_context
 def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> None:
-    """Show one memory: its file, as it is on disk."""
-    rec = memory(ctx).get(name, scope=as_scope(scope))
+    """Show one memory: its file, as it is on disk. NAME may be a unique prefix."""
+    rec = memory(ctx).get(resolved(ctx, name, scope), scope=as_scope(scope))
     if as_json:
         emit_json(rec.to_dict())
     else:
@@ -190,13 +191,14 @@ def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> Non
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @click.pass_context
 def edit(ctx: click.Context, name: str, scope: str | None) -> None:
-    """Open a memory in $EDITOR; the result is checked before it is kept."""
+    """Open a memory in $EDITOR; the result is checked before it is kept. NAME may be a
+    unique prefix."""
     m = memory(ctx)
-    rec = m.get(name, scope=as_scope(scope))
+    rec = m.get(resolved(ctx, name, scope), scope=as_scope(scope))
     original = rec.path.read_bytes()
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     fd, tmp_name = tempfile.mkstemp(prefix=f"memdir-{rec.name[:40]}-", suffix=".md")
@@ -234,7 +236,7 @@ def edit(ctx: click.Context, name: str, scope: str | None) -> None:
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @click.option("--reason", help="Why it is forgotten (kept in the history).")
 @click.option("--archived", is_flag=True, help="Delete an archived memory (see sleep).")
@@ -248,7 +250,8 @@ def forget(
     archived: bool,
     as_json: bool,
 ) -> None:
-    """Delete a memory (undo brings it back)."""
+    """Delete a memory (undo brings it back). NAME may be a unique prefix."""
+    name = resolved(ctx, name, scope, archived=archived)
     if archived:
         change = memory(ctx).forget_archived(name, scope=as_scope(scope), reason=reason)
     else:
@@ -260,7 +263,7 @@ def forget(
 
 
 @cli.command()
-@click.argument("name", required=False)
+@name_argument(required=False)
 @scope_option
 @click.option("--limit", type=click.IntRange(1), help="Only the last N changes.")
 @json_option
@@ -268,8 +271,12 @@ def forget(
 def history(
     ctx: click.Context, name: str | None, scope: str | None, limit: int | None, as_json: bool
 ) -> None:
-    """Show the change log, of one memory or of everything."""
+    """Show the change log, of one memory or of everything. NAME may be a unique prefix of a
+    memory's name (a name in the log, such as a forgotten memory's, is taken as it is)."""
     changes = memory(ctx).history(name, scope=as_scope(scope))
+    if name and not changes:
+        full = resolved(ctx, name, scope)
+        changes = memory(ctx).history(full, scope=as_scope(scope)) if full != name else changes
     if limit:
         changes = changes[-limit:]
     if as_json:

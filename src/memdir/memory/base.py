@@ -45,7 +45,7 @@ from ..records import (
     shorten,
     slugify,
 )
-from .names import same_statement, similar
+from .names import prefixed, same_statement, similar
 
 if TYPE_CHECKING:
     pass
@@ -155,6 +155,26 @@ class MemoryBase:
             where = " or ".join(self.scopes())
             raise NotFoundError(f"no memory named {name!r} in the {where} scope: see `memdir list`")
         return self.store(found[0])
+
+    def resolve(self, name: str, *, scope: Scope | None = None, archived: bool = False) -> str:
+        """The full name ``name`` stands for, as the CLI takes names: an exact name always wins;
+        else the one memory whose name starts with ``name`` (case aside) in ``scope`` (default:
+        both); ``AmbiguousError`` listing them when several do. A name nothing starts with is
+        returned as it is, for the operation to report."""
+        available = [scope] if scope else self.scopes()
+        stores = [self.store(s).archived() if archived else self.store(s) for s in available]
+        if not name or any(store.exists(name) for store in stores):
+            return name
+        found = prefixed(name, (n[:-3] for store in stores for n in store.memory_names()))
+        return found if found is not None else name
+
+    def names(self, *, scope: Scope | None = None, archived: bool = False) -> builtins.list[str]:
+        """The memory names of ``scope`` (default: both; ``archived``: the archive's), sorted:
+        a directory listing, no file read (what shell completion offers)."""
+        stores = [self.store(s) for s in ([scope] if scope else self.scopes())]
+        if archived:
+            stores = [store.archived() for store in stores]
+        return sorted({n[:-3] for store in stores for n in store.memory_names()})
 
     # -- setup ---------------------------------------------------------------------------
     def init(self) -> dict[str, Path]:
