@@ -380,9 +380,11 @@ class MemoryBase:
             else:
                 raise ValidationError(f"{key!r} is not a usable frontmatter key")
         store = self._locate(name, scope)
+        current = store.read(name)
+        if all(_holds(current, key, value) for key, value in checked.items()):
+            return current  # it already says that: no write, no change in the log
         texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
         if texts:
-            current = store.read(name)
             safe = self._guard(
                 store.dirs.scope,
                 name,
@@ -563,6 +565,21 @@ class MemoryBase:
             if self.store(s).dirs.memory.is_dir()
             for p in self.index(s).verify()
         ]
+
+
+def _holds(record: MemoryRecord, key: str, value: Any) -> bool:
+    """Whether ``record`` already has ``value`` for ``key`` (as ``update`` checked it)."""
+    if key in BODY_PARTS or key in FIELD_ORDER:
+        now = getattr(record, key, None)
+    else:
+        now = record.extra.get(key)
+    if isinstance(now, tuple):
+        now = builtins.list(now) or None
+    if isinstance(value, tuple | builtins.list):
+        value = builtins.list(value) or None
+    if key in ("why", "how_to_apply"):
+        return (now or "") == (value or "")
+    return bool(now == value)
 
 
 # what an item of ``remember_many`` may hold: the arguments of ``remember``
