@@ -40,13 +40,30 @@ def _loose(text: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", normalised(text)))
 
 
-def described(store: FileStore) -> list[tuple[str, str]]:
-    """``(name, description)`` of every line of the scope's MEMORY.md (none if it is absent)."""
+def _index_text(store: FileStore) -> str:
     try:
-        text = store.dirs.index_file.read_text(encoding="utf-8")
+        return store.dirs.index_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
-        return []
-    return [(m["name"], m["desc"]) for m in map(_LINE.match, text.splitlines()) if m]
+        return ""
+
+
+def described(store: FileStore, needle: str = "") -> list[tuple[str, str]]:
+    """``(name, description)`` of the lines of the scope's MEMORY.md (none if it is absent)
+    that contain ``needle`` (case-folded; empty: every line). The needle is found by
+    ``str.find`` over the folded file, so a 10k-memory MEMORY.md costs a few milliseconds."""
+    text = _index_text(store)
+    folded = text.casefold()
+    if not needle or len(folded) != len(text):  # (folding changed lengths: filter line by line)
+        lines = [ln for ln in text.splitlines() if needle in ln.casefold()]
+    else:
+        lines, pos = [], folded.find(needle)
+        while pos != -1:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            lines.append(text[start:end])
+            pos = folded.find(needle, end)
+    return [(m["name"], m["desc"]) for m in map(_LINE.match, lines) if m]
 
 
 def same_statement(
@@ -65,7 +82,8 @@ def same_statement(
         if s.lower() in lowered or (sibling.match(s) or {"base": ""})["base"].lower() in lowered
     ]
     key = normalised(description)
-    candidates += [n for n, d in described(store) if normalised(d) == key and n in stems]
+    longest = max(key.split(), key=len, default="")  # the same line holds it too
+    candidates += [n for n, d in described(store, longest) if normalised(d) == key and n in stems]
     for name in dict.fromkeys(candidates):
         try:
             record = store.read(name)
@@ -76,16 +94,27 @@ def same_statement(
     return None
 
 
+def _anchor(loose: str) -> str:
+    """A piece a very similar line almost surely contains too: the start of its longest word
+    (a heuristic that keeps the full comparison to a few lines; a miss only loses a hint)."""
+    return max(loose.split(), key=len, default="")[:6]
+
+
 def similar(store: FileStore, description: str, *, exclude: str | None = None) -> list[str]:
     """Names whose MEMORY.md description is very similar to ``description`` (best first)."""
     mine = _loose(description)
     if not mine:
         return []
     scored = []
-    for name, desc in described(store):
+    matcher = difflib.SequenceMatcher(None)
+    matcher.set_seq2(mine)  # the side SequenceMatcher indexes, once for every line
+    for name, desc in described(store, _anchor(mine)):
         if name == exclude:
             continue
-        ratio = difflib.SequenceMatcher(None, mine, _loose(desc)).ratio()
+        matcher.set_seq1(_loose(desc))
+        if matcher.real_quick_ratio() < SIMILAR_RATIO:  # lengths alone rule it out
+            continue
+        ratio = matcher.ratio()
         if ratio >= SIMILAR_RATIO:
             scored.append((-ratio, name))
     return [name for _, name in sorted(scored)[:3]]
