@@ -211,3 +211,14 @@ def test_resolve_takes_a_unique_prefix_and_an_exact_name_wins(mem: Memory) -> No
     assert "use-pnpm, use-pnpm-in-ci-too" in str(err.value) and "type more" in str(err.value)
     assert mem.resolve("nothing-like-it") == "nothing-like-it"  # the operation reports it
     assert mem.names() == ["ruff-formats-the-code", "use-pnpm", "use-pnpm-in-ci-too"]
+
+
+def test_an_explicit_other_name_is_a_memory_of_its_own(mem: Memory) -> None:
+    first = mem.remember("Use pnpm in JS projects", type="feedback")
+    twin = mem.remember("Use pnpm in JS projects", type="feedback", name="pnpm-again")
+    assert twin.is_new is True and twin.name == "pnpm-again" and first.name != twin.name
+    again = mem.remember("use pnpm in js projects", type="feedback", name="pnpm-again")
+    assert again.is_new is False and again.name == "pnpm-again"
+    with pytest.raises(ConflictError):  # a name that holds another statement is refused
+        mem.remember("Something else", type="feedback", name="pnpm-again")
+    assert len(mem.list()) == 2

@@ -40,6 +40,7 @@ from ..records import (
     TYPES,
     MemoryRecord,
     check_field,
+    check_name,
     default_scope,
     now_iso,
     shorten,
@@ -246,7 +247,12 @@ class MemoryBase:
         """Store a new memory and return it. ``text`` is the statement; the description
         defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
         user, project/reference → project). ``created`` (ISO 8601) is for imports of things
-        learned earlier; it defaults to now."""
+        learned earlier; it defaults to now.
+
+        Idempotent: the same statement again (whitespace and case aside) in the same scope
+        returns the existing memory reinforced — a use and a fresh ``updated`` — with
+        ``is_new=False`` (with ``name``: when that name holds it). A very similar memory is
+        named in ``similar_to`` of the new one, never blocking it."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("the memory text is empty: say what to remember")
         if type not in TYPES:
@@ -289,11 +295,18 @@ class MemoryBase:
         store = self.store(target)
         statement = text.strip()
         with store.locked():  # the lookup and the write as one step: no twin from a race
-            bases = {slugify(description), slugify(shorten(statement, at_word=True))}
-            if name is not None:
-                bases.add(name)
-            existing = same_statement(store, statement, bases, description)
-            if existing is not None:
+            # an explicit name is a chosen identity: only that name is "the same memory" then
+            existing = (
+                same_statement(store, statement, {check_name(name)}, "")
+                if name is not None
+                else same_statement(
+                    store,
+                    statement,
+                    {slugify(description), slugify(shorten(statement, at_word=True))},
+                    description,
+                )
+            )
+            if existing is not None and (name is None or existing.name == check_name(name)):
                 return self._reinforce(store, existing)
             near = similar(store, description)
             record, _ = store.create(

@@ -82,8 +82,14 @@ def same_statement(
         if s.lower() in lowered or (sibling.match(s) or {"base": ""})["base"].lower() in lowered
     ]
     key = normalised(description)
+    if not key:
+        return _first_same(store, candidates, wanted)
     longest = max(key.split(), key=len, default="")  # the same line holds it too
     candidates += [n for n, d in described(store, longest) if normalised(d) == key and n in stems]
+    return _first_same(store, candidates, wanted)
+
+
+def _first_same(store: FileStore, candidates: list[str], wanted: str) -> MemoryRecord | None:
     for name in dict.fromkeys(candidates):
         try:
             record = store.read(name)
