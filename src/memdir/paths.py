@@ -22,9 +22,11 @@ from pathlib import Path
 from typing import Literal
 
 __all__ = [
+    "AGENT_GITIGNORE",
     "Scope",
     "ScopeDirs",
     "cache_dir",
+    "ensure_agent_dir",
     "find_project_root",
     "home_dir",
     "policy_file",
@@ -52,6 +54,31 @@ def cache_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg and Path(xdg).is_absolute() else Path.home() / ".cache"
     return base / "memdir"
+
+
+# Every ``.agent/`` memdir creates in a project carries this, so ``git status`` shows the
+# memories (meant to be shared) and never the derived files: indexes, locks, temp files.
+AGENT_GITIGNORE = """\
+# Written by memdir: personal and derived files stay out of git.
+AGENT.md
+sessions/
+.index/
+memory/.history/lock
+memory/.history/lock.queue/
+.*.tmp
+"""
+
+
+def ensure_agent_dir(agent: Path) -> None:
+    """Create a project's ``.agent/`` with its ``.gitignore`` if it does not exist yet (a first
+    write, or ``init``). An existing ``.agent/`` is left as it is: a ``.gitignore`` its owner
+    removed is not written back behind their back."""
+    if agent.is_dir():
+        return
+    agent.mkdir(parents=True, exist_ok=True)
+    gitignore = agent / ".gitignore"
+    if not gitignore.exists():
+        gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")
 
 
 def find_project_root(start: Path, home: Path | None = None) -> Path | None:

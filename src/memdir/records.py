@@ -12,6 +12,7 @@ file system: no separators, no dot-dot, no NUL, nothing reserved, nothing too lo
 
 from __future__ import annotations
 
+import hashlib
 import re
 import unicodedata
 from collections.abc import Mapping
@@ -130,27 +131,41 @@ def check_name(name: str) -> str:
     return stem
 
 
-def slugify(text: str, *, max_chars: int = 48) -> str:
-    """A readable name from free text: ``"Use pnpm, not npm"`` → ``use-pnpm-not-npm``.
+def _ascii_word(word: str) -> str | None:
+    """``word`` in ASCII letters if it is Latin (accents dropped: ``café`` → ``cafe``)."""
+    folded = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
+    return folded if folded.isascii() else None
 
-    Letters of any script are kept, so Chinese text gives a Chinese name rather than an empty
-    one; long runs without spaces (CJK) are cut so names stay short.
+
+def slugify(text: str, *, max_chars: int = 48) -> str:
+    """A short ASCII name from free text: ``"Use pnpm, not npm"`` → ``use-pnpm-not-npm``.
+
+    Words of other scripts (Chinese, Cyrillic, …) are not typed easily at a shell, so they are
+    replaced by a short, stable hash of the whole text after the Latin words it has:
+    ``"发版前先跑 pnpm test"`` → ``pnpm-test-cb637c``, ``"以后都用中文"`` → ``note-860704``.
+    The same text always gives the same name (names made before this rule keep working).
     """
     words = re.findall(r"[^\W_]+", unicodedata.normalize("NFKC", text).lower())
+    latin = [w for w in map(_ascii_word, words) if w is not None]
+    suffix = ""
+    if len(latin) < len(words):
+        key = " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+        suffix = "-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:6]
+    budget = max_chars - len(suffix)
     parts: list[str] = []
     length = 0
-    for word in words:
+    for word in latin:
         word = word[:16]
-        if parts and length + 1 + len(word) > max_chars:
+        if parts and length + 1 + len(word) > budget:
             break
         parts.append(word)
         length += len(word) + (1 if len(parts) > 1 else 0)
-        if len(parts) == 8:
+        if len(parts) == (5 if suffix else 8):
             break
-    slug = "-".join(parts)[:max_chars].strip("-") or "note"
+    slug = "-".join(parts)[:budget].strip("-") or "note"
     if slug.lower() in _RESERVED:
         slug += "-note"
-    return unicodedata.normalize("NFC", slug)
+    return slug + suffix
 
 
 def shorten(text: str, limit: int = 150, *, at_word: bool = False) -> str:
@@ -262,6 +277,11 @@ class MemoryRecord:
     path: Path
     content_hash: str
     extra: Mapping[str, Any] = field(default_factory=dict)
+    # what ``Memory.remember`` did, on the record it returns (not part of the file): True for a
+    # new memory, False when the same statement was there already (then reinforced); and the
+    # names of very similar memories it found, pointed out without blocking
+    is_new: bool | None = field(default=None, compare=False)
+    similar_to: tuple[str, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what ``--json`` prints)."""

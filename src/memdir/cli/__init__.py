@@ -15,6 +15,7 @@ from ..errors import MemdirError
 from . import (  # noqa: F401  (registers the commands)
     chat,
     config,
+    edits,
     extract,
     memories,
     recall,

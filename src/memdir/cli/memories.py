@@ -15,6 +15,7 @@ import click
 from ..errors import ConfigError, MemdirError, NotFoundError
 from ..records import SOURCES, TYPES
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+from .names import name_argument, resolved
 
 if TYPE_CHECKING:
     from ..history import Change
@@ -87,7 +88,8 @@ def remember(
     source: str,
     as_json: bool,
 ) -> None:
-    """Store TEXT as a new memory."""
+    """Store TEXT as a new memory. The same statement again (whitespace and case aside) in
+    the same scope is not stored twice: the existing memory is reinforced and named."""
     rec = memory(ctx).remember(
         text,
         type=type_,
@@ -102,9 +104,16 @@ def remember(
         source=source,
     )
     if as_json:
-        emit_json(rec.to_dict())
+        data = rec.to_dict()
+        emit_json({**data, "created": bool(rec.is_new), "created_at": data["created"],
+                   "similar_to": list(rec.similar_to)})  # fmt: skip
         return
-    click.echo(f"Remembered {rec.name} ({rec.type}, {rec.scope} scope) → {rec.path}")
+    if rec.is_new is False:
+        click.echo(f"Already remembered as {rec.name} ({rec.scope} scope): reinforced → {rec.path}")
+    else:
+        click.echo(f"Remembered {rec.name} ({rec.type}, {rec.scope} scope) → {rec.path}")
+    for other in rec.similar_to:
+        click.echo(f"note: similar to {other} (see `memdir show {other}`; nothing was merged)")
 
 
 def _warn_skipped(ctx: click.Context) -> None:
@@ -172,13 +181,13 @@ def _show_text(rec: MemoryRecord) -> str:
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @json_option
 @click.pass_context
 def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> None:
-    """Show one memory: its file, as it is on disk."""
-    rec = memory(ctx).get(name, scope=as_scope(scope))
+    """Show one memory: its file, as it is on disk. NAME may be a unique prefix."""
+    rec = memory(ctx).get(resolved(ctx, name, scope), scope=as_scope(scope))
     if as_json:
         emit_json(rec.to_dict())
     else:
@@ -186,13 +195,14 @@ def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> Non
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @click.pass_context
 def edit(ctx: click.Context, name: str, scope: str | None) -> None:
-    """Open a memory in $EDITOR; the result is checked before it is kept."""
+    """Open a memory in $EDITOR; the result is checked before it is kept. NAME may be a
+    unique prefix."""
     m = memory(ctx)
-    rec = m.get(name, scope=as_scope(scope))
+    rec = m.get(resolved(ctx, name, scope), scope=as_scope(scope))
     original = rec.path.read_bytes()
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     fd, tmp_name = tempfile.mkstemp(prefix=f"memdir-{rec.name[:40]}-", suffix=".md")
@@ -230,7 +240,7 @@ def edit(ctx: click.Context, name: str, scope: str | None) -> None:
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @click.option("--reason", help="Why it is forgotten (kept in the history).")
 @click.option("--archived", is_flag=True, help="Delete an archived memory (see sleep).")
@@ -244,7 +254,8 @@ def forget(
     archived: bool,
     as_json: bool,
 ) -> None:
-    """Delete a memory (undo brings it back)."""
+    """Delete a memory (undo brings it back). NAME may be a unique prefix."""
+    name = resolved(ctx, name, scope, archived=archived)
     if archived:
         change = memory(ctx).forget_archived(name, scope=as_scope(scope), reason=reason)
     else:
@@ -256,7 +267,7 @@ def forget(
 
 
 @cli.command()
-@click.argument("name", required=False)
+@name_argument(required=False)
 @scope_option
 @click.option("--limit", type=click.IntRange(1), help="Only the last N changes.")
 @json_option
@@ -264,8 +275,12 @@ def forget(
 def history(
     ctx: click.Context, name: str | None, scope: str | None, limit: int | None, as_json: bool
 ) -> None:
-    """Show the change log, of one memory or of everything."""
+    """Show the change log, of one memory or of everything. NAME may be a unique prefix of a
+    memory's name (a name in the log, such as a forgotten memory's, is taken as it is)."""
     changes = memory(ctx).history(name, scope=as_scope(scope))
+    if name and not changes:
+        full = resolved(ctx, name, scope)
+        changes = memory(ctx).history(full, scope=as_scope(scope)) if full != name else changes
     if limit:
         changes = changes[-limit:]
     if as_json:

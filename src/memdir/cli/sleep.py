@@ -10,6 +10,7 @@ import click
 
 from ..errors import ValidationError
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+from .names import name_argument, resolved
 
 if TYPE_CHECKING:
     from ..lifecycle import SleepReport
@@ -131,14 +132,15 @@ def consolidate(
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @click.option("--drop", is_flag=True, help="Drop it instead: delete it, keep its rivals.")
 @scope_option
 @json_option
 @click.pass_context
 def confirm(ctx: click.Context, name: str, drop: bool, scope: str | None, as_json: bool) -> None:
     """Settle a tentative memory: confirm NAME (the memories it conflicted with are archived),
-    or --drop it. One undoable run."""
+    or --drop it. One undoable run. NAME may be a unique prefix."""
+    name = resolved(ctx, name, scope)
     changes = memory(ctx).confirm(name, drop=drop, scope=as_scope(scope))
     if as_json:
         emit_json([c.to_dict() for c in changes])
@@ -151,12 +153,14 @@ def confirm(ctx: click.Context, name: str, drop: bool, scope: str | None, as_jso
 
 
 @cli.command()
-@click.argument("name")
+@name_argument()
 @scope_option
 @json_option
 @click.pass_context
 def restore(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> None:
-    """Bring an archived memory back (see `memdir list --archived`)."""
+    """Bring an archived memory back (see `memdir list --archived`). NAME may be a unique
+    prefix of an archived name."""
+    name = resolved(ctx, name, scope, archived=True)
     change = memory(ctx).restore(name, scope=as_scope(scope))
     if as_json:
         emit_json(change.to_dict())

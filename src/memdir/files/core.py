@@ -24,7 +24,7 @@ from ..markdown import (
     set_fields,
     split_body,
 )
-from ..paths import ScopeDirs
+from ..paths import ScopeDirs, ensure_agent_dir
 from ..records import (
     FIELD_ORDER,
     REQUIRED,
@@ -122,6 +122,8 @@ class StoreCore:
                 finally:
                     self._depth -= 1
                 return
+            if self.dirs.scope == "project":  # a first write makes .agent/ with its .gitignore
+                ensure_agent_dir(self.dirs.memory.parent)
             self.dirs.history.mkdir(parents=True, exist_ok=True)
             if not self._rendered_current():
                 # Parse the files before queueing: the pass over them under the lock that
@@ -569,7 +571,11 @@ class StoreCore:
     def refresh_index(self) -> bool:
         """Regenerate MEMORY.md if a file was added, edited or deleted by hand since the last
         time memdir wrote it (SPEC A5). Cheap when nothing changed: one ``stat`` per file.
-        A read-only directory is not an error: the files are still read directly."""
+        A read-only directory is not an error: the files are still read directly. A scope with
+        no directory yet is left alone: reading never creates one (it is made by the first write).
+        """
+        if not self.dirs.memory.is_dir():
+            return False
         state = self.dirs.derived / "memory-md.fingerprint"
         try:
             if state.read_text(encoding="ascii") == self.fingerprint():

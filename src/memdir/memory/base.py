@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import dataclasses
 import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
@@ -25,9 +26,9 @@ from ..errors import (
     ValidationError,
 )
 from ..files import BODY_PARTS, FileStore
-from ..history import Change
+from ..history import Change, append_jsonl
 from ..index.sqlite import SqliteIndex, SyncReport
-from ..paths import Scope, find_project_root, home_dir, scope_dirs
+from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir, scope_dirs
 from ..providers.embeddings import Embedder, get_embedder
 from ..providers.llm import LLM
 from ..recall import Hit, Recaller, parse_time
@@ -37,10 +38,13 @@ from ..records import (
     TYPES,
     MemoryRecord,
     check_field,
+    check_name,
     default_scope,
+    now_iso,
     shorten,
     slugify,
 )
+from .names import prefixed, same_statement, similar
 
 if TYPE_CHECKING:
     from ..extract.runner import Extraction
@@ -51,13 +55,6 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 _EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
 # what the guard reads before a change is written: everything a model could later read as a rule
 _GUARDED = ("statement", "body", "why", "how_to_apply", "description", "quote")
-_GITIGNORE = """\
-# Written by `memdir init`: personal and derived files stay out of git.
-AGENT.md
-sessions/
-memory/.index/
-memory/.history/lock
-"""
 
 
 def _one_line(key: str, value: str | None) -> str | None:
@@ -158,6 +155,26 @@ class MemoryBase:
             raise NotFoundError(f"no memory named {name!r} in the {where} scope: see `memdir list`")
         return self.store(found[0])
 
+    def resolve(self, name: str, *, scope: Scope | None = None, archived: bool = False) -> str:
+        """The full name ``name`` stands for, as the CLI takes names: an exact name always wins;
+        else the one memory whose name starts with ``name`` (case aside) in ``scope`` (default:
+        both); ``AmbiguousError`` listing them when several do. A name nothing starts with is
+        returned as it is, for the operation to report."""
+        available = [scope] if scope else self.scopes()
+        stores = [self.store(s).archived() if archived else self.store(s) for s in available]
+        if not name or any(store.exists(name) for store in stores):
+            return name
+        found = prefixed(name, (n[:-3] for store in stores for n in store.memory_names()))
+        return found if found is not None else name
+
+    def names(self, *, scope: Scope | None = None, archived: bool = False) -> builtins.list[str]:
+        """The memory names of ``scope`` (default: both; ``archived``: the archive's), sorted:
+        a directory listing, no file read (what shell completion offers)."""
+        stores = [self.store(s) for s in ([scope] if scope else self.scopes())]
+        if archived:
+            stores = [store.archived() for store in stores]
+        return sorted({n[:-3] for store in stores for n in store.memory_names()})
+
     # -- setup ---------------------------------------------------------------------------
     def init(self) -> dict[str, Path]:
         """Create both scope directories and their MEMORY.md; the cwd becomes the project root
@@ -172,7 +189,7 @@ class MemoryBase:
             created[scope] = store.dirs.memory
         gitignore = self.project_root / ".agent" / ".gitignore"
         if not gitignore.exists():
-            gitignore.write_text(_GITIGNORE, encoding="utf-8")
+            gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")
         return created
 
     # -- writing -------------------------------------------------------------------------
@@ -230,7 +247,12 @@ class MemoryBase:
         """Store a new memory and return it. ``text`` is the statement; the description
         defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
         user, project/reference → project). ``created`` (ISO 8601) is for imports of things
-        learned earlier; it defaults to now."""
+        learned earlier; it defaults to now.
+
+        Idempotent: the same statement again (whitespace and case aside) in the same scope
+        returns the existing memory reinforced — a use and a fresh ``updated`` — with
+        ``is_new=False`` (with ``name``: when that name holds it). A very similar memory is
+        named in ``similar_to`` of the new one, never blocking it."""
         if not isinstance(text, str) or not text.strip():
             raise ValidationError("the memory text is empty: say what to remember")
         if type not in TYPES:
@@ -271,17 +293,46 @@ class MemoryBase:
         }
         meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
         store = self.store(target)
-        record, _ = store.create(
-            meta,
-            statement=text.strip(),
-            why=_one_line("why", why),
-            how_to_apply=_one_line("how_to_apply", how_to_apply),
-            actor=self.actor,
-            reason=reason,
-            name=name,
-            base_name=slugify(description),
-        )
-        return record
+        statement = text.strip()
+        with store.locked():  # the lookup and the write as one step: no twin from a race
+            # an explicit name is a chosen identity: only that name is "the same memory" then
+            existing = (
+                same_statement(store, statement, {check_name(name)}, "")
+                if name is not None
+                else same_statement(
+                    store,
+                    statement,
+                    {slugify(description), slugify(shorten(statement, at_word=True))},
+                    description,
+                )
+            )
+            if existing is not None and (name is None or existing.name == check_name(name)):
+                return self._reinforce(store, existing)
+            near = similar(store, description)
+            record, _ = store.create(
+                meta,
+                statement=statement,
+                why=_one_line("why", why),
+                how_to_apply=_one_line("how_to_apply", how_to_apply),
+                actor=self.actor,
+                reason=reason,
+                name=name,
+                base_name=slugify(description),
+            )
+        return dataclasses.replace(record, is_new=True, similar_to=tuple(near))
+
+    def _reinforce(self, store: FileStore, record: MemoryRecord) -> MemoryRecord:
+        """The same statement was remembered again: ``record`` gains a use (a line in the
+        scope's recall log, which use counts are replayed from) and a fresh ``updated``."""
+        stamp = now_iso()
+        line = {"time": stamp, "query": record.statement[:200], "top_k": 1}
+        line |= {"formula": "remember-again", "returned": [record.name], "scores": {}}
+        append_jsonl(store.dirs.recalls, line, sync=False)
+        if record.updated != stamp:
+            record, _ = store.update(
+                record.name, {"updated": stamp}, actor=self.actor, reason="remembered again"
+            )
+        return dataclasses.replace(record, is_new=False)
 
     save = remember
 
@@ -342,9 +393,11 @@ class MemoryBase:
             else:
                 raise ValidationError(f"{key!r} is not a usable frontmatter key")
         store = self._locate(name, scope)
+        current = store.read(name)
+        if all(_holds(current, key, value) for key, value in checked.items()):
+            return current  # it already says that: no write, no change in the log
         texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
         if texts:
-            current = store.read(name)
             safe = self._guard(
                 store.dirs.scope,
                 name,
@@ -482,7 +535,11 @@ class MemoryBase:
         for t in types:
             if t not in TYPES:
                 raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {t!r})")
-        key = tuple(sorted(chosen))
+        # a scope with no directory yet has no memories: reading it must not create its index
+        # (in a repository nobody ran memdir in, that would be litter in `git status`)
+        key = tuple(sorted(s for s in chosen if self.store(s).dirs.memory.is_dir()))
+        if not key:
+            return []
         if key not in self._recallers:
             self._recallers[key] = Recaller({s: self.index(s) for s in key}, self.embedder)
         hits = self._recallers[key].recall(
@@ -503,6 +560,8 @@ class MemoryBase:
         it is derived from the files). ``progress(done, total)`` is called while embedding."""
         reports: dict[Scope, SyncReport] = {}
         for s in [scope] if scope else self.scopes():
+            if not self.store(s).dirs.memory.is_dir():
+                continue  # no memories yet, and reading creates nothing (made by a first write)
             index = self.index(s)
             if rebuild:
                 index.drop()
@@ -516,8 +575,24 @@ class MemoryBase:
         return [
             f"{s}: {p}"
             for s in ([scope] if scope else self.scopes())
+            if self.store(s).dirs.memory.is_dir()
             for p in self.index(s).verify()
         ]
+
+
+def _holds(record: MemoryRecord, key: str, value: Any) -> bool:
+    """Whether ``record`` already has ``value`` for ``key`` (as ``update`` checked it)."""
+    if key in BODY_PARTS or key in FIELD_ORDER:
+        now = getattr(record, key, None)
+    else:
+        now = record.extra.get(key)
+    if isinstance(now, tuple):
+        now = builtins.list(now) or None
+    if isinstance(value, tuple | builtins.list):
+        value = builtins.list(value) or None
+    if key in ("why", "how_to_apply"):
+        return (now or "") == (value or "")
+    return bool(now == value)
 
 
 # what an item of ``remember_many`` may hold: the arguments of ``remember``

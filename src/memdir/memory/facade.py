@@ -209,9 +209,13 @@ class Memory(ConversationMemory):
         chosen = tuple(sorted(scopes if scopes is not None else self.scopes()))
         indexes = {}
         for s in chosen:
+            if not self.store(s).dirs.archive.is_dir():
+                continue  # nothing archived: reading creates no index (nor a directory)
             if s not in self._archive_indexes:
                 self._archive_indexes[s] = SqliteIndex(self.store(s).archived(), self.embedder)
             indexes[s] = self._archive_indexes[s]
+        if not indexes:
+            return []
         hits = Recaller(indexes, self.embedder).recall(
             query,
             top_k=top_k,

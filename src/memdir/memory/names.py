@@ -1,0 +1,143 @@
+"""Finding memories by what people type and say: the same statement again, a near-duplicate, a
+unique prefix of a name.
+
+Every lookup here is cheap by design — none parses every file of a scope:
+
+* *the same statement* is looked for under the names ``remember`` would derive for it (a name is
+  a slug of the text, so the directory listing is the hash table) and among the memories whose
+  MEMORY.md line carries the same description (which survives a rename); only those few files
+  are read and their statements compared after normalising whitespace and case;
+* *a near-duplicate* is a MEMORY.md line whose description is very similar (one file read);
+* *a prefix* is matched against the directory listing, an exact name always winning.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections.abc import Iterable
+
+from ..errors import AmbiguousError, BadFileError, NotFoundError
+from ..files import FileStore
+from ..records import MemoryRecord
+
+__all__ = ["SIMILAR_RATIO", "described", "normalised", "prefixed", "same_statement", "similar"]
+
+# difflib ratio of two normalised descriptions at or above which they are pointed out as
+# near-duplicates ("Use pnpm, not npm" / "use pnpm not npm!" ≈ 0.95; unrelated lines < 0.5)
+SIMILAR_RATIO = 0.85
+_LINE = re.compile(r"^- \[(?P<name>[^\]]+)\]\((?P=name)\.md\) — (?P<desc>.*)$")
+
+
+def normalised(text: str) -> str:
+    """``text`` as compared for sameness: NFKC, case-folded, whitespace runs collapsed."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _loose(text: str) -> str:
+    """``normalised`` without punctuation: what "very similar" compares."""
+    return " ".join(re.findall(r"[^\W_]+", normalised(text)))
+
+
+def _index_text(store: FileStore) -> str:
+    try:
+        return store.dirs.index_file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def described(store: FileStore, needle: str = "") -> list[tuple[str, str]]:
+    """``(name, description)`` of the lines of the scope's MEMORY.md (none if it is absent)
+    that contain ``needle`` (case-folded; empty: every line). The needle is found by
+    ``str.find`` over the folded file, so a 10k-memory MEMORY.md costs a few milliseconds."""
+    text = _index_text(store)
+    folded = text.casefold()
+    if not needle or len(folded) != len(text):  # (folding changed lengths: filter line by line)
+        lines = [ln for ln in text.splitlines() if needle in ln.casefold()]
+    else:
+        lines, pos = [], folded.find(needle)
+        while pos != -1:
+            start = text.rfind("\n", 0, pos) + 1
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            lines.append(text[start:end])
+            pos = folded.find(needle, end)
+    return [(m["name"], m["desc"]) for m in map(_LINE.match, lines) if m]
+
+
+def same_statement(
+    store: FileStore, statement: str, bases: Iterable[str], description: str
+) -> MemoryRecord | None:
+    """The memory of ``store`` whose statement equals ``statement`` once normalised, looked for
+    under the derived names ``bases`` (and their ``-N`` siblings) and the MEMORY.md lines with
+    the same ``description``."""
+    wanted = normalised(statement)
+    stems = {n[:-3] for n in store.memory_names()}
+    lowered = {b.lower() for b in bases}
+    sibling = re.compile(r"^(?P<base>.+?)(-\d+)?$")
+    candidates = [
+        s
+        for s in sorted(stems)
+        if s.lower() in lowered or (sibling.match(s) or {"base": ""})["base"].lower() in lowered
+    ]
+    key = normalised(description)
+    if not key:
+        return _first_same(store, candidates, wanted)
+    longest = max(key.split(), key=len, default="")  # the same line holds it too
+    candidates += [n for n, d in described(store, longest) if normalised(d) == key and n in stems]
+    return _first_same(store, candidates, wanted)
+
+
+def _first_same(store: FileStore, candidates: list[str], wanted: str) -> MemoryRecord | None:
+    for name in dict.fromkeys(candidates):
+        try:
+            record = store.read(name)
+        except (BadFileError, NotFoundError):  # doctor's business, not a match
+            continue
+        if normalised(record.statement) == wanted:
+            return record
+    return None
+
+
+def _anchor(loose: str) -> str:
+    """A piece a very similar line almost surely contains too: the start of its longest word
+    (a heuristic that keeps the full comparison to a few lines; a miss only loses a hint)."""
+    return max(loose.split(), key=len, default="")[:6]
+
+
+def similar(store: FileStore, description: str, *, exclude: str | None = None) -> list[str]:
+    """Names whose MEMORY.md description is very similar to ``description`` (best first)."""
+    mine = _loose(description)
+    if not mine:
+        return []
+    scored = []
+    matcher = difflib.SequenceMatcher(None)
+    matcher.set_seq2(mine)  # the side SequenceMatcher indexes, once for every line
+    for name, desc in described(store, _anchor(mine)):
+        if name == exclude:
+            continue
+        matcher.set_seq1(_loose(desc))
+        if matcher.real_quick_ratio() < SIMILAR_RATIO:  # lengths alone rule it out
+            continue
+        ratio = matcher.ratio()
+        if ratio >= SIMILAR_RATIO:
+            scored.append((-ratio, name))
+    return [name for _, name in sorted(scored)[:3]]
+
+
+def prefixed(typed: str, names: Iterable[str]) -> str | None:
+    """The one name of ``names`` that ``typed`` begins (case-insensitively); ``None`` when none
+    does; ``AmbiguousError`` listing them when several do. The caller checked exact names."""
+    folded = typed.casefold()
+    matches = sorted({n for n in names if n.casefold().startswith(folded)})
+    if not matches:
+        return None
+    if len(matches) > 1:
+        shown = ", ".join(matches[:10]) + (
+            f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+        )
+        raise AmbiguousError(
+            f"{typed!r} is the start of {len(matches)} memories ({shown}): type more of the name"
+        )
+    return matches[0]
