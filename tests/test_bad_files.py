@@ -122,7 +122,8 @@ def test_problems_do_not_parse_good_files_twice(mem: Memory) -> None:
     store.scan()
     with ACCESS.watch() as access:
         problems = store.problems()
-    assert [p.severity for p in problems] == ["error", "warning"]
+    assert [p.severity for p in problems] == ["error", "warning", "warning"]
     assert "frontmatter name 'second'" in problems[1].reason
+    assert "deleted outside memdir" in problems[2].reason  # the rename by hand, issue 26
     opened = [name for event, name in access.touched(store.dirs.memory) if event == "open"]
     assert opened == ["broken.md"]  # the bad file has no parse to keep; good ones are cached

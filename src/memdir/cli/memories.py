@@ -311,11 +311,18 @@ def undo(ctx: click.Context, change_id: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Complete a write a crash cut short, add changes made outside memdir to the history "
+    "(undoable), remove temp files a crash left.",
+)
 @json_option
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
-    """Check the memory files; report each problem (nothing is changed). Exit 1 on errors."""
-    problems = memory(ctx).doctor()
+def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
+    """Check the memory files; report each problem (nothing is changed without --fix).
+    Exit 1 on errors."""
+    problems = memory(ctx).doctor(fix=fix)
     if as_json:
         emit_json([p.to_dict() for p in problems])
     elif not problems:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, LockTimeoutError, NotFoundError, ValidationError
-from ..history import Change, ChangeLog, atomic_write, fsync_dir
+from ..history import Change, ChangeLog, atomic_write, crash_point, fsync_dir, inside
 from ..markdown import (
     Document,
     FormatError,
@@ -180,10 +180,19 @@ class StoreCore:
                 delay = min(delay * 2, 0.05)
 
     def _remove_stale_temp_files(self) -> None:
-        # Temp files are only written under the lock, so one present now was left by a crash.
-        if self.dirs.memory.is_dir():
-            for tmp in self.dirs.memory.glob(".*.tmp"):
-                tmp.unlink(missing_ok=True)
+        """Another process may have been here, a crashed writer among them: remove the temp
+        files it left (they are only written under the lock) in the scope and ``.index/``, and
+        complete the change it logged but did not finish writing (``steps.settle``)."""
+        self.check_links()
+        for folder in (self.dirs.memory, self.dirs.derived):
+            if folder.is_dir():
+                for tmp in folder.glob(".*.tmp"):
+                    tmp.unlink(missing_ok=True)
+        if os.path.lexists(self.pending):
+            self._settle()
+
+    def _settle(self) -> None:
+        """Complete a change the log holds but a crash kept off the disk (``FileStore``)."""
 
     # -- reading -------------------------------------------------------------------------
     def path_for(self, name: str) -> Path:
@@ -388,15 +397,14 @@ class StoreCore:
         self._touch(path)
         after = content_hash(data) if data is not None else None
         if now is not None and before is not None:
-            # keep what is about to be replaced; the new version is on disk until it is
-            # replaced in turn, so every version memdir ever replaced can be restored
+            # keep what is about to be replaced, and the new version too (issue 26): a file
+            # overwritten or deleted by hand later can still be put back (`memdir restore`)
             self.log.keep(before, now)
         if data is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, data, sync_dir=not self._batching)
-        else:
-            path.unlink()
-        return self._logged(
+            self.log.keep(after or "", data)
+        # intent first (issue 26): the log line is written before the file, so a kill in
+        # between leaves a logged change the next locked write completes (``steps.settle``)
+        change = self._log(
             path,
             op=op,
             name=path.stem,
@@ -407,6 +415,15 @@ class StoreCore:
             reason=reason,
             undoes=undoes,
         )
+        crash_point("after-log")
+        if data is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data, sync_dir=not self._batching)
+        else:
+            path.unlink()
+        crash_point("after-write")
+        self._written()
+        return change
 
     def _touch(self, *paths: Path) -> None:
         """Say that ``paths`` are about to be written, so MEMORY.md re-reads them (and only
@@ -416,13 +433,46 @@ class StoreCore:
             self._touched = set()
         self._touched.update(p.name for p in paths if p.parent == self.dirs.memory)
 
-    def _logged(self, where: Path, **fields: Any) -> Change:
-        """Append one change — with the current run and where its file is (``where``) — and
-        refresh MEMORY.md unless a batch will. Every write path ends here."""
-        change = self.log.append(run=self._run, path=self._where(where), **fields)
+    def _log(self, where: Path, **fields: Any) -> Change:
+        """Append one change — with the current run and where its file is (``where``) — before
+        its file is written: every write path logs here first, then writes, then ``_written``."""
+        self.check_links()
+        # the marker says "a change is being written": only then does the next lock settle
+        # the log's last change; without it a file that differs was changed by hand, and
+        # hand edits win (a kill leaves the page cache, so no fsync is needed for it)
+        os.close(os.open(self.pending, os.O_WRONLY | os.O_CREAT, 0o644))
+        return self.log.append(run=self._run, path=self._where(where), **fields)
+
+    @property
+    def pending(self) -> Path:
+        """``.history/pending``: present while a logged change is being written."""
+        return self.dirs.history / "pending"
+
+    def _written(self) -> None:
+        """After a change's files are on disk: refresh MEMORY.md unless a batch will."""
+        crash_point("before-done")
+        self.pending.unlink(missing_ok=True)
         if not self._batching:
             self._index_written()
-        return change
+
+    def check_links(self) -> None:
+        """Refuse (``LinkError``) when a folder or file memdir keeps under this scope is a
+        symbolic link out of it (issue 26); one ``lstat`` each when none is a link."""
+        root = self.dirs.memory
+        for path in (
+            self.dirs.archive,
+            self.dirs.log,
+            self.dirs.derived,
+            self.dirs.history,
+            self.dirs.objects,
+            self.dirs.changes,
+            self.dirs.recalls,
+            self.dirs.lock,
+            self.pending,
+            self.dirs.index_file,
+            self.dirs.derived / "memory-md.fingerprint",
+        ):
+            inside(root, path)
 
     def create(
         self,

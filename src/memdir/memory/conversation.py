@@ -326,9 +326,13 @@ class ConversationMemory(MemoryBase):
         change log, no extraction state, no second parse: what ``memdir list`` warns about."""
         return [p for s in self.scopes() for p in self.store(s).unreadable()]
 
-    def doctor(self) -> builtins.list[Problem]:
-        """Every problem found in the scope directories, and every failed extraction;
-        nothing is changed."""
+    def doctor(self, *, fix: bool = False) -> builtins.list[Problem]:
+        """Every problem found in the scope directories, and every failed extraction; nothing
+        is changed unless ``fix``: then a write a crash cut short is completed and each change
+        made outside memdir is logged (undoable) first (issue 26)."""
+        if fix:
+            for s in self.scopes():
+                self.store(s).fix()
         problems = [p for s in self.scopes() for p in self.store(s).problems()]
         for session_id, failure in self.extraction_failures():
             problems.append(
