@@ -13,7 +13,7 @@ import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
 from ..history import Change
-from ..records import SOURCES, TYPES, MemoryRecord
+from ..records import SOURCES, TYPES, MemoryRecord, escape_controls
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
 
 # run ids: sleep-20260601-093000-ab12, confirm-…, undo-sleep-…
@@ -156,7 +156,7 @@ def list_(
             rivals = r.extra.get("conflicts_with")
             if tentative and isinstance(rivals, list) and rivals:
                 line += f"  (conflicts with {', '.join(map(str, rivals))})"
-            click.echo(line)
+            click.echo(escape_controls(line))
         if tentative:
             click.echo("Settle each with: memdir confirm NAME  (or: memdir confirm NAME --drop)")
     _warn_skipped(ctx)
@@ -178,7 +178,7 @@ def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> Non
     if as_json:
         emit_json(rec.to_dict())
     else:
-        click.echo(_show_text(rec), nl=False)
+        click.echo(escape_controls(_show_text(rec)), nl=False)
 
 
 @cli.command()
@@ -276,8 +276,10 @@ def history(
         extra = f"  ({c.reason})" if c.reason else ""
         extra += f"  [run {c.run}]" if c.run else ""
         click.echo(
-            f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
-            f"{c.name}  by {c.actor}{extra}"
+            escape_controls(
+                f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
+                f"{c.name}  by {c.actor}{extra}"
+            )
         )
 
 

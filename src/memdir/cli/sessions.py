@@ -17,6 +17,7 @@ import click
 
 from ..chain import message_text, tool_names
 from ..errors import ValidationError
+from ..records import escape_controls
 from ..sessions import PruneReport, Record, Session, SessionInfo
 from .app import cli, emit_json, json_option, memory
 
@@ -114,8 +115,8 @@ def show(ctx: click.Context, session_id: str, as_json: bool) -> None:
         label = record.type
         if record.type == "meta":
             label = f"meta:{record.content.get('kind')}"
-        click.echo(f"\n[{record.ts[:19].replace('T', ' ')}] {label}")
-        click.echo(_record_text(record))
+        click.echo(escape_controls(f"\n[{record.ts[:19].replace('T', ' ')}] {label}"))
+        click.echo(escape_controls(_record_text(record)))  # issue 26: no raw escape codes
     _warn(session)
 
 

@@ -33,6 +33,7 @@ from ..records import (
     MemoryRecord,
     check_field,
     check_name,
+    check_text,
     now_iso,
 )
 from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
@@ -111,6 +112,9 @@ class StoreCore:
         # MEMORY.md as this store last rendered it, and the files written since (memory_md.py)
         self._rendered: Rendered | None = None
         self._touched: set[str] | None = None
+        # before anything is opened (the lock itself lives in .history/): refuse links out
+        if os.path.isdir(dirs.memory):
+            self.check_links()
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -267,6 +271,7 @@ class StoreCore:
         """``(file name, lstat)`` of every memory file, sorted by name (``None``: no directory):
         one ``scandir`` and one ``lstat`` per file, shared by ``scan`` and the fingerprint."""
         out: list[tuple[str, os.stat_result]] = []
+        self.check_links()  # every read lists the directory first: links out are refused here
         try:
             with os.scandir(self.dirs.memory) as entries:
                 for entry in entries:
@@ -388,6 +393,8 @@ class StoreCore:
                 f"this memory would be {len(data) / 1e6:.1f} MB; memories must be under "
                 f"{MAX_FILE_BYTES // 1024} KiB — store a pointer to the document instead"
             )
+        if data is not None and op in ("create", "update"):
+            check_text(data.decode("utf-8", "replace"))  # the one write-path check, issue 26
         now = path.read_bytes() if path.is_file() else None
         if (content_hash(now) if now is not None else None) != before:
             raise ConflictError(

@@ -292,6 +292,7 @@ class FileStore(StoreCore):
         if cached is None:
             cached = FileStore(ScopeDirs(self.dirs.scope, self.dirs.archive))
             self._archive_store = cached
+        cached.check_links()  # archive/.index/ and the rest stay inside too
         return cached
 
     def _free_archive_path(self, name: str) -> Path:

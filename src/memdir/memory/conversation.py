@@ -23,7 +23,7 @@ from ..context import (
 )
 from ..extract.runner import Extraction, SessionReport
 from ..extract.state import Failure, all_states
-from ..files import Problem
+from ..files import Problem, inside
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, policy_file, sessions_dir
 from ..providers.factory import get_llm, llm_configured
@@ -62,7 +62,8 @@ class ConversationMemory(MemoryBase):
     def policy(self) -> Policy:
         """The lifecycle policy: ``<root>/.agent/memory-policy.yaml`` (outside a project
         ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
-        return load_policy(policy_file(home=self.home, project_root=self.project_root))
+        path = policy_file(home=self.home, project_root=self.project_root)
+        return load_policy(inside(path.parent, path))  # a link out of .agent/ is refused
 
     def sessions_dir(self) -> Path:
         """Where this project's session transcripts live (``<root>/.agent/sessions``)."""
