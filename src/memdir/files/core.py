@@ -646,7 +646,7 @@ class StoreCore:
         A read-only directory is not an error: the files are still read directly."""
         state = self.dirs.derived / "memory-md.fingerprint"
         try:
-            if state.read_text(encoding="ascii") == self.fingerprint():
+            if state.read_text(encoding="ascii") == self.fingerprint() and self._index_intact():
                 return False
         except (FileNotFoundError, UnicodeDecodeError):
             pass
@@ -654,6 +654,30 @@ class StoreCore:
             with self.locked():
                 return self.regenerate_index()
         except OSError:
+            return False
+
+    def _index_intact(self, *, save: bool = False) -> bool:
+        """Whether MEMORY.md is as memdir last wrote it (its size and mtime, kept in
+        ``.index/memory-md.stat``): a line or marker removed by hand is mended on the next
+        read (issue 26). ``save`` records the file as it is now."""
+        mark = self.dirs.derived / "memory-md.stat"
+        try:
+            st = self.dirs.index_file.stat()
+            now = f"{st.st_size}:{st.st_mtime_ns}"
+        except OSError:
+            now = "absent"
+        if save:
+            try:
+                if mark.read_text(encoding="ascii") == now:
+                    return True
+            except (OSError, UnicodeDecodeError):
+                pass
+            self.dirs.derived.mkdir(parents=True, exist_ok=True)
+            mark.write_text(now, encoding="ascii")  # derived: a torn write only re-renders
+            return True
+        try:
+            return mark.read_text(encoding="ascii") == now
+        except (OSError, UnicodeDecodeError):
             return False
 
     def regenerate_index(self) -> bool:
@@ -715,6 +739,7 @@ class StoreCore:
         if changed:
             self.dirs.memory.mkdir(parents=True, exist_ok=True)
             atomic_write(index, new.encode("utf-8"))
+        self._index_intact(save=True)
         # the fingerprint of what was just rendered (MEMORY.md itself is not part of it)
         state = self.dirs.derived / "memory-md.fingerprint"
         saved = rendered.signals.saved if rendered.signals is not None else None
