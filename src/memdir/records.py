@@ -185,8 +185,9 @@ def check_text(text: str, what: str = "this memory") -> None:
     char = found.group()
     raise ValidationError(
         f"{what} holds the control character {ascii(char)[1:-1]} "
-        f"({unicodedata.name(char, 'a terminal control code')}) on line {line}; it can hide "
-        "text on a terminal, so memdir does not store it — remove it (newlines and tabs are fine)"
+        f"({unicodedata.name(char, 'a terminal control code')}) on line {line} of its file; it "
+        "can hide text on a terminal, so memdir does not store it — remove it (newlines and tabs "
+        "are fine)"
     )
 
 

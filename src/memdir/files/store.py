@@ -47,7 +47,7 @@ class FileStore(StoreCore):
                 raise ConflictError(
                     f"{change.name!r} has changed since change {change.id} (a later change or a "
                     "hand edit); undo the later changes first (see `memdir history "
-                    f"{change.name}`)"
+                    f"{change.name}`; after a hand edit, `memdir restore {change.name}`)"
                 )
             data = self.log.load(change.before) if change.before else None
             return self._commit(
