@@ -462,13 +462,14 @@ class StoreCore:
         if not self._batching:
             self._index_written()
 
-    def check_links(self) -> None:
-        """Refuse (``LinkError``) when a folder or file memdir keeps under this scope is a
-        symbolic link out of it (issue 26); one ``lstat`` each when none is a link."""
+    def check_links(self, *extra: Path) -> None:
+        """Refuse (``LinkError``) when a folder or file memdir keeps under this scope — those
+        every read and write use, and ``extra`` (``archive/``, ``log/`` where they are used) —
+        is a symbolic link out of it (issue 26); one ``lstat`` each when none is a link. A
+        linked ``archive/`` or ``log/`` only blocks what uses it."""
         root = self.dirs.memory
         for path in (
-            self.dirs.archive,
-            self.dirs.log,
+            *extra,
             self.dirs.derived,
             self.dirs.history,
             self.dirs.objects,

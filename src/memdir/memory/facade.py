@@ -173,7 +173,7 @@ class Memory(ConversationMemory):
         safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
         store = self.store(target)
         with store.locked():
-            store.check_links()  # log/ linked out of the scope is refused, never appended to
+            store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
             return append_note(
                 store.dirs.log,
                 safe["text"] or "",
