@@ -210,8 +210,9 @@ def restore_version(store: FileStore, name: str, *, actor: str) -> Change:
                     "see `memdir history` (archived ones: `memdir list --archived`)"
                 )
             raise ValidationError(
-                f"{name!r} is as memdir last wrote it: nothing to restore (to go back further, "
-                f"`memdir undo` a change from `memdir history {name}`)"
+                f"{name!r} is as memdir last wrote it and none is archived under that name "
+                "(`memdir list --archived`): nothing to restore — to go back further, "
+                f"`memdir undo` a change from `memdir history {name}`"
             )
         item = match[0]
         if item.expected is None:
