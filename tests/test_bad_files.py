@@ -122,7 +122,63 @@ def test_problems_do_not_parse_good_files_twice(mem: Memory) -> None:
     store.scan()
     with ACCESS.watch() as access:
         problems = store.problems()
-    assert [p.severity for p in problems] == ["error", "warning"]
+    assert [p.severity for p in problems] == ["error", "warning", "warning"]
     assert "frontmatter name 'second'" in problems[1].reason
+    assert "deleted outside memdir" in problems[2].reason  # the rename by hand, issue 26
     opened = [name for event, name in access.touched(store.dirs.memory) if event == "open"]
     assert opened == ["broken.md"]  # the bad file has no parse to keep; good ones are cached
+
+
+# -- issue 26: terminal escape codes, look-alike names, crash leftovers ------------------------
+@pytest.mark.parametrize(
+    "bad", ["\x1b[8mhidden\x1b[0m", "bell\x07", "rtl \u202e override", "\x9b2J"]
+)
+def test_control_characters_are_refused_on_write_and_nothing_is_stored(
+    mem: Memory, bad: str
+) -> None:
+    with pytest.raises(ValidationError, match="control character") as caught:
+        mem.remember(f"the deploy is on fridays {bad}", type="project")
+    assert "remove it (newlines and tabs are fine)" in str(caught.value)
+    rec = mem.remember("tabs\tand\nnewlines are fine", type="project")
+    with pytest.raises(ValidationError, match="control character"):
+        mem.update(rec.name, why=f"because {bad}")
+    assert [r.name for r in mem.list()] == [rec.name]
+    assert [c.op for c in mem.history()] == ["create"]
+
+
+def test_escape_codes_in_a_hand_written_file_are_shown_escaped(
+    mem: Memory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from memdir.cli import main
+
+    path = mem.store("project").dirs.memory / "sneaky.md"
+    path.write_text(
+        '---\nname: sneaky\ntype: project\ndescription: "ok \\e[8mhidden"\n---\n'
+        "visible \x1b[8mhidden\x1b[0m text\n"
+    )
+    assert main(["show", "sneaky"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[8mhidden" in out
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "\x1b" not in out and "\\x1b[8mhidden" in out
+    assert main(["show", "sneaky", "--json"]) == 0
+    assert "\x1b" not in capsys.readouterr().out  # JSON escapes it as \u001b
+
+
+@pytest.mark.parametrize("name", ["МЕМORY", "Mеmory-notes", "pаypal", "ΜEMORY"])
+def test_look_alike_names_are_refused(mem: Memory, name: str) -> None:
+    with pytest.raises(ValidationError, match=r"look alike|looks like the reserved name"):
+        mem.remember("a fact", type="project", name=name)
+    assert mem.list() == []
+    mem.remember("Москва — столица", type="project", name="москва")  # one script is fine
+
+
+def test_temp_files_left_by_a_crash_are_removed_by_the_next_write(mem: Memory) -> None:
+    mem.remember("first", type="project")
+    store = mem.store("project")
+    left = [store.dirs.memory / ".x.md.1234abcd.tmp", store.dirs.derived / ".fp.1234abcd.tmp"]
+    for path in left:
+        path.write_bytes(b"half")
+    Memory().remember("second", type="project")  # a new process: the next locked write
+    assert not any(p.exists() for p in left)

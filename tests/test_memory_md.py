@@ -260,3 +260,26 @@ def test_a_failed_write_makes_the_next_one_a_full_pass(mem: Memory) -> None:
     mem.remember("third", type="project")
     assert "(second.md)" in index.read_text(encoding="utf-8")
     assert_current(store)
+
+
+# -- issue 26: a MEMORY.md damaged by hand is mended on the next read --------------------------
+@pytest.mark.parametrize("damage", ["line", "begin", "end", "both"])
+def test_a_hand_damaged_memory_md_is_repaired_on_the_next_read(mem: Memory, damage: str) -> None:
+    a = mem.remember("first fact", type="project", name="first")
+    mem.remember("second fact", type="project", name="second")
+    index = a.path.parent / "MEMORY.md"
+    good = index.read_text()
+    lines = good.splitlines(keepends=True)
+    drop = {
+        "line": lambda ln: "(first.md)" in ln,
+        "begin": lambda ln: ln.startswith("<!-- memdir:begin"),
+        "end": lambda ln: ln.startswith("<!-- memdir:end"),
+        "both": lambda ln: ln.startswith(("<!-- memdir:begin", "<!-- memdir:end")),
+    }[damage]
+    index.write_text("".join(ln for ln in lines if not drop(ln)) + "my own note\n")
+    Memory().list()  # a new process reads
+    mended = index.read_text()
+    assert mended.count("(first.md)") == 1 and mended.count("(second.md)") == 1
+    assert "my own note" in mended  # text outside the block is kept
+    if damage != "both":
+        assert mended.count("<!-- memdir:begin -->") == mended.count("<!-- memdir:end -->") == 1

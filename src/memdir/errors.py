@@ -13,6 +13,7 @@ their edge and show its message, which always says what to do next::
     ├── ConflictError          the file changed underneath us; nothing was written
     ├── SessionBusyError       another process is writing that session (one writer per file)
     ├── BadFileError           a memory file on disk does not parse (see ``memdir doctor``)
+    │   └── LinkError          a symbolic link leads out of the scope; not followed
     ├── LockTimeoutError       another process held the scope's write lock for too long
     ├── ProviderError          an LLM endpoint failed, timed out or is not configured
     └── ExtractionError        the extractor's model output stayed unusable after a retry
@@ -28,6 +29,7 @@ __all__ = [
     "ConfigError",
     "ConflictError",
     "ExtractionError",
+    "LinkError",
     "LockTimeoutError",
     "MemdirError",
     "NotFoundError",
@@ -78,6 +80,11 @@ class BadFileError(MemdirError):
         self.path = path
         self.reason = reason
         super().__init__(f"{path}: {reason}")
+
+
+class LinkError(BadFileError):
+    """A symbolic link under a scope leads out of it (issue 26): memdir neither reads nor writes
+    through it — a cloned repository can ship such links in its ``.agent/``."""
 
 
 class LockTimeoutError(MemdirError):

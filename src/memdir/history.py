@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -24,13 +25,85 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import AmbiguousError, NotFoundError
+from .errors import AmbiguousError, LinkError, NotFoundError
 from .markdown import HASH_PREFIX
 from .paths import ScopeDirs
 
-__all__ = ["Change", "ChangeLog", "append_jsonl", "atomic_write", "fsync_dir", "read_jsonl"]
+__all__ = [
+    "Change",
+    "ChangeLog",
+    "append_jsonl",
+    "atomic_write",
+    "crash_point",
+    "fsync_dir",
+    "inside",
+    "read_jsonl",
+]
 
 OPS = ("create", "update", "delete", "archive", "restore", "rename", "undo", "refuse")
+
+
+def inside(root: Path, path: Path) -> Path:
+    """``path``, checked to stay under ``root`` once every symbolic link is resolved — the one
+    rule for every file memdir reads or writes under a scope (issue 26): a link that stays
+    inside is followed, one that leads out raises ``LinkError`` naming it. ``root`` itself may
+    be a link (a home on another disk is the person's choice); what lies under it may not
+    lead elsewhere. Cheap when nothing is a link: one ``lstat`` per component below ``root``."""
+    try:
+        rest = path.relative_to(root).parts
+    except ValueError:
+        rest = None
+    if rest is not None:
+        current = root
+        for part in rest:  # the common case: no component is a link, nothing to resolve
+            current = current / part
+            try:
+                if os.path.islink(current):
+                    break
+            except OSError:
+                return path
+        else:
+            return path
+    real_root, real = os.path.realpath(root), os.path.realpath(path)
+    if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
+        return path
+    link = _first_link(root, path)
+    raise LinkError(
+        link,
+        f"is a symbolic link that leads out of {root} (to {real}); memdir does not follow it — "
+        "replace the link with the real file or folder, or remove it",
+    )
+
+
+def _first_link(root: Path, path: Path) -> Path:
+    """The first component of ``path`` below ``root`` that is a symbolic link (for messages)."""
+    try:
+        current = root
+        for part in path.relative_to(root).parts:
+            current = current / part
+            if current.is_symlink():
+                return current
+    except ValueError:
+        pass
+    return path
+
+
+def crash_point(point: str) -> None:
+    """A named step of a write, where the crash tests (``tests/test_history.py``) kill the
+    process: ``MEMDIR_TEST_CRASH=<point>`` (or ``<point>:<n>``, the n-th time it is passed)
+    makes the writer send itself SIGKILL there. Deterministic: no timing, no sleeps."""
+    wanted = os.environ.get("MEMDIR_TEST_CRASH")
+    if not wanted:
+        return
+    name, _, count = wanted.partition(":")
+    if name != point:
+        return
+    seen = _CRASH_SEEN[point] = _CRASH_SEEN.get(point, 0) + 1
+    if seen >= (int(count) if count.isdigit() else 1):
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+_CRASH_SEEN: dict[str, int] = {}
 
 
 def fsync_dir(directory: Path) -> None:
@@ -55,6 +128,7 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
             handle.write(data)
             handle.flush()
             os.fsync(handle.fileno())
+        crash_point("before-rename")
         os.replace(tmp, path)
     except BaseException:
         tmp.unlink(missing_ok=True)
@@ -162,14 +236,17 @@ class ChangeLog:
 
     def keep(self, digest: str, data: bytes) -> None:
         """Store ``data`` under its hash (once; objects never change)."""
-        path = self._object_path(digest)
+        path = inside(self.dirs.memory, self._object_path(digest))
         if path.exists():
             return
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, data)
 
+    def has(self, digest: str) -> bool:
+        return inside(self.dirs.memory, self._object_path(digest)).is_file()
+
     def load(self, digest: str) -> bytes:
-        path = self._object_path(digest)
+        path = inside(self.dirs.memory, self._object_path(digest))
         try:
             return path.read_bytes()
         except FileNotFoundError:
@@ -214,12 +291,34 @@ class ChangeLog:
         line = change.to_dict()
         if renamed_from is None:
             del line["renamed_from"]  # only renames carry it: other lines stay as they were
-        append_jsonl(self.dirs.changes, line)
+        append_jsonl(inside(self.dirs.memory, self.dirs.changes), line)
         return change
+
+    def last(self) -> Change | None:
+        """The last complete entry, read from the end of the file (one small read): the only
+        one a crash can have left half-applied, since every write settles it first."""
+        path = inside(self.dirs.memory, self.dirs.changes)
+        try:
+            with open(path, "rb") as handle:
+                size = handle.seek(0, os.SEEK_END)
+                chunk = min(size, 1 << 16)
+                handle.seek(size - chunk)
+                tail = handle.read(chunk)
+        except FileNotFoundError:
+            return None
+        for raw in reversed(tail.split(b"\n")[1 if chunk < size else 0 : -1]):
+            try:
+                data = json.loads(raw)
+            except ValueError:
+                continue
+            change = Change.from_dict(data) if isinstance(data, dict) else None
+            if change is not None:
+                return change
+        return None
 
     def entries(self) -> Iterator[Change]:
         """Every readable entry, oldest first; torn or foreign lines are counted and skipped."""
-        records, self.torn_lines, end = read_jsonl(self.dirs.changes)
+        records, self.torn_lines, end = read_jsonl(inside(self.dirs.memory, self.dirs.changes))
         if self.dirs.changes.exists() and self.dirs.changes.stat().st_size > end:
             self.torn_lines += 1  # a last line without its newline: a write cut short
         for data in records:

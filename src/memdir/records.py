@@ -34,7 +34,9 @@ __all__ = [
     "Source",
     "check_field",
     "check_name",
+    "check_text",
     "default_scope",
+    "escape_controls",
     "now_iso",
     "shorten",
     "slugify",
@@ -128,6 +130,7 @@ def check_name(name: str) -> str:
         raise UnsafeNameError(f"{shown!r} is not a valid memory name: '..' is not allowed")
     if stem.lower() in _RESERVED:
         raise UnsafeNameError(f"{shown!r} is a reserved name: choose another")
+    _check_lookalike(stem, shown)
     return stem
 
 
@@ -135,6 +138,64 @@ def _ascii_word(word: str) -> str | None:
     """``word`` in ASCII letters if it is Latin (accents dropped: ``café`` → ``cafe``)."""
     folded = "".join(c for c in unicodedata.normalize("NFKD", word) if not unicodedata.combining(c))
     return folded if folded.isascii() else None
+
+
+# Letters of other scripts that look like Latin ones (issue 26): ``МЕМORY`` with a Cyrillic
+# М and Е reads as MEMORY.md to a person; a name mixing scripts, or one that reads as a
+# reserved name, is refused.
+_LOOKALIKE = str.maketrans(
+    "АВЕКМНОРСТХУаеорсухіјѕԁɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧοѵ",
+    "ABEKMHOPCTXYaeopcyxijsdgABEZHIKMNOPTYXov",
+)
+
+
+def _script(ch: str) -> str | None:
+    if not ch.isalpha():
+        return None
+    return unicodedata.name(ch, "").split(" ")[0] or None
+
+
+def _check_lookalike(stem: str, shown: str) -> None:
+    scripts = {script for ch in stem if (script := _script(ch)) is not None}
+    confusable = scripts & {"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE"}
+    if "LATIN" in scripts and confusable:
+        odd = next(ch for ch in stem if _script(ch) in confusable)
+        raise UnsafeNameError(
+            f"{shown!r} mixes Latin letters with {'/'.join(sorted(confusable)).title()} ones "
+            f"({odd!r} is {unicodedata.name(odd)}), which look alike and could pass for "
+            "another name: write it in one script"
+        )
+    if stem.translate(_LOOKALIKE).lower() in _RESERVED:
+        raise UnsafeNameError(
+            f"{shown!r} looks like the reserved name {stem.translate(_LOOKALIKE)!r}: choose another"
+        )
+
+
+# Control characters (issue 26): an escape sequence in a memory can hide text from the person
+# reviewing it on a terminal. C0 and C1 controls, DEL and the bidirectional overrides are
+# refused on write (newline, tab and the carriage return of CRLF files excepted) and shown
+# escaped whenever memdir prints text for people.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with every control character shown as ``\x1b``-style escapes (``\u202e``)."""
+    return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
+
+
+def check_text(text: str, what: str = "this memory") -> None:
+    """Raise ``ValidationError`` when ``text`` holds a control character (see above)."""
+    found = _CONTROL.search(text)
+    if found is None:
+        return
+    line = text.count("\n", 0, found.start()) + 1
+    char = found.group()
+    raise ValidationError(
+        f"{what} holds the control character {ascii(char)[1:-1]} "
+        f"({unicodedata.name(char, 'a terminal control code')}) on line {line} of its file; it "
+        "can hide text on a terminal, so memdir does not store it — remove it (newlines and tabs "
+        "are fine)"
+    )
 
 
 def slugify(text: str, *, max_chars: int = 48) -> str:

@@ -61,9 +61,16 @@ from typing import Any, Literal
 
 from .chain import Entry, is_result, message_text, repair, result_ids, tool_names
 from .config import SessionsPolicy
-from .errors import AmbiguousError, MemdirError, NotFoundError, SessionBusyError, ValidationError
+from .errors import (
+    AmbiguousError,
+    LinkError,
+    MemdirError,
+    NotFoundError,
+    SessionBusyError,
+    ValidationError,
+)
 from .files import Problem
-from .history import fsync_dir
+from .history import fsync_dir, inside
 
 __all__ = [
     "MESSAGE_TYPES",
@@ -294,6 +301,8 @@ class Session:
     @classmethod
     def open(cls, path: Path, *, write: bool) -> Session:
         """An existing session; ``write`` takes its lock (``SessionBusyError`` if held)."""
+        folder = path.parent.parent if path.parent.name == "archive" else path.parent
+        inside(folder, path)  # a session file linked out of the sessions folder is refused
         if not path.is_file():
             raise NotFoundError(f"no session file {path}: see `memdir sessions list`")
         fd = _open_locked(path, os.O_RDWR | os.O_APPEND) if write else None
@@ -498,7 +507,7 @@ def _info(path: Path, *, archived: bool, size: int | None = None) -> SessionInfo
 
 def list_sessions(directory: Path, *, archived: bool = False) -> list[SessionInfo]:
     """Every session in ``directory`` (its ``archive/`` with ``archived``), oldest first."""
-    folder = directory / "archive" if archived else directory
+    folder = inside(directory, directory / "archive") if archived else directory
     try:
         entries = list(os.scandir(folder))
     except FileNotFoundError:
@@ -507,6 +516,8 @@ def list_sessions(directory: Path, *, archived: bool = False) -> list[SessionInf
     for entry in entries:
         stem = entry.name.removesuffix(".jsonl")
         if entry.name.endswith(".jsonl") and ID_RE.fullmatch(stem) and entry.is_file():
+            if entry.is_symlink() and not _stays(directory, Path(entry.path)):
+                continue  # a link out of the folder is not read (``open`` says why)
             try:
                 found.append(_info(Path(entry.path), archived=archived, size=entry.stat().st_size))
             except FileNotFoundError:
@@ -514,6 +525,14 @@ def list_sessions(directory: Path, *, archived: bool = False) -> list[SessionInf
             except ValueError:
                 continue  # a name shaped like an id that is not a time (month 13): not ours
     return sorted(found, key=lambda info: info.id)
+
+
+def _stays(directory: Path, path: Path) -> bool:
+    try:
+        inside(directory, path)
+    except LinkError:
+        return False
+    return True
 
 
 def _match(folder: Path, session_id: str) -> Path | None:
@@ -538,7 +557,7 @@ def find_session(directory: Path, session_id: str, *, archived: bool = False) ->
     found = _match(directory, session_id)
     if found is not None:
         return found
-    in_archive = _match(directory / "archive", session_id)
+    in_archive = _match(inside(directory, directory / "archive"), session_id)
     if in_archive is not None and archived:
         return in_archive
     if in_archive is not None:

@@ -12,6 +12,7 @@ import os
 import click
 
 from ..errors import MemdirError
+from ..records import escape_controls
 from . import (  # noqa: F401  (registers the commands)
     chat,
     config,
@@ -36,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     except MemdirError as exc:
         if os.environ.get("MEMDIR_DEBUG") == "1":
             raise
-        click.echo(f"error: {exc}", err=True)
+        click.echo(escape_controls(f"error: {exc}"), err=True)
         return 1
     except click.exceptions.Exit as exc:
         return exc.exit_code

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
-from ..records import SOURCES, TYPES
+from ..records import SOURCES, TYPES, escape_controls
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
 from .names import name_argument, resolved
 
@@ -169,7 +169,7 @@ def list_(
             rivals = r.extra.get("conflicts_with")
             if tentative and isinstance(rivals, list) and rivals:
                 line += f"  (conflicts with {', '.join(map(str, rivals))})"
-            click.echo(line)
+            click.echo(escape_controls(line))
         if tentative:
             click.echo("Settle each with: memdir confirm NAME  (or: memdir confirm NAME --drop)")
     _warn_skipped(ctx)
@@ -191,7 +191,7 @@ def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> Non
     if as_json:
         emit_json(rec.to_dict())
     else:
-        click.echo(_show_text(rec), nl=False)
+        click.echo(escape_controls(_show_text(rec)), nl=False)
 
 
 @cli.command()
@@ -295,8 +295,10 @@ def history(
         extra = f"  ({c.reason})" if c.reason else ""
         extra += f"  [run {c.run}]" if c.run else ""
         click.echo(
-            f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
-            f"{c.name}  by {c.actor}{extra}"
+            escape_controls(
+                f"{c.id}  {c.time[:19].replace('T', ' ')}  {c.op:<7} {c.scope:<8} "
+                f"{c.name}  by {c.actor}{extra}"
+            )
         )
 
 
@@ -330,11 +332,18 @@ def undo(ctx: click.Context, change_id: str, as_json: bool) -> None:
 
 
 @cli.command()
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Complete a write a crash cut short, add changes made outside memdir to the history "
+    "(undoable), remove temp files a crash left.",
+)
 @json_option
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
-    """Check the memory files; report each problem (nothing is changed). Exit 1 on errors."""
-    problems = memory(ctx).doctor()
+def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
+    """Check the memory files; report each problem (nothing is changed without --fix).
+    Exit 1 on errors."""
+    problems = memory(ctx).doctor(fix=fix)
     if as_json:
         emit_json([p.to_dict() for p in problems])
     elif not problems:

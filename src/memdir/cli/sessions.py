@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..errors import ValidationError
+from ..records import escape_controls
 from .app import cli, emit_json, json_option, memory
 
 if TYPE_CHECKING:
@@ -120,8 +121,8 @@ def show(ctx: click.Context, session_id: str, as_json: bool) -> None:
         label = record.type
         if record.type == "meta":
             label = f"meta:{record.content.get('kind')}"
-        click.echo(f"\n[{record.ts[:19].replace('T', ' ')}] {label}")
-        click.echo(_record_text(record))
+        click.echo(escape_controls(f"\n[{record.ts[:19].replace('T', ' ')}] {label}"))
+        click.echo(escape_controls(_record_text(record)))  # issue 26: no raw escape codes
     _warn(session)
 
 

@@ -25,7 +25,8 @@ renders MEMORY.md and keeps what it was rendered from; ``store.py`` adds undo, w
 creates and renames (the memory tool) and the archive (sleep) as ``FileStore``.
 """
 
+from ..history import inside
 from .core import BODY_PARTS, MAX_FILE_BYTES, Problem
 from .store import FileStore
 
-__all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "FileStore", "Problem"]
+__all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "FileStore", "Problem", "inside"]

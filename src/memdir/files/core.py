@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..history import Change, ChangeLog, atomic_write, fsync_dir
+from ..history import Change, ChangeLog, atomic_write, crash_point, fsync_dir, inside
 from ..markdown import (
     Document,
     FormatError,
@@ -31,6 +31,7 @@ from ..records import (
     MemoryRecord,
     check_field,
     check_name,
+    check_text,
     now_iso,
 )
 from .lock import fair_lock
@@ -108,6 +109,9 @@ class StoreCore:
         # MEMORY.md as this store last rendered it, and the files written since (memory_md.py)
         self._rendered: Rendered | None = None
         self._touched: set[str] | None = None
+        # before anything is opened (the lock itself lives in .history/): refuse links out
+        if os.path.isdir(dirs.memory):
+            self.check_links()
 
     # -- locking -------------------------------------------------------------------------
     @contextmanager
@@ -165,10 +169,19 @@ class StoreCore:
                 self._index_written()
 
     def _remove_stale_temp_files(self) -> None:
-        # Temp files are only written under the lock, so one present now was left by a crash.
-        if self.dirs.memory.is_dir():
-            for tmp in self.dirs.memory.glob(".*.tmp"):
-                tmp.unlink(missing_ok=True)
+        """Another process may have been here, a crashed writer among them: remove the temp
+        files it left (they are only written under the lock) in the scope and ``.index/``, and
+        complete the change it logged but did not finish writing (``steps.settle``)."""
+        self.check_links()
+        for folder in (self.dirs.memory, self.dirs.derived):
+            if folder.is_dir():
+                for tmp in folder.glob(".*.tmp"):
+                    tmp.unlink(missing_ok=True)
+        if os.path.lexists(self.pending):
+            self._settle()
+
+    def _settle(self) -> None:
+        """Complete a change the log holds but a crash kept off the disk (``FileStore``)."""
 
     # -- reading -------------------------------------------------------------------------
     def path_for(self, name: str) -> Path:
@@ -243,6 +256,7 @@ class StoreCore:
         """``(file name, lstat)`` of every memory file, sorted by name (``None``: no directory):
         one ``scandir`` and one ``lstat`` per file, shared by ``scan`` and the fingerprint."""
         out: list[tuple[str, os.stat_result]] = []
+        self.check_links()  # every read lists the directory first: links out are refused here
         try:
             with os.scandir(self.dirs.memory) as entries:
                 for entry in entries:
@@ -364,6 +378,8 @@ class StoreCore:
                 f"this memory would be {len(data) / 1e6:.1f} MB; memories must be under "
                 f"{MAX_FILE_BYTES // 1024} KiB — store a pointer to the document instead"
             )
+        if data is not None and op in ("create", "update"):
+            check_text(data.decode("utf-8", "replace"))  # the one write-path check, issue 26
         now = path.read_bytes() if path.is_file() else None
         if (content_hash(now) if now is not None else None) != before:
             raise ConflictError(
@@ -373,15 +389,14 @@ class StoreCore:
         self._touch(path)
         after = content_hash(data) if data is not None else None
         if now is not None and before is not None:
-            # keep what is about to be replaced; the new version is on disk until it is
-            # replaced in turn, so every version memdir ever replaced can be restored
+            # keep what is about to be replaced, and the new version too (issue 26): a file
+            # overwritten or deleted by hand later can still be put back (`memdir restore`)
             self.log.keep(before, now)
         if data is not None:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(path, data, sync_dir=not self._batching)
-        else:
-            path.unlink()
-        return self._logged(
+            self.log.keep(after or "", data)
+        # intent first (issue 26): the log line is written before the file, so a kill in
+        # between leaves a logged change the next locked write completes (``steps.settle``)
+        change = self._log(
             path,
             op=op,
             name=path.stem,
@@ -392,6 +407,15 @@ class StoreCore:
             reason=reason,
             undoes=undoes,
         )
+        crash_point("after-log")
+        if data is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, data, sync_dir=not self._batching)
+        else:
+            path.unlink()
+        crash_point("after-write")
+        self._written()
+        return change
 
     def _touch(self, *paths: Path) -> None:
         """Say that ``paths`` are about to be written, so MEMORY.md re-reads them (and only
@@ -401,13 +425,47 @@ class StoreCore:
             self._touched = set()
         self._touched.update(p.name for p in paths if p.parent == self.dirs.memory)
 
-    def _logged(self, where: Path, **fields: Any) -> Change:
-        """Append one change — with the current run and where its file is (``where``) — and
-        refresh MEMORY.md unless a batch will. Every write path ends here."""
-        change = self.log.append(run=self._run, path=self._where(where), **fields)
+    def _log(self, where: Path, **fields: Any) -> Change:
+        """Append one change — with the current run and where its file is (``where``) — before
+        its file is written: every write path logs here first, then writes, then ``_written``."""
+        self.check_links()
+        # the marker says "a change is being written": only then does the next lock settle
+        # the log's last change; without it a file that differs was changed by hand, and
+        # hand edits win (a kill leaves the page cache, so no fsync is needed for it)
+        os.close(os.open(self.pending, os.O_WRONLY | os.O_CREAT, 0o644))
+        return self.log.append(run=self._run, path=self._where(where), **fields)
+
+    @property
+    def pending(self) -> Path:
+        """``.history/pending``: present while a logged change is being written."""
+        return self.dirs.history / "pending"
+
+    def _written(self) -> None:
+        """After a change's files are on disk: refresh MEMORY.md unless a batch will."""
+        crash_point("before-done")
+        self.pending.unlink(missing_ok=True)
         if not self._batching:
             self._index_written()
-        return change
+
+    def check_links(self, *extra: Path) -> None:
+        """Refuse (``LinkError``) when a folder or file memdir keeps under this scope — those
+        every read and write use, and ``extra`` (``archive/``, ``log/`` where they are used) —
+        is a symbolic link out of it (issue 26); one ``lstat`` each when none is a link. A
+        linked ``archive/`` or ``log/`` only blocks what uses it."""
+        root = self.dirs.memory
+        for path in (
+            *extra,
+            self.dirs.derived,
+            self.dirs.history,
+            self.dirs.objects,
+            self.dirs.changes,
+            self.dirs.recalls,
+            self.dirs.lock,
+            self.pending,
+            self.dirs.index_file,
+            self.dirs.derived / "memory-md.fingerprint",
+        ):
+            inside(root, path)
 
     def create(
         self,
@@ -578,7 +636,7 @@ class StoreCore:
             return False
         state = self.dirs.derived / "memory-md.fingerprint"
         try:
-            if state.read_text(encoding="ascii") == self.fingerprint():
+            if state.read_text(encoding="ascii") == self.fingerprint() and self._index_intact():
                 return False
         except (FileNotFoundError, UnicodeDecodeError):
             pass
@@ -586,6 +644,30 @@ class StoreCore:
             with self.locked():
                 return self.regenerate_index()
         except OSError:
+            return False
+
+    def _index_intact(self, *, save: bool = False) -> bool:
+        """Whether MEMORY.md is as memdir last wrote it (its size and mtime, kept in
+        ``.index/memory-md.stat``): a line or marker removed by hand is mended on the next
+        read (issue 26). ``save`` records the file as it is now."""
+        mark = self.dirs.derived / "memory-md.stat"
+        try:
+            st = self.dirs.index_file.stat()
+            now = f"{st.st_size}:{st.st_mtime_ns}"
+        except OSError:
+            now = "absent"
+        if save:
+            try:
+                if mark.read_text(encoding="ascii") == now:
+                    return True
+            except (OSError, UnicodeDecodeError):
+                pass
+            self.dirs.derived.mkdir(parents=True, exist_ok=True)
+            mark.write_text(now, encoding="ascii")  # derived: a torn write only re-renders
+            return True
+        try:
+            return mark.read_text(encoding="ascii") == now
+        except (OSError, UnicodeDecodeError):
             return False
 
     def regenerate_index(self) -> bool:
@@ -647,6 +729,7 @@ class StoreCore:
         if changed:
             self.dirs.memory.mkdir(parents=True, exist_ok=True)
             atomic_write(index, new.encode("utf-8"))
+        self._index_intact(save=True)
         # the fingerprint of what was just rendered (MEMORY.md itself is not part of it)
         state = self.dirs.derived / "memory-md.fingerprint"
         saved = rendered.signals.saved if rendered.signals is not None else None

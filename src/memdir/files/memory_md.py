@@ -107,7 +107,27 @@ def splice(old: str, block: str) -> str:
         rest = old[end + len(END) :]
         rest = rest[2:] if rest.startswith("\r\n") else rest.removeprefix("\n")
         return old[:start] + block + rest
+    lines = old.splitlines(keepends=True)
+    header = old.find(_HEADER[:40])
+    if start != -1 or end != -1 or header != -1:
+        # a marker removed by hand (issue 26): mend the block where it is, do not append
+        marker = BEGIN if start != -1 else END if end != -1 else _HEADER[:40]
+        at = next(i for i, line in enumerate(lines) if marker in line)
+        lo, hi = at, at + 1
+        if end == -1:
+            while hi < len(lines) and _generated(lines[hi]):
+                hi += 1
+        else:
+            while lo > 0 and _generated(lines[lo - 1]):
+                lo -= 1
+        return "".join(lines[:lo]) + block + "".join(lines[hi:])
     return old + ("" if old.endswith("\n") or not old else "\n") + block
+
+
+def _generated(line: str) -> bool:
+    """Whether ``line`` looks like one memdir writes inside the markers (for mending)."""
+    text = line.strip()
+    return not text or text.startswith(("<!--", "## ", "- [")) or text.startswith(_HEADER[:20])
 
 
 def entry_hash(name: str, st: os.stat_result) -> int:

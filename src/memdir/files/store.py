@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, ValidationError
-from ..history import Change, atomic_write, fsync_dir
+from ..history import Change, atomic_write, crash_point, fsync_dir, inside
 from ..markdown import (
     FormatError,
     content_hash,
@@ -24,7 +24,8 @@ from ..records import (
     check_name,
     now_iso,
 )
-from .core import StoreCore, _record
+from .core import Problem, StoreCore, _record
+from .steps import out_of_step, record_outside, restore_version, settle
 
 __all__ = ["FileStore"]
 
@@ -46,7 +47,7 @@ class FileStore(StoreCore):
                 raise ConflictError(
                     f"{change.name!r} has changed since change {change.id} (a later change or a "
                     "hand edit); undo the later changes first (see `memdir history "
-                    f"{change.name}`)"
+                    f"{change.name}`; after a hand edit, `memdir restore {change.name}`)"
                 )
             data = self.log.load(change.before) if change.before else None
             return self._commit(
@@ -59,6 +60,26 @@ class FileStore(StoreCore):
                 reason=f"undo {change.op} {change.id}",
                 undoes=change.id,
             )
+
+    def _settle(self) -> None:
+        settle(self)
+
+    def problems(self) -> list[Problem]:
+        """What ``memdir doctor`` reports: unreadable files, and every file out of step with
+        the change log (changed outside memdir, or a write a crash cut short)."""
+        found = super().problems()
+        found += [Problem(i.path, i.reason(), "warning") for i in out_of_step(self)]
+        return found
+
+    def fix(self, *, actor: str = "doctor") -> list[Change]:
+        """``memdir doctor --fix``: complete a crashed write, log every change made outside
+        memdir (so it can be undone), remove temp files a crash left."""
+        return record_outside(self, actor=actor)
+
+    def restore_version(self, name: str, *, actor: str) -> Change:
+        """Put back the version of ``name`` memdir last wrote, after a hand overwrite or
+        delete (``memdir restore NAME``); undoable like every change."""
+        return restore_version(self, name, actor=actor)
 
     # -- memory tool support (issue 4) -----------------------------------------------------
     def create_bytes(
@@ -180,10 +201,7 @@ class FileStore(StoreCore):
         before, after = content_hash(old), content_hash(new)
         self.log.keep(before, old)
         self.log.keep(after, new)
-        atomic_write(dst, new, sync_dir=False)
-        src.unlink()
-        fsync_dir(self.dirs.memory)
-        return self._logged(
+        change = self._log(
             dst,
             op=op,
             name=dst.stem,
@@ -195,6 +213,13 @@ class FileStore(StoreCore):
             undoes=undoes,
             renamed_from=src.stem,
         )
+        crash_point("after-log")
+        atomic_write(dst, new, sync_dir=False)
+        crash_point("after-write")
+        src.unlink()
+        fsync_dir(self.dirs.memory)
+        self._written()
+        return change
 
     def _undo_rename(self, change: Change, *, actor: str) -> Change:
         """Undo a rename (or the undo of one): ``name`` goes back to ``renamed_from``."""
@@ -262,10 +287,12 @@ class FileStore(StoreCore):
     def archived(self) -> FileStore:
         """The archived memories as a store of their own, for reading and for their own
         search index (``archive/.index/``); never written through."""
+        inside(self.dirs.memory, self.dirs.archive)  # a link out of the scope is not followed
         cached: FileStore | None = getattr(self, "_archive_store", None)
         if cached is None:
             cached = FileStore(ScopeDirs(self.dirs.scope, self.dirs.archive))
             self._archive_store = cached
+        cached.check_links()  # archive/.index/ and the rest stay inside too
         return cached
 
     def _free_archive_path(self, name: str) -> Path:
@@ -301,12 +328,9 @@ class FileStore(StoreCore):
             )
         self._touch(src, dst)
         self.log.keep(before, now)
+        self.log.keep(content_hash(data), data)
         dst.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(dst, data, sync_dir=not self._batching)
-        src.unlink()
-        if not self._batching:
-            fsync_dir(src.parent)
-        return self._logged(
+        change = self._log(
             archive_side,
             op=op,
             name=name,
@@ -317,6 +341,14 @@ class FileStore(StoreCore):
             reason=reason,
             undoes=undoes,
         )
+        crash_point("after-log")
+        atomic_write(dst, data, sync_dir=not self._batching)
+        crash_point("after-write")
+        src.unlink()
+        if not self._batching:
+            fsync_dir(src.parent)
+        self._written()
+        return change
 
     def archive(
         self,

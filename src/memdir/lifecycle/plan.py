@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..config import Policy
+from ..history import inside
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .promote import Note, plan_promotions, read_notes
 from .similar import candidate_pairs, content_tokens, normalise, relate
@@ -105,7 +106,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         vectors=matrix,
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
-        notes=read_notes(store.dirs.log),
+        notes=read_notes(inside(store.dirs.memory, store.dirs.log)),  # no link out (issue 26)
     )
 
 

@@ -22,7 +22,7 @@ from ..context import (
     recorded_guide,
 )
 from ..extract.state import Failure, all_states
-from ..files import Problem
+from ..files import Problem, inside
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, policy_file, sessions_dir
@@ -63,7 +63,8 @@ class ConversationMemory(MemoryBase):
     def policy(self) -> Policy:
         """The lifecycle policy: ``<root>/.agent/memory-policy.yaml`` (outside a project
         ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
-        return load_policy(policy_file(home=self.home, project_root=self.project_root))
+        path = policy_file(home=self.home, project_root=self.project_root)
+        return load_policy(inside(path.parent, path))  # a link out of .agent/ is refused
 
     def sessions_dir(self) -> Path:
         """Where this project's session transcripts live (``<root>/.agent/sessions``)."""
@@ -329,9 +330,13 @@ class ConversationMemory(MemoryBase):
         change log, no extraction state, no second parse: what ``memdir list`` warns about."""
         return [p for s in self.scopes() for p in self.store(s).unreadable()]
 
-    def doctor(self) -> builtins.list[Problem]:
-        """Every problem found in the scope directories, and every failed extraction;
-        nothing is changed."""
+    def doctor(self, *, fix: bool = False) -> builtins.list[Problem]:
+        """Every problem found in the scope directories, and every failed extraction; nothing
+        is changed unless ``fix``: then a write a crash cut short is completed and each change
+        made outside memdir is logged (undoable) first (issue 26)."""
+        if fix:
+            for s in self.scopes():
+                self.store(s).fix()
         problems = [p for s in self.scopes() for p in self.store(s).problems()]
         for s in self.scopes():  # issue 26: a damaged index, and the copies set aside
             problems += problems_of(self.store(s).dirs.derived / "index.sqlite")

@@ -179,6 +179,7 @@ class Memory(ConversationMemory):
         safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
         store = self.store(target)
         with store.locked():
+            store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
             return append_note(
                 store.dirs.log,
                 safe["text"] or "",
@@ -228,12 +229,20 @@ class Memory(ConversationMemory):
         return hits if explain else [Hit(h.record, h.score) for h in hits]
 
     def restore(self, name: str, *, scope: Scope | None = None) -> Change:
-        """Bring an archived memory back among the others (undoable)."""
+        """Bring an archived memory back among the others (undoable) — or, when none is
+        archived under ``name``, put back the version memdir last wrote of a memory changed or
+        deleted outside memdir (issue 26)."""
         for s in self._sleep_scopes(scope):
             archive = self.store(s).archived()
             if archive.exists(name):
                 return self.store(s).restore(name, actor=self.actor, reason="restored by request")
-        raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
+        for s in self._sleep_scopes(scope):
+            if any(c.name == name for c in self.store(s).log.entries()):
+                return self.store(s).restore_version(name, actor=self.actor)
+        raise NotFoundError(
+            f"no archived memory named {name!r}, and none in the history: see "
+            "`memdir list --archived` and `memdir history`"
+        )
 
     def forget_archived(
         self, name: str, *, scope: Scope | None = None, reason: str | None = None

@@ -1,0 +1,130 @@
+"""Issue 26, class 2: a symbolic link under a scope never leads memdir out of it.
+
+A cloned repository can ship links in its ``.agent/``: every file memdir reads or writes under a
+scope — memories, archive, log, sessions, history, index, policy — is refused when a link leads
+out (``LinkError`` naming the link and how to fix it), and the link's target is neither read
+nor written. Links that stay inside the scope are followed as before.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from memdir import Memory
+from memdir.cli import main
+from memdir.errors import LinkError
+from memdir.files import inside
+
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    """A folder outside every scope, with one file in it that must stay untouched."""
+    folder = tmp_path / "elsewhere"
+    folder.mkdir()
+    (folder / "secret.md").write_text("---\nname: secret\ntype: user\ndescription: s\n---\nx\n")
+    return folder
+
+
+def _untouched(folder: Path) -> None:
+    assert sorted(p.name for p in folder.iterdir()) == ["secret.md"]  # no .index/, no log
+
+
+def _error(capsys: pytest.CaptureFixture[str], args: list[str]) -> str:
+    assert main(args) != 0
+    err = capsys.readouterr().err
+    assert "symbolic link that leads out of" in err and "replace the link" in err
+    return err
+
+
+def test_inside_allows_links_that_stay_and_refuses_links_out(tmp_path: Path) -> None:
+    root = tmp_path / "scope"
+    (root / "real").mkdir(parents=True)
+    (root / "in").symlink_to(root / "real")
+    (root / "out").symlink_to(tmp_path)
+    assert inside(root, root / "in" / "x.md") == root / "in" / "x.md"
+    with pytest.raises(LinkError) as caught:
+        inside(root, root / "out" / "x.md")
+    assert caught.value.path == root / "out"  # names the link, not the file below it
+
+
+def test_list_and_recall_archived_refuse_a_linked_archive(
+    mem: Memory, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mem.remember("kept fact", type="project")
+    store = mem.store("project")
+    store.dirs.archive.symlink_to(outside)
+    err = _error(capsys, ["list", "--archived"])
+    assert str(store.dirs.archive) in err
+    _error(capsys, ["recall", "secret", "--archived"])
+    _untouched(outside)
+    store.dirs.archive.unlink()  # what the message says to do
+    assert [r.statement for r in Memory().list()] == ["kept fact"]  # nothing lost
+
+
+def test_memdir_log_refuses_a_linked_log_folder(
+    mem: Memory, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mem.store("project").dirs.log.symlink_to(outside)
+    err = _error(capsys, ["log", "the build takes ten minutes"])
+    assert "log" in err
+    _untouched(outside)
+
+
+@pytest.mark.parametrize("folder", [".history", ".index"])
+def test_a_linked_history_or_index_folder_is_refused_on_write(
+    mem: Memory, outside: Path, capsys: pytest.CaptureFixture[str], folder: str
+) -> None:
+    store = mem.store("project")
+    rec = mem.remember("first", type="project")
+    link = store.dirs.memory / folder
+    os.rename(link, outside / "moved")  # the real folder goes away; a link takes its place
+    link.symlink_to(outside)
+    before = sorted(p.name for p in outside.iterdir())
+    err = _error(capsys, ["remember", "second", "--type", "project"])
+    assert str(link) in err
+    assert sorted(p.name for p in outside.iterdir()) == before  # nothing written through it
+    link.unlink()
+    os.rename(outside / "moved", link)
+    assert [r.name for r in Memory().list()] == [rec.name]  # nothing lost
+
+
+def test_sessions_show_and_resume_refuse_a_linked_session_file(
+    mem: Memory, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = outside / "foreign.jsonl"
+    line = {"type": "user", "ts": "2026-01-01T00:00:00.000Z", "content": {"role": "user"}}
+    target.write_text(json.dumps(line) + "\n")
+    folder = mem.sessions_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    sid = "20260101-000000-abcd"
+    (folder / f"{sid}.jsonl").symlink_to(target)
+    data = target.read_bytes()
+    err = _error(capsys, ["sessions", "show", sid])
+    assert f"{sid}.jsonl" in err
+    _error(capsys, ["sessions", "resume", sid])
+    assert target.read_bytes() == data  # not appended to
+    assert main(["sessions", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out) == []  # not listed (nor read) either
+
+
+def test_a_linked_policy_file_is_refused(
+    mem: Memory, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (outside / "policy.yaml").write_text("sessions:\n  keep_days: 1\n")
+    policy = mem.project_root / ".agent" / "memory-policy.yaml"  # type: ignore[operator]
+    policy.symlink_to(outside / "policy.yaml")
+    with pytest.raises(LinkError, match=r"memory-policy\.yaml"):
+        mem.policy()
+
+
+def test_a_link_that_stays_inside_the_scope_still_works(mem: Memory) -> None:
+    store = mem.store("project")
+    real = store.dirs.memory / "notes"
+    real.mkdir()
+    store.dirs.log.symlink_to(real)
+    mem.log_note("the build takes ten minutes")
+    assert list(real.iterdir())  # followed: it stays inside the scope
