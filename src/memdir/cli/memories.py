@@ -12,6 +12,7 @@ from pathlib import Path
 import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
+from ..guard import KINDS
 from ..history import Change
 from ..records import SOURCES, TYPES, MemoryRecord
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
@@ -66,6 +67,13 @@ def init(ctx: click.Context, as_json: bool) -> None:
     show_default=True,
     help="Where it came from.",
 )
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Store it although the guard judged it this kind (you insist; repeatable).",
+)
 @json_option
 @click.pass_context
 def remember(
@@ -81,6 +89,7 @@ def remember(
     description: str | None,
     importance: int | None,
     source: str,
+    allow: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Store TEXT as a new memory."""
@@ -96,6 +105,7 @@ def remember(
         description=description,
         importance=importance,
         source=source,
+        allow=allow,
     )
     if as_json:
         emit_json(rec.to_dict())

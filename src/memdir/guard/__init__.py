@@ -43,6 +43,7 @@ __all__ = [
     "KINDS",
     "Finding",
     "Verdict",
+    "body_of",
     "check",
     "find_grant",
     "find_injection",
@@ -109,7 +110,12 @@ def check(
     # carry the secret into the change log.
     secret_only = bool(own_count) and _only_secret(own)
     refusals = _refusals(
-        clean, clean_quote, secret_only, type=type, source=source, allow=frozenset(allow)
+        clean,
+        clean_quote,
+        secret_only,
+        type=type,
+        source=source,
+        allow=frozenset(allow) if source != "external" else frozenset(),
     )
     return Verdict(
         allowed=not refusals,
@@ -118,6 +124,14 @@ def check(
         redactions=count,
         quote=clean_quote,
     )
+
+
+def body_of(file: str | None) -> str | None:
+    """The body of a whole memory file (its frontmatter cut), for judging its statement."""
+    if file is None:
+        return None
+    m = re.match(r"\ufeff?---\n.*?\n---\n?(.*)", file, re.DOTALL)
+    return m.group(1) if m else file
 
 
 def redact(text: str) -> tuple[str, int]:

@@ -331,8 +331,8 @@ def _disables_safety(clause: str) -> str | None:
             if _negated(clause, m.start()) or _by_person(clause, m.start(), m.end()):
                 continue
             return m.group()
-    m = _SAFETY_ZH[2].search(clause)
-    return m.group() if m else None
+    found = _SAFETY_ZH[2].search(clause)
+    return found.group() if found else None
 
 
 # ------------------------------------------------------------------------------ remote code
