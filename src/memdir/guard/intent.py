@@ -161,8 +161,8 @@ _PERMISSION_EN = (
     _rx(
         r"\b(?:never|don'?t|do not|no need to|needn'?t|stop|no longer)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
-        r"seek(?:ing)?|request(?:ing)?|get(?:ting)? (?:my |any |an? |the )?(?:approv|permission|"
-        r"sign|ok|review|confirm)|confirm(?:ing)?|check(?:ing)? with|bother(?:ing)?)\b"
+        r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
+        r"sign|ok|review|confirm|consent)|confirm(?:ing)?|check(?:ing)? with|bother(?:ing)?)\b"
     ),
     # "you may deploy", "the agent is allowed to merge", "you have my permission to …"
     _rx(
