@@ -179,7 +179,7 @@ _WHAT = {
 def refusal_reason(finding: Finding) -> str:
     """What the guard judged, in words a person can act on, and how to keep the fact anyway."""
     return (
-        f"{finding.kind}: {_WHAT[finding.kind]} ({finding.words!r}); a memory is read by every "
+        f"{_WHAT[finding.kind]} ({finding.kind}: {finding.words!r}); a memory is read by every "
         f"later session, so memdir never stores what the agent may do — the agent asks each "
         f"time. To keep it anyway, store it yourself from a terminal: "
         f"`memdir remember --allow {finding.kind} TEXT --type ...` (the agent, extraction and "
