@@ -73,6 +73,10 @@ ALLOWED["lifecycle"] = {
     "records",
 }
 ALLOWED["memory"] |= {"lifecycle"}
+# Issue 26: sleep's merged and distilled texts pass the same guard check; the CLI names its kinds
+# for `remember --allow`
+ALLOWED["lifecycle"] |= {"guard"}
+ALLOWED["cli"] |= {"guard"}
 ALLOWED["cli"] |= {"lifecycle"}  # the report type sleep prints
 # Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only errors
 # and paths (where the server keeps its data).

@@ -100,7 +100,9 @@ def test_each_part_is_cut_at_its_limit_with_a_pointer(mem: Memory) -> None:
     user = guide.split("## User memory index", 1)[1].split("## How to use")[0]
     for part, limit, scope in ((project, 400, "project"), (user, 500, "user")):
         body, pointer = part.strip().rsplit("\n", 1)
-        assert len(body.split("\n", 2)[2]) <= limit  # after the heading line
+        fenced = body.split("\n", 2)[2]  # after the heading line: the memories' fenced block
+        assert fenced.startswith("```memdir-memories") and fenced.endswith("```")
+        assert len(fenced.split("\n", 1)[1].rsplit("\n", 1)[0]) <= limit
         assert pointer.startswith(f"[memdir] Cut at {limit} characters")
         store = mem.store(scope)  # type: ignore[arg-type]
         assert str(store.dirs.index_file) in pointer and "more line(s)" in pointer

@@ -10,7 +10,7 @@ import yaml
 
 from memdir.errors import MemdirError, RefusedError, ValidationError
 from memdir.extract.rules import extract
-from memdir.guard import GUARD_VERSION, Verdict, check, find_grant, find_injection, redact
+from memdir.guard import GUARD_VERSION, KINDS, Verdict, check, find_grant, find_injection, redact
 
 FIXTURE = Path(__file__).parent / "fixtures" / "injections.yaml"
 CHANNEL_SOURCE = {"tool_result": "external", "web_page": "external", "imported": "external"}
@@ -241,7 +241,10 @@ def test_permission_grants_are_refused_from_any_source(text: str) -> None:
     for source in ("user", "inferred", "imported", "external"):
         verdict = check(text, type="project", source=source)
         assert not verdict.allowed
-        assert any("grants a permission" in reason for reason in verdict.reasons)
+        # the reason names the kind it judged and how the person can store it anyway
+        named = [k for k in KINDS if any(f"({k}: " in reason for reason in verdict.reasons)]
+        assert named, verdict.reasons
+        assert any("memdir remember --allow" in reason for reason in verdict.reasons)
 
 
 @pytest.mark.parametrize(
@@ -341,7 +344,7 @@ def test_unknown_type_or_source_is_a_validation_error() -> None:
 def test_allowed_verdict_passes_through_and_is_versioned() -> None:
     verdict = check("We use PostgreSQL 15", type="project", source="user")
     assert verdict.raise_for_refusal() is verdict
-    assert GUARD_VERSION == "guard-v2"
+    assert GUARD_VERSION == "guard-v3"
 
 
 # ------------------------------------------------------------------ the injection suite

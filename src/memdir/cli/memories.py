@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
+from ..guard import KINDS
 from ..records import SOURCES, TYPES, escape_controls
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
 from .names import name_argument, resolved
@@ -71,6 +72,13 @@ def init(ctx: click.Context, as_json: bool) -> None:
     show_default=True,
     help="Where it came from.",
 )
+@click.option(
+    "--allow",
+    "allow",
+    multiple=True,
+    type=click.Choice(KINDS),
+    help="Store it although the guard judged it this kind (you insist; repeatable).",
+)
 @json_option
 @click.pass_context
 def remember(
@@ -86,6 +94,7 @@ def remember(
     description: str | None,
     importance: int | None,
     source: str,
+    allow: tuple[str, ...],
     as_json: bool,
 ) -> None:
     """Store TEXT as a new memory. The same statement again (whitespace and case aside) in
@@ -102,6 +111,7 @@ def remember(
         description=description,
         importance=importance,
         source=source,
+        allow=allow,
     )
     if as_json:
         data = rec.to_dict()

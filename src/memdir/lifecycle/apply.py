@@ -23,12 +23,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from .. import guard
 from ..errors import ConflictError, NotFoundError, ValidationError
 from ..files import FileStore
 from ..history import Change
 from ..markdown import content_hash
 from ..paths import Scope
 from .plan import Op, Plan
+from .steps import Step
 
 __all__ = ["ACTOR", "SleepReport", "apply_plan", "new_run_id", "run_changes", "undo_run"]
 
@@ -74,9 +76,41 @@ def apply_plan(
                 )
         for step in plan.steps:
             reason = f"sleep {step.action}: {step.reason}"
+            if _refused(stores, step, actor=actor):
+                continue  # a merged or distilled text the guard refuses: the step is not taken
             for op in step.ops:
                 changes += _apply_op(stores[op.scope], op, actor=actor, reason=reason)
     return changes
+
+
+_TEXTS = ("statement", "why", "how_to_apply", "description")
+
+
+def _refused(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> bool:
+    """Whether the guard refuses a text this step would write (SPEC G4: sleep's model writes
+    merged and distilled texts, and they pass the same check as every other door). Each refusal
+    is logged; the whole step is skipped so no memory is archived into a text never written."""
+    refused = False
+    for op in step.ops:
+        texts = [str(op.fields[k]) for k in _TEXTS if isinstance(op.fields.get(k), str)]
+        if op.kind not in ("create", "update") or not texts:
+            continue
+        store = stores[op.scope]
+        current = store.read(op.name) if op.kind == "update" else None
+        kind = str(op.fields.get("type") or (current.type if current else "project"))
+        source = str(op.fields.get("source") or (current.source if current else "inferred"))
+        statement = op.fields.get("statement")
+        verdict = guard.check(
+            "\n".join(texts),
+            type=kind,
+            source=source,
+            statement=statement if isinstance(statement, str) else None,
+        )
+        if not verdict.allowed:
+            why = f"{guard.GUARD_VERSION}: sleep {step.action}: " + "; ".join(verdict.reasons)
+            store.log_refusal(op.name, actor=actor, source=source, reason=why)
+            refused = True
+    return refused
 
 
 def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Change]:

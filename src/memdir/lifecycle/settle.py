@@ -15,7 +15,8 @@ import contextlib
 from datetime import datetime
 from typing import Any
 
-from ..errors import NotFoundError, ValidationError
+from .. import guard
+from ..errors import NotFoundError, RefusedError, ValidationError
 from ..files import FileStore
 from ..history import Change
 from ..records import MemoryRecord
@@ -37,6 +38,18 @@ def settle(store: FileStore, name: str, *, drop: bool, now: datetime, actor: str
         raise ValidationError(
             f"{name!r} is not tentative: see `memdir list --tentative` for those that are"
         )
+    if not drop:  # confirming writes the memory as the person's settled word: guard it again
+        verdict = guard.check(rec.statement, type=rec.type, source=rec.source)
+        if not verdict.allowed:
+            why = "; ".join(verdict.reasons)
+            store.log_refusal(
+                name, actor=actor, source=rec.source, reason=f"{guard.GUARD_VERSION}: {why}"
+            )
+            raise RefusedError(
+                f"not confirmed: {why}. Nothing was changed; drop it with "
+                f"`memdir confirm {name} --drop`",
+                verdict.reasons,
+            )
     rivals: list[MemoryRecord] = []
     for other in _rivals_of(rec):
         with contextlib.suppress(NotFoundError):

@@ -201,6 +201,7 @@ class MemoryBase:
         type: str,
         source: str,
         parts: Mapping[str, str | None],
+        allow: Iterable[str] = (),
     ) -> dict[str, str | None]:
         """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
         when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
@@ -209,7 +210,10 @@ class MemoryBase:
         for key, value in parts.items():
             _check_text(key, value)
         joined = "\n".join(v for v in parts.values() if v)
-        verdict = guard.check(joined, type=type, source=source, quote=parts.get("quote"))
+        own = parts.get("text") or parts.get("statement") or guard.body_of(parts.get("file"))
+        verdict = guard.check(
+            joined, type=type, source=source, quote=parts.get("quote"), statement=own, allow=allow
+        )
         if not verdict.allowed:
             why = "; ".join(verdict.reasons) or "refused by the guard"
             self.store(scope).log_refusal(
@@ -243,6 +247,7 @@ class MemoryBase:
         session: str | None = None,
         created: str | None = None,
         reason: str | None = None,
+        allow: Iterable[str] = (),
     ) -> MemoryRecord:
         """Store a new memory and return it. ``text`` is the statement; the description
         defaults to its first line. The scope defaults from the type (SPEC: user/feedback →
@@ -272,7 +277,11 @@ class MemoryBase:
                 "how": how_to_apply,
                 "quote": quote,
             },
+            allow=allow,
         )
+        if allow:  # the person's own choice (``memdir remember --allow``), kept with the change
+            allowed = f"stored with --allow {','.join(sorted(allow))} by the person"
+            reason = f"{reason}; {allowed}" if reason else allowed
         text, why, how_to_apply, quote = safe["text"] or "", safe["why"], safe["how"], safe["quote"]
         description = safe["description"]
         if safe["redacted"]:

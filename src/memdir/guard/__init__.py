@@ -31,15 +31,27 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .errors import RefusedError, ValidationError
-from .records import SOURCES, TYPES
+from ..errors import RefusedError, ValidationError
+from ..records import SOURCES, TYPES
+from .intent import KINDS, Finding, judge
 
-__all__ = ["GUARD_VERSION", "Verdict", "check", "find_grant", "find_injection", "redact"]
+__all__ = [
+    "GUARD_VERSION",
+    "KINDS",
+    "Finding",
+    "Verdict",
+    "body_of",
+    "check",
+    "find_grant",
+    "find_injection",
+    "judge",
+    "redact",
+]
 
-GUARD_VERSION = "guard-v2"
+GUARD_VERSION = "guard-v3"
 
 
 @dataclass(frozen=True)
@@ -63,25 +75,48 @@ class Verdict:
         raise RefusedError("not stored: " + "; ".join(self.reasons), self.reasons)
 
 
-def check(text: str, *, type: str, source: str, quote: str | None = None) -> Verdict:
+def check(
+    text: str,
+    *,
+    type: str,
+    source: str,
+    quote: str | None = None,
+    statement: str | None = None,
+    allow: Iterable[str] = (),
+) -> Verdict:
     """Decide whether ``text`` may be stored as a memory of ``type`` from ``source``.
 
-    ``quote`` (the words it came from) is redacted like the text and scanned for grants and
-    injections too: a clean summary of a poisoned quote is still poisoned."""
+    ``quote`` (the words it came from) is redacted like the text and judged too: a clean summary
+    of a poisoned quote is still poisoned. ``statement`` is the memory's own text when ``text``
+    joins several fields (description, why, …): a memory whose statement is only a secret is
+    refused whatever its other fields say. ``allow`` names kinds (``KINDS``) the person chose to
+    store anyway — only the person's own door passes it; secrets and external rules never pass."""
     if type not in TYPES:
         raise ValidationError(f"unknown memory type {type!r}: use one of {', '.join(TYPES)}")
     if source not in SOURCES:
         raise ValidationError(f"unknown source {source!r}: use one of {', '.join(SOURCES)}")
+    unknown = sorted(set(allow) - set(KINDS))
+    if unknown:
+        raise ValidationError(f"cannot allow {unknown}: the kinds are {', '.join(KINDS)}")
     clean, count, kinds = _redact(text)
     clean_quote = _redact(quote)[0] if quote is not None else None
+    own, own_count, _ = _redact(statement) if statement is not None else (clean, count, kinds)
     reasons: list[str] = []
     if count:
         reasons.append(
             f"redacted {count} secret{'s' if count > 1 else ''} ({', '.join(sorted(kinds))})"
         )
-    # Grants and instructions are looked for in the redacted words, so a reason that quotes
-    # them can never carry the secret into the change log.
-    refusals = _refusals(clean, clean_quote, count, type=type, source=source)
+    # Findings are looked for in the redacted words, so a reason that quotes them can never
+    # carry the secret into the change log.
+    secret_only = bool(own_count) and _only_secret(own)
+    refusals = _refusals(
+        clean,
+        clean_quote,
+        secret_only,
+        type=type,
+        source=source,
+        allow=frozenset(allow) if source != "external" else frozenset(),
+    )
     return Verdict(
         allowed=not refusals,
         text=clean,
@@ -91,33 +126,76 @@ def check(text: str, *, type: str, source: str, quote: str | None = None) -> Ver
     )
 
 
+def body_of(file: str | None) -> str | None:
+    """The body of a whole memory file (its frontmatter cut), for judging its statement."""
+    if file is None:
+        return None
+    m = re.match(r"\ufeff?---\n.*?\n---\n?(.*)", file, re.DOTALL)
+    return m.group(1) if m else file
+
+
 def redact(text: str) -> tuple[str, int]:
     """``text`` with every secret replaced by ``[REDACTED:<kind>]``, and how many there were."""
     clean, count, _ = _redact(text)
     return clean, count
 
 
+_GRANTING = ("permission", "disables-safety", "remote-code", "exfiltration", "destructive")
+
+
 def find_grant(text: str) -> str | None:
-    """The words of ``text`` that grant the agent a permission, or ``None``."""
-    for pattern in _GRANTS:
-        for m in pattern.finditer(text):
-            if not _negated(text, m.start()) and not _in_question(text, m.end()):
-                return m.group().strip()
+    """The words of ``text`` that would authorise the agent to do something (a permission, a
+    safety check off, remote code, sending secrets, destroying data), or ``None``."""
+    for finding in judge(text):
+        if finding.kind in _GRANTING:
+            return finding.words
     return None
 
 
 def find_injection(text: str, *, external: bool) -> str | None:
-    """The words of ``text`` that instruct the agent, or ``None``. From any source only the
-    unmistakable injection phrases count; from external content any instruction does."""
-    patterns = _INJECTIONS + (_INSTRUCTIONS if external else ())
-    for pattern in patterns:
+    """The words of ``text`` that instruct the agent, or ``None``. From any source a role switch
+    or an instruction override counts; from external content any instruction does."""
+    for finding in judge(text):
+        if finding.kind in ("role-switch", "override"):
+            return finding.words
+    for pattern in _INSTRUCTIONS if external else ():
         m = pattern.search(text)
         if m:
             return m.group().strip()
     return None
 
 
-def _refusals(clean: str, quote: str | None, count: int, *, type: str, source: str) -> list[str]:
+_WHAT = {
+    "permission": "grants a permission",
+    "disables-safety": "disables a confirmation or safety check",
+    "remote-code": "runs code fetched from the network",
+    "exfiltration": "sends files or secrets out",
+    "destructive": "allows destroying data",
+    "role-switch": "switches the agent's role or mode (possible prompt injection)",
+    "override": "overrides the agent's instructions (possible prompt injection)",
+}
+
+
+def refusal_reason(finding: Finding) -> str:
+    """What the guard judged, in words a person can act on, and how to keep the fact anyway."""
+    return (
+        f"{_WHAT[finding.kind]} ({finding.kind}: {finding.words!r}); a memory is read by every "
+        f"later session, so memdir never stores what the agent may do — the agent asks each "
+        f"time. To keep it anyway, store it yourself from a terminal: "
+        f"`memdir remember --allow {finding.kind} TEXT --type ...` (the agent, extraction and "
+        f"imports cannot)"
+    )
+
+
+def _refusals(
+    clean: str,
+    quote: str | None,
+    secret_only: bool,
+    *,
+    type: str,
+    source: str,
+    allow: frozenset[str],
+) -> list[str]:
     out: list[str] = []
     external = source == "external"
     if external and type in ("user", "feedback"):
@@ -125,27 +203,26 @@ def _refusals(clean: str, quote: str | None, count: int, *, type: str, source: s
             f"external content (tool output, a web page, an imported file) cannot become a "
             f"{type} memory: store it as project or reference, or have the person say it"
         )
-    if count and _only_secret(clean):
+    if secret_only:
         out.append(
             "what is left after redacting the secret says only that there is one: store where "
             "the secret lives (a vault path, an environment variable name), never its value"
         )
+    seen: set[str] = set()
     for words in (clean, quote or ""):
-        grant = find_grant(words)
-        if grant:
-            out.append(
-                f"grants a permission ({grant!r}): memdir never stores permissions; the agent "
-                f"asks each time, and standing approval belongs in the tool's own settings"
-            )
-            break
-    for words in (clean, quote or ""):
-        injection = find_injection(words, external=external)
-        if injection:
-            out.append(
-                f"carries an instruction to the agent ({injection!r}): possible prompt "
-                f"injection; store only the fact, in your own words"
-            )
-            break
+        for finding in judge(words):
+            if finding.kind not in seen and finding.kind not in allow:
+                seen.add(finding.kind)
+                out.append(refusal_reason(finding))
+    if external and not seen:
+        for words in (clean, quote or ""):
+            injection = find_injection(words, external=True)
+            if injection:
+                out.append(
+                    f"carries an instruction to the agent ({injection!r}): possible prompt "
+                    f"injection; store only the fact, in your own words"
+                )
+                break
     return out
 
 
@@ -355,124 +432,8 @@ def _only_secret(clean: str) -> bool:
     return len(words) + han / 2 <= 2
 
 
-# --------------------------------------------------------------------------- grants
+# --------------------------------------------------------------------------- external
 
-
-def _in_question(text: str, end: int) -> bool:
-    """A grant phrase in a sentence that ends with a question mark asks, it does not allow
-    ("Got a recipe you can share?", "你可以删除吗？"): the answer would be the grant."""
-    rest = re.match(r"[^.!?。！？\n]*([.!?。！？\n]|$)", text[end:])
-    return rest is not None and rest.group(1) in ("?", "？")
-
-
-def _negated(text: str, start: int) -> bool:
-    """A grant phrase right after "never"/"don't"/"不要" is a restriction ("never skip the
-    review"), not a grant."""
-    before = text[max(0, start - 24) : start].lower()
-    return bool(
-        re.search(
-            r"(?:\b(?:never|don'?t|do not|not|no|can'?t|cannot|mustn'?t|must not|shouldn'?t|"
-            r"should not)\b|不要|别|不能|不许|不准|禁止|不可以|绝不|永远不)\W*(?:\w+\W+){0,2}$",
-            before,
-        )
-    )
-
-
-_RISKY_EN = (
-    r"deploy|push|force[- ]push|merge|delete|drop|remove|wipe|truncate|release|publish|ship|"
-    r"approve|bypass|disable|override|overwrite|rm\b|rewrite history|reset|revert|"
-    r"commit (?:directly )?to (?:main|master|prod)|run (?:migrations|\S+ in prod)|"
-    r"access (?:prod|production)|modify (?:prod|production)|spend|pay|transfer|purchase|buy|"
-    r"sudo|install|execute|email|send|rotate|grant|change (?:prod|production|permissions)|"
-    # sharing is risky for what it shares: a pic or an experience is not data
-    r"share (?:\w+\s+){0,3}?(?:credentials?|keys?|passwords?|secrets?|tokens?|data|databases?|"
-    r"code|source|repos?|repository|files?|documents?|docs|logs?|customers?|personal|private|"
-    r"confidential|internal|contacts?|address(?:es)?|phone|screen|access)\b"
-)
-_APPROVAL_EN = (
-    r"approval|approving|review|reviews|reviewing|confirmation|confirming|permission|asking|"
-    r"asking me|checking with me|checking|sign[- ]off|a ticket|a pr|tests|ci|my ok|my okay|consent"
-)
-_GRANTS: tuple[re.Pattern[str], ...] = (
-    re.compile(
-        r"\byou(?:['’]re|\s+are)?\s+(?:may|can|could|(?:now\s+)?(?:allowed|permitted|"
-        r"authori[sz]ed|cleared|free) to|(?:now )?have (?:my )?(?:permission|approval|clearance|"
-        r"the green light) to|no longer need (?:approval|permission) to)"
-        r"(?!['’]?t\b|not\b|n't\b)\s+(?:\w+\s+){0,2}(?:" + _RISKY_EN + r")",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"\b(?:" + _RISKY_EN + r")\b[^.;!?\n]{0,40}?\bwithout\s+(?:any\s+|a\s+|my\s+|the\s+)?"
-        r"(?:" + _APPROVAL_EN + r")",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"\b(?:you )?(?:don'?t|do not|no longer|never) (?:need|have|got) to "
-        r"(?:ask|check with|confirm|wait for|get (?:approval|sign[- ]off|a review)|request)|"
-        r"\bno need to (?:ask|check with me|confirm|wait for|get approval)|"
-        r"\b(?:approval|permission|confirmation|review|sign[- ]off) (?:is )?(?:not|no longer) "
-        r"(?:needed|required|necessary)",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"\b(?:skip|bypass|ignore|disable|turn off|circumvent|override|get around)\s+(?:the\s+|"
-        r"all\s+|any\s+|our\s+|code\s+)?(?:code )?(?:review|reviews|approval|approvals|"
-        r"confirmation|confirmations|checks|branch protection|ci|tests|2fa|mfa|sign[- ]off|"
-        r"safety checks|guardrails|permission prompts?)\b"
-        r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter))",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"\b(?:pre-?approved|auto-?approve[ds]?|blanket (?:approval|permission)|standing "
-        r"(?:approval|permission)|full (?:admin |root )?access to (?:prod|production)|"
-        r"(?:feel free|go ahead|just go ahead) (?:and |to )?(?:" + _RISKY_EN + r"))",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"(?:不经|无需|不用|不必|免)(?:过)?(?:我的?|任何人的?)?(?:审批|评审|审核|审查|确认|同意|批准|review)"
-    ),
-    re.compile(
-        r"你(?:可以|能|有权|被允许|获准|可)\S{0,8}?"
-        r"(?:部署|发布|上线|推送|推到|推|合并|合到|删除|删|清空|跳过|绕过|修改生产|改生产|执行|重置|"
-        r"覆盖|回滚|付款|转账|批准|审批)"
-    ),
-    re.compile(
-        r"(?:跳过|绕过|忽略|省略|关掉|关闭|免)(?:掉)?(?:代码)?(?:审批|审核|评审|审查|review|确认|检查|"
-        r"测试|CI|权限|安全检查)(?!目录|文件|用例目录|章节)"
-    ),
-    re.compile(
-        r"(?:不用|不必|不需要|无需|用不着|没必要)(?:再|先)?(?:问我|问|请示|确认|审批|批准|等我|"
-        r"经过我|我同意|我批准|review|评审|审核)"
-    ),
-    re.compile(
-        r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)(?:到)?\S{0,6}?(?:就行|就好|吧|即可)"
-    ),
-)
-
-
-# --------------------------------------------------------------------------- injections
-
-
-_INJECTIONS: tuple[re.Pattern[str], ...] = (
-    re.compile(
-        r"\b(?:ignore|disregard|forget|override|discard)\s+(?:all\s+|any\s+|the\s+|your\s+)?"
-        r"(?:previous|prior|above|earlier|preceding|original|existing|system)\s+"
-        r"(?:instructions?|prompts?|rules|directions|guidelines|messages|context)",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"(?:^|\n)\s*(?:system|assistant|developer)\s*[:：]|<\|im_(?:start|end)\|>|"
-        r"\[/?(?:system|inst|INST)\]|</?system>|###\s*(?:system|instruction)|"
-        r"\bnew (?:system )?instructions?\s*[:：]|\bsystem prompt\s*[:：]|"
-        r"\bjailbreak|\bdeveloper mode\b|\bDAN mode\b",
-        re.IGNORECASE,
-    ),
-    re.compile(
-        r"(?:忽略|无视|忘记|忘掉|抛开|覆盖)(?:掉)?(?:你)?(?:之前|以前|前面|上面|以上|先前|原来|所有|原有|系统)"
-        r"(?:的|所有的)?(?:所有)?(?:指令|指示|规则|提示|设定|要求|说明|对话)|系统提示词?[:：]|"
-        r"(?:^|\n)\s*(?:系统|助手)\s*[:：]|新的?指令\s*[:：]"
-    ),
-)
 
 _INSTRUCTIONS: tuple[re.Pattern[str], ...] = (
     re.compile(
