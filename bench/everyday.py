@@ -192,6 +192,7 @@ def run(path: Path, embedder_name: str | None) -> dict[str, Any]:
         "unanswerable": sum(not x["answers"] for _, q in data.values() for x in q),
     }
     return {"data": path, "embedder": embedder.model_id, "floor": floor, "summary": summary,
+            "rows": rows,
             "seconds": round(time.perf_counter() - started, 1), **counts}  # fmt: skip
 
 
@@ -222,11 +223,22 @@ def main() -> None:
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--sweep", action="store_true", help="empty/kept shares per floor")
+    parser.add_argument("--fit", action="store_true", help="fit the calibration (dev only)")
     args = parser.parse_args()
     path = DATA / f"{args.data}.yaml" if args.data in ("dev", "heldout") else Path(args.data)
+    if args.fit:
+        if args.data != "dev":
+            raise SystemExit("fit on the dev batch only: the held-out batch judges the fit")
+        print(fit(path, args.embedder))
+        return
     result = run(path, args.embedder)
     text = table(result)
     print(text)
+    if args.sweep:  # what each floor would empty and keep (choose on dev only)
+        for f in (0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.1, 0.15, 0.2, 0.3, 0.4):
+            s = summarise(result["rows"]["memdir"], f)
+            print(f"floor {f:.2f}: empty {s['empty']['share']:.3f} kept {s['kept']['share']:.3f}")
     if args.misses:
         for line in result["summary"]["memdir"]["misses"]:
             print(line)
@@ -248,6 +260,50 @@ def main() -> None:
         RESULTS.mkdir(parents=True, exist_ok=True)
         (RESULTS / name).write_text(report, encoding="utf-8")
         print(f"wrote {RESULTS / name}")
+
+
+def fit(path: Path, embedder_name: str | None) -> str:
+    """Fit ``Calibration`` (a logistic regression, L2 1.0) on every candidate of every
+    question of ``path`` — the answer memory 1, any other 0 — and return it as code. Run on
+    the dev batch only: the held-out batch must not shape the formula it judges."""
+    import numpy as np
+
+    from memdir.index.relevance import Calibration
+
+    names = Calibration.FEATURES
+    xs: list[list[float]] = []
+    ys: list[float] = []
+    embedder = get_embedder(embedder_name)
+    for memories, questions in load(path).values():
+        with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
+            m = _store(Path(tmp), embedder, memories)
+            ids = m._everyday_ids  # type: ignore[attr-defined]
+            for q in questions:
+                for h in m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0.0):
+                    raw = {**h.explain, "entity": h.explain["entity_match"],
+                           "signal": h.explain["hybrid"]}  # fmt: skip
+                    xs.append([raw[f] for f in names])
+                    ys.append(float(ids[h.record.name] in q["answers"]))
+    y = np.array(ys)
+    used = list(range(len(names)))
+    while True:  # a feature fitted below 0 (collinear with the signal) is dropped: weights
+        # that say "more evidence, less relevant" would not hold beyond the fitted batch
+        x = np.hstack([np.ones((len(xs), 1)), np.array(xs)[:, used]])
+        beta = np.zeros(x.shape[1])
+        ridge = np.eye(x.shape[1])
+        ridge[0, 0] = 0.0
+        for _ in range(50):  # Newton's method
+            p = 1 / (1 + np.exp(-(x @ beta)))
+            grad = x.T @ (p - y) + ridge @ beta
+            hess = (x * (p * (1 - p))[:, None]).T @ x + ridge
+            beta -= np.linalg.solve(hess, grad)
+        negative = [u for u, b in zip(used, beta[1:], strict=True) if b < 0]
+        if not negative:
+            break
+        used = [u for u in used if u not in negative]
+    weights = dict.fromkeys(names, 0.0) | {names[u]: b for u, b in zip(used, beta[1:], strict=True)}
+    args = ", ".join(f"{n}={v:.3f}" for n, v in {"bias": beta[0], **weights}.items())
+    return f"Calibration({args})  # {len(y)} candidates, {int(y.sum())} answers"
 
 
 if __name__ == "__main__":
