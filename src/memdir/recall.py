@@ -46,6 +46,16 @@ up to the final score::
                        + w_stext·session_text_n                  (both 0 when signal is 0)
     final     = relevance + Σ_p relevance·w_p·x_p          (p ∈ recency, importance, …)
 
+That ``final`` (v9's, ``explain["hybrid"]``) is pool-relative: in a store of three memories one
+is always near the top of the scale and one at 0, whatever was asked. The score returned is
+a calibrated relevance (``index/relevance.py``, ``CALIBRATION``): ``σ(logit)`` with ::
+
+    logit = bias + w_sig·hybrid + w_z·vector_z + w_tr·translated_sat
+
+fitted on the dev batch of ``bench/everyday``; hits below ``min_score`` (``MIN_SCORE`` by
+default, for the embedder the calibration was fitted with) are not returned, and with
+``with_cut`` (explain) follow the others marked ``below_min_score``.
+
 Every recall is appended to the recall log of each scope that contributed (``FORMULA`` is
 recorded with it); the memories returned gain a use. Identical recalls within ``CACHE_SECONDS``
 are answered from a cache keyed on the files' fingerprint, so any write or hand edit misses it.
