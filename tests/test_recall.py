@@ -376,7 +376,7 @@ def memdir(
 def test_cli_recall_explain_and_json(team: Memory, sandbox: Path) -> None:
     out = memdir(sandbox, "recall", "pnpm store", "--explain").stdout
     assert out.splitlines()[0].split()[2] == "pnpm-store"
-    assert "signal" in out and "score" in out and "logit" in out and "keyword bm25" in out
+    assert "relevance" in out and "score" in out and "logit" in out and "keyword bm25" in out
     data = json.loads(memdir(sandbox, "recall", "pnpm store", "--json", "--explain").stdout)
     assert data[0]["name"] == "pnpm-store" and "final" in data[0]["explain"]
     plain = json.loads(memdir(sandbox, "recall", "备份", "--json", "--top-k", "1").stdout)

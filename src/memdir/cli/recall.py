@@ -33,7 +33,7 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
     priors = " ".join(f"{p} {explain[f'{p}_part']:+.3f}" for p in PRIORS)
     return [
         f"      {raw} · vector z {explain['vector_z']:.2f}",
-        f"      signal {explain['relevance']:.3f} = {parts}",
+        f"      relevance {explain['relevance']:.3f} = {parts}",
         f"      score {explain['final']:.3f} = σ(logit {explain['logit']:.2f} = bias "
         f"{explain['calibrated_bias']:+.2f} {calibrated} {priors})",
     ]
