@@ -241,6 +241,16 @@ def test_time_range_normalises_hand_written_times(team: Memory) -> None:
 
 
 # -- explain and ranking --------------------------------------------------------------------
+def assert_calibrated(ex: dict[str, float] | Any, priors: list[str]) -> None:
+    """The hybrid is the relevance and its priors; the score is σ of the logit its
+    calibrated parts add up to, so it lies in (0, 1)."""
+    assert ex["hybrid"] == pytest.approx(ex["relevance"] + sum(ex[p] for p in priors), abs=1e-9)
+    parts = [k for k in ex if k.startswith("calibrated_")]
+    assert ex["logit"] == pytest.approx(sum(ex[k] for k in parts), abs=1e-9)
+    assert ex["final"] == pytest.approx(1 / (1 + np.exp(-ex["logit"])), abs=1e-9)
+    assert 0.0 < ex["final"] < 1.0
+
+
 @pytest.mark.parametrize("query", ["pnpm", "备份", "#oncall pager", "src/net/retry_policy.py"])
 def test_explain_adds_up_to_the_final_score(team: Memory, query: str) -> None:
     hits = team.recall(query, top_k=10, explain=True)
@@ -250,7 +260,7 @@ def test_explain_adds_up_to_the_final_score(team: Memory, query: str) -> None:
         assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
         priors = [k for k in ex if k.endswith("_part") and k not in SIGNAL_PARTS]
         assert priors  # recency, importance, ... are shown
-        assert ex["final"] == pytest.approx(ex["relevance"] + sum(ex[p] for p in priors), abs=1e-9)
+        assert_calibrated(ex, priors)
         assert hit.score == pytest.approx(ex["final"], abs=1e-9)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
 
@@ -366,12 +376,13 @@ def memdir(
 def test_cli_recall_explain_and_json(team: Memory, sandbox: Path) -> None:
     out = memdir(sandbox, "recall", "pnpm store", "--explain").stdout
     assert out.splitlines()[0].split()[2] == "pnpm-store"
-    assert "relevance" in out and "final" in out and "keyword bm25" in out
+    assert "relevance" in out and "score" in out and "logit" in out and "keyword bm25" in out
     data = json.loads(memdir(sandbox, "recall", "pnpm store", "--json", "--explain").stdout)
     assert data[0]["name"] == "pnpm-store" and "final" in data[0]["explain"]
     plain = json.loads(memdir(sandbox, "recall", "备份", "--json", "--top-k", "1").stdout)
     assert [d["name"] for d in plain] == ["backup"] and "explain" not in plain[0]
-    assert "Nothing found." in memdir(sandbox, "recall", "pnpm", "--tag", "nope").stdout
+    nothing = memdir(sandbox, "recall", "pnpm", "--tag", "nope").stdout
+    assert "Nothing found (no memory matches" in nothing
 
 
 def test_cli_recall_filters(team: Memory, sandbox: Path) -> None:
@@ -557,7 +568,7 @@ def test_explain_adds_up_with_sessions(kitchen: Memory, query: str) -> None:
         ex = hit.explain
         assert ex["relevance"] == pytest.approx(sum(ex[p] for p in SIGNAL_PARTS), abs=1e-9)
         priors = [k for k in ex if k.endswith("_part") and k not in SIGNAL_PARTS]
-        assert ex["final"] == pytest.approx(ex["relevance"] + sum(ex[p] for p in priors), abs=1e-9)
+        assert_calibrated(ex, priors)
         assert hit.score == pytest.approx(ex["final"], abs=1e-9)
 
 
@@ -824,3 +835,67 @@ def test_a_memory_of_a_session_is_matched_with_its_neighbours_too(kitchen: Memor
     own = {h.record.name: h.explain for h in plain}
     assert own["whistle-a"]["vector_cosine"] == pytest.approx(cos(whistle), abs=1e-5)
     assert own["whistle-a"]["vector_context"] == 0.0
+
+
+# -- the calibrated score and its floor ---------------------------------------------------------
+def test_scores_are_calibrated_relevances_in_the_unit_interval(team: Memory) -> None:
+    for query in ("pnpm store", "备份", "#oncall pager", BROAD, "what is the capital of France?"):
+        for hit in team.recall(query, top_k=50, min_score=0.0, explain=True):
+            assert 0.0 < hit.score < 1.0
+            assert hit.explain["final"] == pytest.approx(hit.score, abs=1e-9)
+
+
+def test_the_floor_cuts_what_scores_below_it_and_explain_shows_what_it_cut(team: Memory) -> None:
+    every = team.recall(BROAD, top_k=20, min_score=0.0, track=False)
+    assert len(every) >= 3
+    floor = (every[0].score + every[-1].score) / 2  # between the best and the worst
+    kept = team.recall(BROAD, top_k=20, min_score=floor, track=False)
+    assert kept and all(h.score >= floor for h in kept)
+    assert names(kept) == [h.record.name for h in every if h.score >= floor]
+    shown = team.recall(BROAD, top_k=20, min_score=floor, track=False, explain=True)
+    assert names(shown) == names(every)  # the cut ones follow the kept, marked
+    assert [h.below_min_score for h in shown] == [h.score < floor for h in every]
+    assert all(h.explain["min_score"] == floor for h in shown)
+    assert shown[-1].to_dict(explain=True)["below_min_score"] is True
+
+
+def test_a_floor_above_every_score_returns_nothing_and_the_cli_says_why(
+    team: Memory, sandbox: Path
+) -> None:
+    assert team.recall("pnpm store", min_score=1.0) == []
+    out = memdir(sandbox, "recall", "pnpm store", "--min-score", "1").stdout
+    assert "Nothing found (below min-score 1;" in out and "--min-score 0" in out
+    explained = memdir(sandbox, "recall", "pnpm store", "--min-score", "1", "--explain").stdout
+    assert "below min-score 1" in explained and "Below min-score 1 (not returned):" in explained
+    assert "pnpm-store" in explained.split("Below min-score 1 (not returned):")[1]
+    data = json.loads(
+        memdir(sandbox, "recall", "pnpm store", "--min-score", "1", "--json", "--explain").stdout
+    )
+    assert data and all(d["below_min_score"] for d in data)
+    assert (
+        json.loads(memdir(sandbox, "recall", "pnpm store", "--min-score", "1", "--json").stdout)
+        == []
+    )
+
+
+def test_a_floor_outside_the_unit_interval_is_refused(team: Memory, sandbox: Path) -> None:
+    with pytest.raises(ValidationError, match="between 0 and 1"):
+        team.recall("pnpm", min_score=1.5)
+    bad = memdir(sandbox, "recall", "pnpm", "--min-score", "2", rc=2)
+    assert "min-score" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_the_default_floor_applies_to_the_calibrated_embedder_only(team: Memory) -> None:
+    from memdir.index.relevance import Calibration
+    from memdir.recall import MIN_SCORE
+
+    indexes = {s: team.index(s) for s in team.scopes()}
+    hashing = Recaller(indexes, team.embedder)  # the tests' embedder: not calibrated
+    assert not hashing.calibration.fits(team.embedder.model_id)
+    assert len(hashing.recall(BROAD, top_k=50, track=False)) == len(
+        hashing.recall(BROAD, top_k=50, track=False, min_score=0.0)
+    )
+    fitted = Recaller(indexes, team.embedder, calibration=Calibration(model=team.embedder.model_id))
+    every = fitted.recall(BROAD, top_k=50, track=False, min_score=0.0)
+    floored = fitted.recall(BROAD, top_k=50, track=False)
+    assert names(floored) == [h.record.name for h in every if h.score >= MIN_SCORE]

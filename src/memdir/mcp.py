@@ -299,6 +299,10 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
         since: Annotated[Str | None, Field(description="ISO time or a span: 7d, 12h")] = None,
         until: Str | None = None,
         explain: bool = False,
+        min_score: Annotated[
+            float | None,
+            Field(ge=0.0, le=1.0, description="floor on the calibrated score (0: no floor)"),
+        ] = None,
     ) -> RecallOut:
         """Find the memories that best answer a question (keywords + meaning + entities)."""
         hits = await adapter.call(
@@ -311,6 +315,7 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
                 since=since,
                 until=until,
                 explain=explain,
+                min_score=min_score,
             )
         )
         return RecallOut(hits=[_hit(h, explain) for h in hits])

@@ -46,6 +46,16 @@ up to the final score::
                        + w_stext·session_text_n                  (both 0 when signal is 0)
     final     = relevance + Σ_p relevance·w_p·x_p          (p ∈ recency, importance, …)
 
+That ``final`` (v9's, ``explain["hybrid"]``) is pool-relative: in a store of three memories one
+is always near the top of the scale and one at 0, whatever was asked. The score returned is
+a calibrated relevance (``index/relevance.py``, ``CALIBRATION``): ``σ(logit)`` with ::
+
+    logit = bias + w_sig·hybrid + w_z·vector_z + w_tr·translated_sat
+
+fitted on the dev batch of ``bench/everyday``; hits below ``min_score`` (``MIN_SCORE`` by
+default, for the embedder the calibration was fitted with) are not returned, and with
+``with_cut`` (explain) follow the others marked ``below_min_score``.
+
 Every recall is appended to the recall log of each scope that contributed (``FORMULA`` is
 recorded with it); the memories returned gain a use. Identical recalls within ``CACHE_SECONDS``
 are answered from a cache keyed on the files' fingerprint, so any write or hand edit misses it.
@@ -56,7 +66,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -64,6 +74,7 @@ import numpy as np
 
 from .errors import BadFileError, NotFoundError, ValidationError
 from .history import append_jsonl
+from .index.relevance import CALIBRATION, Calibration, background, saturate
 from .index.sqlite import DocMeta, SqliteIndex
 from .index.text import query_entities, query_periods, query_terms, script_share, term_script
 from .index.translate import translate
@@ -71,9 +82,13 @@ from .paths import Scope
 from .providers.embeddings import Embedder
 from .records import MemoryRecord, utc_iso
 
-__all__ = ["FORMULA", "Hit", "Recaller", "Weights", "parse_time"]
+__all__ = ["FORMULA", "MIN_SCORE", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = "hybrid-v9"
+FORMULA = f"hybrid-v10+{CALIBRATION}"
+# the calibrated relevance below which nothing is returned (``min_score``): chosen on the dev
+# batch of bench/everyday so that most questions no memory answers come back empty while the
+# answerable keep their answer (docs/recall.md)
+MIN_SCORE = 0.06
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 # a pasted log or a whole document as the query: its start is what is searched (embedding
@@ -84,6 +99,7 @@ MAX_QUERY_TERMS = 64
 # a language's mean vector is the language only when it averages many memories: below this
 # many in either language, the mean is those few memories' topic, and nothing is centred
 CENTER_MIN = 10
+VECTOR_SPAN = 4.0  # background deviations a cosine needs to count as a full vector match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
 
 
@@ -115,11 +131,13 @@ class Hit:
     record: MemoryRecord
     score: float
     explain: Mapping[str, float] = field(default_factory=dict)
+    below_min_score: bool = False  # shown by explain only: what the floor cut
 
     def to_dict(self, *, explain: bool = False) -> dict[str, Any]:
         out: dict[str, Any] = {"score": round(self.score, 6), **self.record.to_dict()}
         if explain:
             out["explain"] = {k: round(v, 6) for k, v in self.explain.items()}
+            out["below_min_score"] = self.below_min_score
         return out
 
 
@@ -134,6 +152,7 @@ class _Candidate:
     session_text: float  # BM25 of the candidate's whole session as one document
     share: float  # of the query's terms, those the candidate's scripts could match
     translated: float  # BM25 of the query's dictionary translation (Chinese → English)
+    z: float  # its plain cosine, in standard deviations above the query's background cosines
     centred: bool = False  # its cosine was taken with each language's mean removed
     context: bool = False  # its cosine mixes in its context vector (its session neighbours)
 
@@ -215,6 +234,10 @@ def parse_time(value: str | datetime | None) -> str | None:
     return stamp
 
 
+def _sigmoid(logit: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(min(logit, 40.0), -40.0)))
+
+
 def _age_days(when: str | None, now: datetime) -> float | None:
     if not when:
         return None
@@ -235,12 +258,15 @@ class Recaller:
         indexes: Mapping[Scope, SqliteIndex],
         embedder: Embedder,
         weights: Weights | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         self.indexes = dict(indexes)
         self.embedder = embedder
         self.weights = weights or Weights()
+        self.calibration = calibration or Calibration()
         self._cache: dict[tuple[Any, ...], tuple[float, tuple[str, ...], list[Hit]]] = {}
         self._centres: tuple[tuple[str, ...], dict[Scope, _Centres]] | None = None
+        self._base: tuple[float, float] | None = None  # the query's background mean and std
 
     # -- candidates ----------------------------------------------------------------------
     def _allowed(
@@ -261,6 +287,7 @@ class Recaller:
         qvec: np.ndarray[Any, Any],
         filters: tuple[set[str], set[str], str | None, str | None],
         centres: _Centres | None,
+        base: tuple[float, float],
     ) -> list[_Candidate]:
         index = self.indexes[scope]
         docs = index.docs()
@@ -304,7 +331,9 @@ class Recaller:
 
         periods = query_periods(query)
         others = set(keyword) | set(entity) | set(translated)
-        cosines = self._cosines(index, qvec, docs, centres, "cjk" in own, any(filters), others)
+        cosines, plain = self._cosines(
+            index, qvec, docs, centres, "cjk" in own, any(filters), others
+        )
         return [
             _Candidate(
                 scope,
@@ -316,6 +345,7 @@ class Recaller:
                 sessions.get(docs[n].session or "", 0.0),
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
+                (plain.get(n, base[0]) - base[0]) / base[1],
                 centres is not None and bool(cosines),
                 bool(self.weights.context) and index.has_context(n),
             )
@@ -331,14 +361,15 @@ class Recaller:
         chinese: bool,
         filtered: bool,
         others: set[str],
-    ) -> dict[str, float]:
+    ) -> tuple[dict[str, float], dict[str, float]]:
         """The best ``pool`` cosines among ``docs`` (context-mixed, centred where the store is
-        bilingual), plus the cosine of each of ``others`` (the other signals' hits) outside them."""
+        bilingual), plus the cosine of each of ``others`` (the other signals' hits) outside them;
+        and the same memories' plain cosines (not centred), which the calibration reads."""
         pool = self.weights.pool
         names, matrix = index.vectors(self.weights.context)
         if not names:
-            return {}
-        sims = matrix @ qvec
+            return {}, {}
+        plain = sims = matrix @ qvec
         if centres is not None:
             sims = centres.cosines(sims, qvec, chinese=chinese)
         if filtered:
@@ -346,11 +377,12 @@ class Recaller:
         else:
             order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
         cosines = {names[i]: float(sims[i]) for i in order}
+        plains = {names[i]: float(plain[i]) for i in order}
         for n in others - set(cosines):  # hits of the other signals outside the vector pool
             row = index.row_of(n)
             if row is not None:
-                cosines[n] = float(sims[row])
-        return cosines
+                cosines[n], plains[n] = float(sims[row]), float(plain[row])
+        return cosines, plains
 
     def _centring(self) -> dict[Scope, _Centres]:
         """Per scope, what centring its cosines needs; empty when the scopes searched hold too
@@ -406,6 +438,12 @@ class Recaller:
         max_tr = max(max((c.translated for c in cands), default=0.0), KEYWORD_FLOOR)
         cos = [c.cosine for c in cands if c.cosine]
         lo, hi = (min(cos), max(cos)) if cos else (0.0, 0.0)
+        if cos and self._base is not None and not any(c.centred for c in cands):
+            # a few candidates span no range worth stretching to [0, 1]: the query's
+            # background cosines anchor it (the worst at most "unrelated", the best at least
+            # VECTOR_SPAN deviations above it)
+            mean, std = self._base
+            lo, hi = min(lo, mean), max(hi, mean + VECTOR_SPAN * std)
         rows = []
         for c in cands:
             tr_n = c.translated / max_tr
@@ -458,12 +496,17 @@ class Recaller:
             rows[i]["relevance"] = (
                 rows[i]["signal"] + rows[i]["session_part"] + rows[i]["session_text_part"]
             )
+        for c, row in zip(cands, rows, strict=True):  # the absolute signals the logistic reads
+            row["vector_z"] = c.z
+            row["keyword_sat"] = saturate(c.keyword)
+            row["translated_sat"] = (1.0 - c.share) * saturate(c.translated)
         return rows
 
     def _score(
         self, cands: Sequence[_Candidate]
     ) -> list[tuple[_Candidate, float, dict[str, float]]]:
         w = self.weights
+        cal = self.calibration
         now = datetime.now(UTC)
         out = []
         for c, explain in zip(cands, self._relevance(cands), strict=True):
@@ -478,12 +521,30 @@ class Recaller:
                 "source": SOURCE_PRIOR.get(c.meta.source, 0.0),
                 "confidence": -1.0 if c.meta.confidence == "tentative" else 0.0,
             }
-            final = relevance
+            hybrid = relevance
             for name, x in priors.items():
                 contribution = relevance * getattr(w, name) * x
                 explain[f"{name}_part"] = contribution
-                final += contribution
-            explain["final"] = final
+                hybrid += contribution
+            explain["hybrid"] = hybrid
+            # the absolute signals count only for the embedder the calibration was fitted
+            # with: another one's cosines have another scale (its z is set aside, and with it
+            # the translation's weight, so its ranking is the hybrid's own)
+            fitted = cal.fits(self.embedder.model_id)
+            features = {
+                "vector_z": explain["vector_z"] if w.vector > 0 and fitted else 0.0,
+                "keyword_sat": explain["keyword_sat"] if w.keyword > 0 and fitted else 0.0,
+                "translated_sat": explain["translated_sat"] if w.keyword > 0 and fitted else 0.0,
+                "entity": c.entity if w.entity > 0 and fitted else 0.0,
+                "signal": hybrid,
+            }
+            logit = cal.bias
+            for name, x in features.items():
+                explain[f"calibrated_{name}"] = getattr(cal, name) * x
+                logit += explain[f"calibrated_{name}"]
+            explain["calibrated_bias"] = cal.bias
+            explain["logit"] = logit
+            explain["final"] = final = _sigmoid(logit)
             out.append((c, final, explain))
         return out
 
@@ -498,11 +559,23 @@ class Recaller:
         since: str | None = None,
         until: str | None = None,
         track: bool = True,
+        min_score: float | None = None,
+        with_cut: bool = False,
     ) -> list[Hit]:
+        """The best ``top_k`` memories whose calibrated score is at least ``min_score``
+        (default ``MIN_SCORE``; 0 returns every candidate); with ``with_cut``, those of the
+        ``top_k`` the floor cut follow them, marked ``below_min_score`` (for explain)."""
         if not isinstance(query, str) or not query.strip():
             raise ValidationError("the query is empty: say what to recall")
         if top_k < 1:
             raise ValidationError("top_k must be at least 1")
+        default = MIN_SCORE if self.calibration.fits(self.embedder.model_id) else 0.0
+        floor = default if min_score is None else min_score
+        if not 0.0 <= floor <= 1.0:
+            raise ValidationError(
+                f"min_score must be between 0 and 1 (got {floor}): scores are calibrated "
+                "relevances in [0, 1]; use 0 to return every candidate"
+            )
         query = query[:MAX_QUERY_CHARS]
         filters = (set(types), set(tags), since, until)
         for index in self.indexes.values():
@@ -523,19 +596,27 @@ class Recaller:
         else:
             hits = self._rank(query, top_k, filters)
             self._cache[key] = (time.monotonic(), state, hits)
+        marked = [
+            replace(h, explain={**h.explain, "min_score": floor, "below_min_score": float(cut)},
+                    below_min_score=cut)
+            for h in hits
+            for cut in [h.score < floor]
+        ]  # fmt: skip
+        kept = [h for h in marked if not h.below_min_score]
         if track:
-            self._log(query, top_k, hits)
-        return hits
+            self._log(query, top_k, kept)
+        return marked if with_cut else kept
 
     def _rank(
         self, query: str, top_k: int, filters: tuple[set[str], set[str], str | None, str | None]
     ) -> list[Hit]:
         qvec = self.embedder.encode([query], "query")[0]
         centring = self._centring()  # across scopes: their cosines stay on one scale
+        base = self._base = background(self.embedder).stats(qvec)
         cands = [
             c
             for s in self.indexes
-            for c in self._candidates(s, query, qvec, filters, centring.get(s))
+            for c in self._candidates(s, query, qvec, filters, centring.get(s), base)
         ]
         scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
         hits: list[Hit] = []

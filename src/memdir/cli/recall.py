@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import click
 
+from ..recall import MIN_SCORE, Hit
 from ..records import TYPES
 from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory
 
 SIGNALS = ("keyword", "vector", "entity", "time", "session", "session_text")
 PRIORS = ("recency", "importance", "strength", "source", "confidence")
+CALIBRATED = ("vector_z", "keyword_sat", "translated_sat", "entity", "signal")
 
 
 def _explain_lines(explain: dict[str, float]) -> list[str]:
@@ -27,11 +29,13 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
         f"entity {explain['entity_match']:.2f} · time {explain['time_match']:.0f}"
     )
     parts = " + ".join(f"{s} {explain[f'{s}_part']:.3f}" for s in SIGNALS)
+    calibrated = " ".join(f"{c} {explain[f'calibrated_{c}']:+.2f}" for c in CALIBRATED)
     priors = " ".join(f"{p} {explain[f'{p}_part']:+.3f}" for p in PRIORS)
     return [
-        f"      {raw}",
+        f"      {raw} · vector z {explain['vector_z']:.2f}",
         f"      relevance {explain['relevance']:.3f} = {parts}",
-        f"      final {explain['final']:.3f} = relevance {priors}",
+        f"      score {explain['final']:.3f} = σ(logit {explain['logit']:.2f} = bias "
+        f"{explain['calibrated_bias']:+.2f} {calibrated} {priors})",
     ]
 
 
@@ -44,6 +48,14 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
 @click.option("--until", help="Only memories created until (same forms as --since).")
 @click.option("--top-k", "top_k", type=click.IntRange(1, 100), default=5, show_default=True)
 @click.option("--explain", is_flag=True, help="Show every signal and weight per result.")
+@click.option(
+    "--min-score",
+    "min_score",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help=f"Return nothing scoring below this calibrated relevance (default {MIN_SCORE}; "
+    "0 returns every candidate).",
+)
 @click.option("--archived", is_flag=True, help="Search the archived memories instead (sleep).")
 @json_option
 @click.pass_context
@@ -57,6 +69,7 @@ def recall(
     until: str | None,
     top_k: int,
     explain: bool,
+    min_score: float | None,
     archived: bool,
     as_json: bool,
 ) -> None:
@@ -71,7 +84,8 @@ def recall(
             m.reindex(scope=chosen, progress=bar)
         finally:
             bar.close()
-    hits = search(
+    floor = {} if archived else {"min_score": min_score}
+    found = search(
         query,
         top_k=top_k,
         scopes=scopes,
@@ -80,13 +94,26 @@ def recall(
         since=since,
         until=until,
         explain=True,
+        **floor,
     )
+    hits = [h for h in found if not h.below_min_score]
+    cut = [h for h in found if h.below_min_score] if explain else []
     if as_json:
-        emit_json([h.to_dict(explain=explain) for h in hits])
+        emit_json([h.to_dict(explain=explain) for h in hits + cut])
         return
+    _print_hits(hits, explain)
     if not hits:
-        click.echo("Nothing found.")
-        return
+        shown = MIN_SCORE if min_score is None else min_score
+        why = f"below min-score {shown:g}" if found else "no memory matches"
+        click.echo(f"Nothing found ({why}; --min-score 0 returns every candidate).")
+    if cut:
+        click.echo(
+            f"Below min-score {cut[0].explain.get('min_score', MIN_SCORE):g} (not returned):"
+        )
+        _print_hits(cut, explain)
+
+
+def _print_hits(hits: list[Hit], explain: bool) -> None:
     for rank, hit in enumerate(hits, 1):
         rec = hit.record
         click.echo(f"{rank}. {hit.score:.3f}  {rec.name}  ({rec.type}, {rec.scope})")

@@ -119,6 +119,13 @@ class RecallIn(_Model):
     since: Short | None = None
     until: Short | None = None
     explain: bool = False
+    min_score: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="calibrated relevance below which nothing is returned (default: the "
+        "formula's floor; 0 returns every candidate); with explain, what it cut follows",
+    )
 
 
 class MessagesIn(_Model):

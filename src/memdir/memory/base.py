@@ -531,12 +531,16 @@ class MemoryBase:
         until: str | None = None,
         explain: bool = False,
         track: bool = True,
+        min_score: float | None = None,
     ) -> builtins.list[Hit]:
         """The memories that best answer ``query``, best first, from both scopes by default.
 
-        Each ``Hit`` has the record, its final score and (with ``explain``) every signal and
-        weight that made it. ``since``/``until`` filter on ``created`` (ISO time or a span such
-        as ``7d``). ``track=False`` leaves no trace in the recall log or the use counts."""
+        Each ``Hit`` has the record, its final score (a calibrated relevance in [0, 1]) and
+        (with ``explain``) every signal and weight that made it. Nothing scoring below
+        ``min_score`` (default ``recall.MIN_SCORE``; 0 keeps every candidate) is returned;
+        with ``explain`` the hits it cut follow, marked ``below_min_score``. ``since``/``until``
+        filter on ``created`` (ISO time or a span such as ``7d``). ``track=False`` leaves no
+        trace in the recall log or the use counts."""
         chosen = tuple(scopes) if scopes is not None else tuple(self.scopes())
         for scope in chosen:
             self.store(scope)  # raises a clear error for an unavailable scope
@@ -559,6 +563,8 @@ class MemoryBase:
             since=parse_time(since),
             until=parse_time(until),
             track=track,
+            min_score=min_score,
+            with_cut=explain,
         )
         return hits if explain else [Hit(h.record, h.score) for h in hits]
 

