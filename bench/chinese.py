@@ -18,7 +18,8 @@ Protocol:
   report pools all slices for the Chinese-vs-English comparison (each question counts once).
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
-  ``top_k=5, track=False`` over both scopes. A session slice's facts keep their ``session``
+  ``top_k=5, track=False, min_score=0.0`` over both scopes (hit@k measures the ranking; what
+  the default floor cuts is measured by ``bench/everyday.py``). A session slice's facts keep their ``session``
   and are learned in file order, a minute apart; the others carry none, and with
   ``--sessions N`` each language's facts are put, in file order, into sessions of N (facts
   extracted from one conversation share a session, and file order mixes topics about as a
@@ -215,7 +216,7 @@ def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict
             m, id_of, index_s = _store(Path(tmp), embedder, facts, sessions)
 
             def hybrid(q: str, m: Memory = m) -> list[Hit]:
-                return m.recall(q, top_k=TOP_K, track=False)
+                return m.recall(q, top_k=TOP_K, track=False, min_score=0.0)
 
             rows.append({"method": "hybrid", "embedder": label, "index_seconds": round(index_s, 2),
                          **_evaluate(hybrid, questions, id_of)})  # fmt: skip
@@ -228,7 +229,7 @@ def run(data_path: Path | None, embedders: list[str], sessions: int = 0) -> dict
                 recaller = Recaller(indexes, embedder, weights)
 
                 def ranked(q: str, r: Recaller = recaller) -> list[Hit]:
-                    return r.recall(q, top_k=TOP_K, track=False)
+                    return r.recall(q, top_k=TOP_K, track=False, min_score=0.0)
 
                 method = f"{variant} only" if "=" not in variant else f"hybrid, {variant}"
                 rows.append({"method": method,

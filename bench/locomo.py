@@ -152,7 +152,10 @@ def store_for(index: int, conv: dict[str, Any], embedder: Embedder) -> Memory:
 
 
 def ranked(recaller: Recaller, query: str) -> list[str]:
-    hits = recaller.recall(query, top_k=DEPTH, track=False)
+    # recall@k measures the ranking, so no floor: the default min_score is fitted for the
+    # default embedder's calibrated score, and would empty the BM25-only and vector-only rows
+    # (whose weights the calibration knows nothing of); what the floor cuts is bench/everyday's
+    hits = recaller.recall(query, top_k=DEPTH, track=False, min_score=0.0)
     return [h.record.name for h in hits]
 
 
