@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING
 import click
 
 from ..errors import ConfigError, MemdirError, NotFoundError
-from ..guard import KINDS
 from ..records import SOURCES, TYPES, escape_controls
 from .app import as_scope, cli, emit_json, json_option, memory, scope_option
 from .names import name_argument, resolved
@@ -42,6 +41,19 @@ def init(ctx: click.Context, as_json: bool) -> None:
     for scope, path in created.items():
         click.echo(f"{scope:<8} {path}")
     click.echo('Ready. Try: memdir remember "Use pnpm, not npm" --type feedback')
+
+
+def _guard_kinds(kinds: tuple[str, ...]) -> tuple[str, ...]:
+    # checked against the guard's own list, imported only when --allow is given: the guard
+    # compiles its patterns at import, which `memdir --help` should not pay for
+    if kinds:
+        from ..guard import KINDS
+
+        for kind in kinds:
+            if kind not in KINDS:
+                known = ", ".join(KINDS)
+                raise click.BadParameter(f"{kind!r} is not a guard kind: use one of {known}")
+    return kinds
 
 
 @cli.command()
@@ -76,8 +88,11 @@ def init(ctx: click.Context, as_json: bool) -> None:
     "--allow",
     "allow",
     multiple=True,
-    type=click.Choice(KINDS),
-    help="Store it although the guard judged it this kind (you insist; repeatable).",
+    metavar="KIND",
+    callback=lambda _ctx, _param, kinds: _guard_kinds(kinds),
+    help="Store it although the guard judged it this kind (you insist; repeatable): the kind "
+    "its refusal named — permission, disables-safety, remote-code, exfiltration, destructive, "
+    "role-switch or override.",
 )
 @json_option
 @click.pass_context

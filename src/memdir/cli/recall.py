@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from ..recall import MIN_SCORE, Hit
 from ..records import TYPES
 from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory
+
+if TYPE_CHECKING:
+    from ..recall import Hit
 
 SIGNALS = ("keyword", "vector", "entity", "time", "session", "session_text")
 PRIORS = ("recency", "importance", "strength", "source", "confidence")
@@ -53,8 +57,8 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
     "min_score",
     type=click.FloatRange(0.0, 1.0),
     default=None,
-    help=f"Return nothing scoring below this calibrated relevance (default {MIN_SCORE}; "
-    "0 returns every candidate).",
+    help="Return nothing scoring below this calibrated relevance (default: the floor fitted for "
+    "the default embedder, see docs/recall.md; 0 returns every candidate).",
 )
 @click.option("--archived", is_flag=True, help="Search the archived memories instead (sleep).")
 @json_option
@@ -102,6 +106,8 @@ def recall(
         emit_json([h.to_dict(explain=explain) for h in hits + cut])
         return
     _print_hits(hits, explain)
+    from ..recall import MIN_SCORE  # here, not at import: `memdir --help` loads no numpy
+
     if not hits:
         shown = MIN_SCORE if min_score is None else min_score
         why = f"below min-score {shown:g}" if found else "no memory matches"
