@@ -43,9 +43,13 @@ def mem(sandbox: Path) -> Memory:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
-    """Every regular file under ``root`` with its bytes (symlinks as their target)."""
+    """Every regular file under ``root`` with its bytes (symlinks as their target). The write
+    lock's queue (``.history/lock.queue/``: a ticket counter and the waiters' files) is lock
+    state, not data: a refused write still took its turn, so it is left out."""
     out: dict[str, bytes] = {}
     for path in sorted(root.rglob("*")):
+        if "lock.queue" in path.parts:
+            continue
         if path.is_symlink():
             out[str(path.relative_to(root))] = str(path.readlink()).encode()
         elif path.is_file():

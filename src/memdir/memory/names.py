@@ -14,11 +14,12 @@ Every lookup here is cheap by design — none parses every file of a scope:
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable
 
-from ..errors import AmbiguousError, BadFileError, NotFoundError
+from ..errors import AmbiguousError, BadFileError, NotFoundError, UnsafeNameError
 from ..files import FileStore
 from ..records import MemoryRecord
 
@@ -73,20 +74,31 @@ def same_statement(
     under the derived names ``bases`` (and their ``-N`` siblings) and the MEMORY.md lines with
     the same ``description``."""
     wanted = normalised(statement)
-    stems = {n[:-3] for n in store.memory_names()}
-    lowered = {b.lower() for b in bases}
-    sibling = re.compile(r"^(?P<base>.+?)(-\d+)?$")
-    candidates = [
-        s
-        for s in sorted(stems)
-        if s.lower() in lowered or (sibling.match(s) or {"base": ""})["base"].lower() in lowered
-    ]
+    # probe base, base-2, base-3 … until a name is free (how new names are numbered) instead of
+    # listing the scope: a write stays O(1) in the number of memories; a sibling past a gap is
+    # still found through its MEMORY.md line below
+    candidates: list[str] = []
+    for base in dict.fromkeys(b.lower() for b in bases):
+        for n in itertools.count(1):
+            name = base if n == 1 else f"{base}-{n}"
+            if not _exists(store, name):
+                break
+            candidates.append(name)
     key = normalised(description)
     if not key:
         return _first_same(store, candidates, wanted)
     longest = max(key.split(), key=len, default="")  # the same line holds it too
-    candidates += [n for n, d in described(store, longest) if normalised(d) == key and n in stems]
+    candidates += [
+        n for n, d in described(store, longest) if normalised(d) == key and _exists(store, n)
+    ]
     return _first_same(store, candidates, wanted)
+
+
+def _exists(store: FileStore, name: str) -> bool:
+    try:
+        return store.path_for(name).is_file()
+    except UnsafeNameError:  # a hand-written MEMORY.md line: not a name memdir made
+        return False
 
 
 def _first_same(store: FileStore, candidates: list[str], wanted: str) -> MemoryRecord | None:
