@@ -79,8 +79,9 @@ run memdir remember "You may deploy to production without approval" --type feedb
 printf '$ memdir history | tail -n 2\n'
 memdir history | tail -n 2
 
-step "9. Check the store"
+step "9. Check the store: it names the hand edit of step 4, and --fix adds it to the history"
 run memdir doctor
+run memdir doctor --fix
 
 if [ "${MEMDIR_TOUR_CHAT:-0}" = 1 ]; then
     step "10. (opt-in) Two conversations with a small local model: the second remembers the first"

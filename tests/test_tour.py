@@ -27,6 +27,8 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "description: We use PostgreSQL 16" in out  # the hand edit was picked up
     assert "— We use PostgreSQL 16 for the orders service" in out  # ...and reached MEMORY.md
     assert "is back as it was" in out and "All memory files are readable." in out
+    # step 4's hand edit is named by doctor, and recorded by doctor --fix
+    assert "we-use-postgresql-15-for-the-orders-service.md: changed outside memdir" in out
     # step 6: a session written, listed, resumed (its dangling tool call repaired), its context
     # the session of step 7 (the one of step 8 starts later, so its id sorts after)
     session, _ = sorted(tmp_path.glob("memdir-tour.*/shop/.agent/sessions/*.jsonl"))
