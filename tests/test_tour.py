@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -39,10 +40,12 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "We use PostgreSQL 16 for the orders service" in context  # the index, not the body
     assert "=== user ===\nWhich database does the orders service use?" in context
     assert "=== tool result ===\ninterrupted:" in context
-    # step 8: the extractor stored the explicit request at once and the preference after the
-    # turn; the guard refused a permission grant, and the refusal is in the history
+    # step 8: the extractor stored both explicit requests at once ("以后都…" is a standing
+    # instruction, and a Chinese memory gets a short ASCII name); the guard refused a permission
+    # grant, and the refusal is in the history
     assert "stored at once: the-staging-database-is-db-stage-2" in out
-    assert "from this turn: 以后都用-pnpm-装依赖 (feedback, source user" in out
+    assert re.search(r"stored at once: pnpm-[0-9a-f]{6}\n", out)
+    assert re.search(r"from this turn: pnpm-[0-9a-f]{6} \(feedback, source user", out)
     assert "from this turn: the-staging-database-is-db-stage-2 (project, source user" in out
     assert "not stored: grants a permission" in result.stderr
     assert "refuse" in out.split("memdir history | tail -n 2", 1)[1]
