@@ -111,6 +111,16 @@ ALLOWED["index"] |= {"derived"}
 ALLOWED["providers"] |= {"derived"}
 ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
 
+# Issue 19: the ports (typing.Protocol interfaces, types only) sit just above the format; the
+# backend registry opens a scope's Store, Index, ChangeLog and RecallLog (the file backend's
+# modules are its implementors); recall asks the Index ports, the facade opens scopes through
+# a backend.
+ALLOWED["ports"] = {"history", "index", "records"}  # names in annotations only (TYPE_CHECKING)
+ALLOWED["index"] |= {"ports"}
+ALLOWED["backends"] = {"errors", "files", "history", "index", "paths", "ports", "settings"}
+ALLOWED["recall"] |= {"files", "ports"}
+ALLOWED["memory"] |= {"backends", "ports"}
+
 
 def _internal_imports(path: Path) -> set[str]:
     """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""

@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import AmbiguousError, LinkError, NotFoundError
+from .errors import AmbiguousError, LinkError, NotFoundError, ValidationError
 from .markdown import HASH_PREFIX
 from .paths import ScopeDirs
 
@@ -327,6 +327,15 @@ class ChangeLog:
                 self.torn_lines += 1
             else:
                 yield change
+
+    def since(self, cursor: int) -> tuple[list[Change], int]:
+        """The complete entries after byte offset ``cursor`` (0: from the start) and the
+        offset to pass next time: a reader follows the log without re-reading it."""
+        if cursor < 0:
+            raise ValidationError(f"a change log cursor is an offset >= 0 (got {cursor})")
+        records, _torn, end = read_jsonl(inside(self.dirs.memory, self.dirs.changes), cursor)
+        found = (Change.from_dict(data) for data in records)
+        return [c for c in found if c is not None], max(end, cursor)
 
     def find(self, change_id: str) -> Change | None:
         """The entry whose id starts with ``change_id``; ``AmbiguousError`` if several do."""

@@ -73,12 +73,13 @@ from typing import Any
 import numpy as np
 
 from .errors import BadFileError, NotFoundError, ValidationError
-from .history import append_jsonl
+from .files.recall_log import FileRecallLog
 from .index.relevance import CALIBRATION, Calibration, background, saturate
 from .index.sqlite import DocMeta, SqliteIndex
 from .index.text import query_entities, query_periods, query_terms, script_share, term_script
 from .index.translate import translate
 from .paths import Scope
+from .ports import Index, RecallLog, Store
 from .providers.embeddings import Embedder
 from .records import MemoryRecord, utc_iso
 
@@ -157,54 +158,6 @@ class _Candidate:
     context: bool = False  # its cosine mixes in its context vector (its session neighbours)
 
 
-@dataclass(frozen=True)
-class _Centres:
-    """The mean vector of the Chinese memories and of the others, to compare a query and a
-    memory with their language's mean taken out: multilingual embedders place every text of
-    one language near that language's mean (a bias of the model, not of the meaning), so an
-    English question's cosine to any Chinese memory is lower than to an English one that
-    means less. Subtracting each side's language mean removes that offset (Libovický et al.,
-    "On the language neutrality of pre-trained multilingual representations", 2020).
-
-    Built once per state of the indexes, with the products the centred cosine needs, so a
-    query costs a few vector operations over its plain cosines rather than a second pass over
-    the matrix: (q − μq)·(d − μd) = q·d − q·μd − μq·d + μq·μd. A query with Chinese in it is
-    centred on the Chinese mean; a memory is Chinese when Chinese is one of its main scripts."""
-
-    chinese: np.ndarray[Any, Any]  # per row: is the memory Chinese
-    means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # (others, Chinese)
-    along: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # per row: d·μ_others, d·μ_zh
-    norms: np.ndarray[Any, Any]  # per row: |d − μ_its language|
-
-    @classmethod
-    def of(
-        cls,
-        matrix: np.ndarray[Any, Any],
-        chinese: np.ndarray[Any, Any],
-        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]],
-    ) -> _Centres:
-        both = matrix @ np.stack(means, axis=1).astype(matrix.dtype)  # one pass, in float32
-        along = (both[:, 0], both[:, 1])
-        own = np.where(chinese, along[1], along[0])
-        square = np.where(chinese, float(means[1] @ means[1]), float(means[0] @ means[0]))
-        sq_rows = np.einsum("ij,ij->i", matrix, matrix)
-        norms = np.sqrt(np.maximum(sq_rows - 2 * own + square, 1e-12))
-        return cls(chinese, means, along, norms)
-
-    def cosines(
-        self, sims: np.ndarray[Any, Any], qvec: np.ndarray[Any, Any], *, chinese: bool
-    ) -> np.ndarray[Any, Any]:
-        """The centred cosine of the query (of the language ``chinese`` says) to every row,
-        from its plain cosines ``sims``."""
-        mq = self.means[int(chinese)]
-        q_on = np.where(self.chinese, float(qvec @ self.means[1]), float(qvec @ self.means[0]))
-        cross = np.where(self.chinese, float(mq @ self.means[1]), float(mq @ self.means[0]))
-        dot = sims - q_on - self.along[int(chinese)] + cross
-        q_norm = math.sqrt(max(float(qvec @ qvec) - 2 * float(qvec @ mq) + float(mq @ mq), 1e-12))
-        result: np.ndarray[Any, Any] = dot / (q_norm * self.norms)
-        return result
-
-
 _RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
@@ -250,22 +203,35 @@ def _age_days(when: str | None, now: datetime) -> float | None:
     return max((now - stamp).total_seconds() / 86400.0, 0.0)
 
 
+Means = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # the language means (others, Chinese)
+
+
 class Recaller:
     """Runs recalls over the indexes of the given scopes."""
 
     def __init__(
         self,
-        indexes: Mapping[Scope, SqliteIndex],
+        indexes: Mapping[Scope, Index],
         embedder: Embedder,
         weights: Weights | None = None,
         calibration: Calibration | None = None,
+        *,
+        stores: Mapping[Scope, Store] | None = None,
+        logs: Mapping[Scope, RecallLog] | None = None,
     ) -> None:
-        self.indexes = dict(indexes)
+        """``stores`` (where hits are read) and ``logs`` (where recalls are recorded) default
+        to the file backend's for indexes of that backend (``SqliteIndex``)."""
+        self.indexes: dict[Scope, Index] = dict(indexes)
+        files = {s: ix.store for s, ix in indexes.items() if isinstance(ix, SqliteIndex)}
+        self.stores: dict[Scope, Store] = dict(stores) if stores is not None else dict(files)
+        self.logs: dict[Scope, RecallLog] = (
+            dict(logs) if logs is not None else {s: FileRecallLog(st) for s, st in files.items()}
+        )
         self.embedder = embedder
         self.weights = weights or Weights()
         self.calibration = calibration or Calibration()
         self._cache: dict[tuple[Any, ...], tuple[float, tuple[str, ...], list[Hit]]] = {}
-        self._centres: tuple[tuple[str, ...], dict[Scope, _Centres]] | None = None
+        self._centres: tuple[tuple[str, ...], Means | None] | None = None
         self._base: tuple[float, float] | None = None  # the query's background mean and std
 
     # -- candidates ----------------------------------------------------------------------
@@ -286,7 +252,7 @@ class Recaller:
         query: str,
         qvec: np.ndarray[Any, Any],
         filters: tuple[set[str], set[str], str | None, str | None],
-        centres: _Centres | None,
+        means: Means | None,
         base: tuple[float, float],
     ) -> list[_Candidate]:
         index = self.indexes[scope]
@@ -331,9 +297,7 @@ class Recaller:
 
         periods = query_periods(query)
         others = set(keyword) | set(entity) | set(translated)
-        cosines, plain = self._cosines(
-            index, qvec, docs, centres, "cjk" in own, any(filters), others
-        )
+        cosines, plain = self._cosines(index, qvec, docs, means, "cjk" in own, any(filters), others)
         return [
             _Candidate(
                 scope,
@@ -346,7 +310,7 @@ class Recaller:
                 share(docs[n].scripts),
                 translated.get(n, 0.0),
                 (plain.get(n, base[0]) - base[0]) / base[1],
-                centres is not None and bool(cosines),
+                means is not None and bool(cosines),
                 bool(self.weights.context) and index.has_context(n),
             )
             for n in others | set(cosines)
@@ -354,10 +318,10 @@ class Recaller:
 
     def _cosines(
         self,
-        index: SqliteIndex,
+        index: Index,
         qvec: np.ndarray[Any, Any],
         docs: Mapping[str, DocMeta],
-        centres: _Centres | None,
+        means: Means | None,
         chinese: bool,
         filtered: bool,
         others: set[str],
@@ -365,51 +329,36 @@ class Recaller:
         """The best ``pool`` cosines among ``docs`` (context-mixed, centred where the store is
         bilingual), plus the cosine of each of ``others`` (the other signals' hits) outside them;
         and the same memories' plain cosines (not centred), which the calibration reads."""
-        pool = self.weights.pool
-        names, matrix = index.vectors(self.weights.context)
-        if not names:
-            return {}, {}
-        plain = sims = matrix @ qvec
-        if centres is not None:
-            sims = centres.cosines(sims, qvec, chinese=chinese)
-        if filtered:
-            order = [i for i in np.argsort(-sims) if names[i] in docs][:pool]
-        else:
-            order = np.argpartition(-sims, min(pool, len(names) - 1))[:pool].tolist()
-        cosines = {names[i]: float(sims[i]) for i in order}
-        plains = {names[i]: float(plain[i]) for i in order}
-        for n in others - set(cosines):  # hits of the other signals outside the vector pool
-            row = index.row_of(n)
-            if row is not None:
-                cosines[n], plains[n] = float(sims[row]), float(plain[row])
-        return cosines, plains
+        near = index.nearest(
+            qvec,
+            self.weights.pool,
+            within=docs if filtered else None,
+            also=others,  # hits of the other signals outside the vector pool
+            context=self.weights.context,
+            means=means,
+            chinese=chinese,
+        )
+        return {n: v.cosine for n, v in near.items()}, {n: v.plain for n, v in near.items()}
 
-    def _centring(self) -> dict[Scope, _Centres]:
-        """Per scope, what centring its cosines needs; empty when the scopes searched hold too
-        few memories of one language. The means are over every scope searched, so that the
-        cosines of all scopes stay on one scale."""
+    def _centring(self) -> Means | None:
+        """The language means to centre cosines on (others, Chinese); ``None`` when the scopes
+        searched hold too few memories of one language. The means are over every scope
+        searched, so that the cosines of all scopes stay on one scale."""
         state = tuple(ix.generation() for ix in self.indexes.values())
         if self._centres is not None and self._centres[0] == state:
             return self._centres[1]
-        self._centres = (state, {})
+        self._centres = (state, None)
         scripts = set().union(*(ix.scripts() for ix in self.indexes.values()))
         if "cjk" not in scripts or scripts == {"cjk"}:
-            return {}  # one language: nothing to centre (and nothing to compute)
-        rows: dict[Scope, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
-        for scope, index in self.indexes.items():
-            names, matrix = index.vectors(self.weights.context)
-            docs = index.docs()
-            chinese = np.array([n in docs and "cjk" in docs[n].scripts for n in names], bool)
-            rows[scope] = (matrix, chinese)
-        counts = [sum(int((c == lang).sum()) for _, c in rows.values()) for lang in (False, True)]
-        out: dict[Scope, _Centres] = {}
+            return None  # one language: nothing to centre (and nothing to compute)
+        sums = [ix.language_sums(self.weights.context) for ix in self.indexes.values()]
+        counts = [sum(s.counts[lang] for s in sums) for lang in (0, 1)]
+        out: Means | None = None
         if min(counts) >= CENTER_MIN:
-            means = tuple(  # a product with the mask, not a copy of the rows it selects
-                sum(((c == lang) @ m for m, c in rows.values()), np.zeros(self.embedder.dim))
-                / counts[int(lang)]
-                for lang in (False, True)
+            out = (
+                sum((s.sums[0] for s in sums), np.zeros(self.embedder.dim)) / counts[0],
+                sum((s.sums[1] for s in sums), np.zeros(self.embedder.dim)) / counts[1],
             )
-            out = {scope: _Centres.of(m, c, (means[0], means[1])) for scope, (m, c) in rows.items()}
         self._centres = (state, out)
         return out
 
@@ -616,13 +565,13 @@ class Recaller:
         cands = [
             c
             for s in self.indexes
-            for c in self._candidates(s, query, qvec, filters, centring.get(s), base)
+            for c in self._candidates(s, query, qvec, filters, centring, base)
         ]
         scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
         hits: list[Hit] = []
         for cand, final, explain in scored:
             try:
-                record = self.indexes[cand.scope].store.read(cand.meta.name)
+                record = self.stores[cand.scope].read(cand.meta.name)
             except (BadFileError, NotFoundError):
                 continue  # changed since the sync; the next call reindexes it
             hits.append(Hit(record, final, explain))
@@ -632,7 +581,7 @@ class Recaller:
 
     def _log(self, query: str, top_k: int, hits: list[Hit]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        for scope, index in self.indexes.items():
+        for scope in self.indexes:
             mine = [h for h in hits if h.record.scope == scope]
             entry = {
                 "time": stamp,
@@ -643,6 +592,4 @@ class Recaller:
                 "returned": [h.record.name for h in mine],
                 "scores": {h.record.name: round(h.score, 6) for h in mine},
             }
-            with index.store.locked():
-                # not fsynced: losing the last few uses in a crash costs nothing that matters
-                append_jsonl(index.store.dirs.recalls, entry, sync=False)
+            self.logs[scope].append(entry)

@@ -52,6 +52,7 @@ __all__ = [
     "LLMSettings",
     "Setting",
     "Source",
+    "configured_backend",
     "env_var",
     "infer_provider",
     "load_settings",
@@ -165,6 +166,8 @@ def read_file(home: Path | None = None) -> dict[str, Any]:
         raise ConfigError(f"{path} must be a mapping such as 'llm: {{model: qwen2.5:3b}}'")
     values: dict[str, Any] = {}
     for section, body in data.items():
+        if section == "backend":
+            continue  # a top-level name, not a section: ``configured_backend`` reads it
         if not isinstance(body, dict):
             raise ConfigError(
                 f"{path}: {section!r} must be a section of keys; the settings are {', '.join(KEYS)}"
@@ -318,3 +321,21 @@ def load_settings(
         max_retries=values["llm.max_retries"],
         sources=sources,
     )
+
+
+def configured_backend(home: Path | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """The storage backend to open (``memdir.backends``): ``$MEMDIR_BACKEND``, else the
+    top-level ``backend:`` of ``config.yaml``, else ``file``."""
+    env = os.environ if environ is None else environ
+    chosen = (env.get("MEMDIR_BACKEND") or "").strip()
+    if chosen:
+        return chosen
+    path = settings_file(home)
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return "file"  # read_file reports a bad file with its fix when the settings are read
+    value = data.get("backend") if isinstance(data, dict) else None
+    if value is not None and not isinstance(value, str):
+        raise ConfigError(f"{path}: backend must be a name such as 'file' (got {value!r})")
+    return value.strip() if value and value.strip() else "file"

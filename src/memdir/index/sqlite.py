@@ -39,7 +39,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Collection, Container, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,9 +50,10 @@ import numpy as np
 from ..errors import BadFileError, NotFoundError
 from ..files import FileStore
 from ..history import read_jsonl
+from ..ports import LanguageSums, Near
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from . import cache, contexts
+from . import cache, contexts, nearest
 from .heal import damage_of, heals, notice, set_aside
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
@@ -833,6 +834,40 @@ class SqliteIndex:
             )
         ]
         return sorted(problems)
+
+    # -- the vector queries of ``ports.Index`` (the arithmetic is in index/nearest.py) -----
+    _centres: tuple[object, nearest.Centres] | None = None  # per index state and means
+
+    def nearest(
+        self,
+        query_vector: np.ndarray[Any, Any],
+        k: int,
+        *,
+        within: Collection[str] | None = None,
+        also: Iterable[str] = (),
+        context: float = 0.0,
+        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
+        chinese: bool = False,
+    ) -> dict[str, Near]:
+        """``ports.Index.nearest`` over this process's matrix (one product with the query)."""
+        names, matrix = self.vectors(context)
+        centres = None
+        if means is not None and names:
+            key = (self.generation(), context, nearest.means_key(means))
+            if self._centres is None or self._centres[0] != key:
+                rows_zh = nearest.chinese_rows(names, self.docs())
+                self._centres = (key, nearest.Centres.of(matrix, rows_zh, means))
+            centres = self._centres[1]
+        rows = self._last.rows if self._last is not None else {}
+        return nearest.nearest(
+            names, matrix, rows, query_vector, k,
+            within=within, also=also, centres=centres, chinese=chinese,
+        )  # fmt: skip
+
+    def language_sums(self, context: float = 0.0) -> LanguageSums:
+        """``ports.Index.language_sums``: per language, the sum and count of the vectors."""
+        names, matrix = self.vectors(context)
+        return nearest.language_sums(names, matrix, self.docs(), self.embedder.dim)
 
 
 # Every method that reads the file heals a damaged one and runs again (``heal.py``); applied

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Self, get_args
 
+from ..backends import open_backend
 from ..errors import (
     AmbiguousError,
     ConfigError,
@@ -27,8 +28,9 @@ from ..errors import (
 )
 from ..files import BODY_PARTS, FileStore
 from ..history import Change, append_jsonl
-from ..index.sqlite import SqliteIndex, SyncReport
-from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir, scope_dirs
+from ..index.sqlite import SyncReport
+from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir
+from ..ports import Backend, Index
 from ..providers.embeddings import Embedder, get_embedder
 from ..providers.llm import LLM
 from ..recall import Hit, Recaller, parse_time
@@ -93,8 +95,11 @@ class MemoryBase:
         actor: str = "user",
         embedder: str | Embedder | None = None,
         llm: LLM | bool | None = None,
+        backend: str | Backend | None = None,
     ) -> None:
         self.home = Path(home).expanduser().absolute() if home else home_dir()
+        # where the scopes live (``memdir.backends``): a name, a backend, or the configured one
+        self.backend: Backend = open_backend(backend, home=self.home)
         if project is not None:
             root = Path(project).expanduser().absolute()
             if not root.is_dir():
@@ -105,11 +110,11 @@ class MemoryBase:
         self.actor = actor
         self._stores: dict[Scope, FileStore] = {}
         self._embedder_choice = embedder
-        self._indexes: dict[Scope, SqliteIndex] = {}
+        self._indexes: dict[Scope, Index] = {}
         self._recallers: dict[tuple[Scope, ...], Recaller] = {}
         self._llm_choice = llm
         self._extraction: Extraction | None = None
-        self._archive_indexes: dict[Scope, SqliteIndex] = {}
+        self._archive_indexes: dict[Scope, Index] = {}
 
     def as_actor(self, actor: str) -> Self:
         """The same home, project, embedder and model, recording ``actor`` in the change log
@@ -120,6 +125,7 @@ class MemoryBase:
             actor=actor,
             embedder=self._embedder_choice,
             llm=self._llm_choice,
+            backend=self.backend,
         )
 
     # -- scopes --------------------------------------------------------------------------
@@ -128,13 +134,20 @@ class MemoryBase:
         if scope not in SCOPES:
             raise ValidationError(f"scope must be one of {', '.join(SCOPES)} (got {scope!r})")
         if scope not in self._stores:
-            dirs = scope_dirs(scope, home=self.home, project_root=self.project_root)
-            if dirs is None:
+            opened = self.backend.store(scope, home=self.home, project_root=self.project_root)
+            if opened is None:
                 raise ConfigError(
                     f"no project found from {Path.cwd()}: run `memdir init` in the project's "
                     "root, or pass --project DIR"
                 )
-            self._stores[scope] = FileStore(dirs)
+            if not isinstance(opened, FileStore):
+                # the facade still reads a scope's directories (MEMORY.md, sessions, log/):
+                # what a second backend must first take over (docs/architecture.md)
+                raise ConfigError(
+                    f"the {self.backend.name} backend's store is not file-based, and this "
+                    "version of the facade needs one: use the file backend (MEMDIR_BACKEND=file)"
+                )
+            self._stores[scope] = opened
         return self._stores[scope]
 
     def scopes(self) -> builtins.list[Scope]:
@@ -513,11 +526,17 @@ class MemoryBase:
             self._embedder_choice = get_embedder(self._embedder_choice)
         return self._embedder_choice
 
-    def index(self, scope: Scope) -> SqliteIndex:
-        """The derived search index of ``scope`` (under its ``.index/``)."""
+    def index(self, scope: Scope) -> Index:
+        """The derived search index of ``scope`` (the file backend: under its ``.index/``)."""
         if scope not in self._indexes:
-            self._indexes[scope] = SqliteIndex(self.store(scope), self.embedder)
+            self._indexes[scope] = self.backend.index(self.store(scope), self.embedder)
         return self._indexes[scope]
+
+    def _recaller(self, indexes: Mapping[Scope, Index]) -> Recaller:
+        """A recaller over ``indexes``, reading hits from and logging to the same scopes."""
+        stores = {s: self.store(s) for s in indexes}
+        logs = {s: self.backend.recalls(store) for s, store in stores.items()}
+        return Recaller(indexes, self.embedder, stores=stores, logs=logs)
 
     def recall(
         self,
@@ -554,7 +573,7 @@ class MemoryBase:
         if not key:
             return []
         if key not in self._recallers:
-            self._recallers[key] = Recaller({s: self.index(s) for s in key}, self.embedder)
+            self._recallers[key] = self._recaller({s: self.index(s) for s in key})
         hits = self._recallers[key].recall(
             query,
             top_k=top_k,

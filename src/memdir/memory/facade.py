@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import (
+    ConfigError,
     ExtractionError,
     NotFoundError,
     ValidationError,
@@ -43,6 +44,18 @@ class Memory(ConversationMemory):
     """
 
     # -- sleep (issue 5) --
+    def _whole(self, scope: Scope) -> SqliteIndex:
+        """The index of ``scope`` as sleep reads it: every vector at once, to compare every
+        pair (what does not fit ``ports.Index`` yet: a database would ask ``nearest`` per
+        memory instead)."""
+        index = self.index(scope)
+        if not isinstance(index, SqliteIndex):
+            raise ConfigError(
+                f"sleep needs every memory vector at once, which the {self.backend.name} "
+                "backend's index does not offer yet: run sleep with the file backend"
+            )
+        return index
+
     def _sleep_scopes(self, scope: Scope | None) -> builtins.list[Scope]:
         return [scope] if scope else self.scopes()
 
@@ -88,7 +101,7 @@ class Memory(ConversationMemory):
         policy = self.policy()
         limits = {"project": policy.long_memory.project, "user": policy.long_memory.user}
         scopes = self._sleep_scopes(scope)
-        states = [take_snapshot(self.store(s), self.index(s), limits[s].max_chars) for s in scopes]
+        states = [take_snapshot(self.store(s), self._whole(s), limits[s].max_chars) for s in scopes]
         llm = None if offline else self.llm
         plan = plan_sleep(
             states, policy=policy, now=now, judge=LLMJudge(llm) if llm is not None else None
@@ -213,11 +226,14 @@ class Memory(ConversationMemory):
             if not self.store(s).dirs.archive.is_dir():
                 continue  # nothing archived: reading creates no index (nor a directory)
             if s not in self._archive_indexes:
-                self._archive_indexes[s] = SqliteIndex(self.store(s).archived(), self.embedder)
+                self._archive_indexes[s] = self.backend.index(
+                    self.store(s).archived(), self.embedder
+                )
             indexes[s] = self._archive_indexes[s]
         if not indexes:
             return []
-        hits = Recaller(indexes, self.embedder).recall(
+        stores = {s: self.store(s).archived() for s in indexes}
+        hits = Recaller(indexes, self.embedder, stores=stores).recall(
             query,
             top_k=top_k,
             types=types,

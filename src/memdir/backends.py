@@ -1,0 +1,99 @@
+"""The backend registry: name → factory of a ``ports.Backend``, and the built-in file backend.
+
+A ``Memory`` opens its scopes through one backend (``Memory(backend=…)``, else
+``$MEMDIR_BACKEND`` or ``backend:`` in ``config.yaml``, else ``file``). The built-in backend
+registers itself through the same ``register_backend`` door a plugin uses (as ``llm`` registers
+its default plugins), so there is no ``if backend == …`` anywhere above this module.
+
+The file backend: each scope is a directory (``paths.scope_dirs``) holding the memories
+(``files.FileStore``), the change log and objects (``history.ChangeLog``), the recall log
+(``files.recall_log.FileRecallLog``) and the derived SQLite index (``index.sqlite.SqliteIndex``).
+Only this module and the file backend's own modules know those directories exist.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .files import FileStore
+from .files.recall_log import FileRecallLog
+from .history import ChangeLog
+from .index.sqlite import SqliteIndex
+from .paths import Scope, scope_dirs
+from .ports import Backend, Index, RecallLog, Store
+from .settings import configured_backend
+
+__all__ = ["FileBackend", "backend_names", "open_backend", "register_backend"]
+
+BackendFactory = Callable[[], Backend]
+_FACTORIES: dict[str, BackendFactory] = {}
+
+
+def register_backend(name: str, factory: BackendFactory) -> None:
+    """Make ``name`` openable (``Memory(backend=name)``, ``MEMDIR_BACKEND=name``). A name is
+    registered once; a second registration is a mistake worth hearing about."""
+    if not name or not name.isidentifier():
+        raise ConfigError(f"a backend name is a word such as 'file' (got {name!r})")
+    if name in _FACTORIES and _FACTORIES[name] is not factory:
+        raise ConfigError(f"a backend named {name!r} is already registered: choose another name")
+    _FACTORIES[name] = factory
+
+
+def backend_names() -> list[str]:
+    """The registered backends, the built-in ``file`` first."""
+    return sorted(_FACTORIES, key=lambda n: (n != "file", n))
+
+
+def open_backend(choice: str | Backend | None = None, *, home: Path | None = None) -> Backend:
+    """The backend ``choice`` names (or is); ``None``: the configured one."""
+    if choice is not None and not isinstance(choice, str):
+        return choice
+    name = choice or configured_backend(home)
+    scheme = name.split(":", 1)[0] if "://" in name else name
+    factory = _FACTORIES.get(scheme)
+    if factory is None:
+        raise ConfigError(
+            f"no storage backend named {scheme!r}: the backends are {', '.join(backend_names())} "
+            "(set MEMDIR_BACKEND or `backend:` in config.yaml to one of them)"
+        )
+    return factory()
+
+
+class FileBackend:
+    """Scopes as directories of Markdown files, a JSONL change log and a SQLite index."""
+
+    name = "file"
+
+    def store(self, scope: str, *, home: Path, project_root: Path | None) -> FileStore | None:
+        dirs = scope_dirs(_scope(scope), home=home, project_root=project_root)
+        return None if dirs is None else FileStore(dirs)
+
+    def index(self, store: Store, embedder: Any) -> Index:
+        return SqliteIndex(_files(store), embedder)
+
+    def changes(self, store: Store) -> ChangeLog:
+        return _files(store).log
+
+    def recalls(self, store: Store) -> RecallLog:
+        return FileRecallLog(_files(store))
+
+
+def _scope(scope: str) -> Scope:
+    if scope not in ("user", "project"):
+        raise ConfigError(f"scope must be user or project (got {scope!r})")
+    return "user" if scope == "user" else "project"
+
+
+def _files(store: Store) -> FileStore:
+    if not isinstance(store, FileStore):
+        raise ConfigError(
+            f"the file backend cannot open {type(store).__name__}: open the store and its index "
+            "through the same backend"
+        )
+    return store
+
+
+register_backend("file", FileBackend)

@@ -1,0 +1,333 @@
+"""The interfaces under the ``Memory`` facade: what a backend must provide.
+
+memdir's facade, recall and sleep talk to a scope through four ports — ``Store`` (the memories,
+the truth), ``ChangeLog`` (every change with the bytes that make it undoable), ``RecallLog``
+(what recall returned, folded into use counts) and ``Index`` (derived, shaped around the queries
+recall asks) — and a ``Backend`` opens them for a scope. They are ``typing.Protocol`` classes:
+an implementation conforms by shape, it does not inherit. Today there is one implementation,
+the file backend (``memdir.backends``: ``FileStore``, ``history.ChangeLog``,
+``files.recall_log.FileRecallLog``, ``index.sqlite.SqliteIndex``); the contract suite in
+``tests/contract/`` runs against every registered backend, so a second one (PostgreSQL, issue
+20) passes the same tests by construction.
+
+The index's vector query is ``nearest(query_vector, k, within=…)``, the shape pgvector answers
+(``ORDER BY vec <=> q LIMIT k``): recall never needs the whole matrix. Centring by language
+(see ``recall._Centres``' successor ``index.nearest``) needs each language's mean, which a
+database computes with one ``sum()`` per language: ``language_sums``.
+
+This module holds types only; it imports nothing from memdir at run time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Iterator, Mapping
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .history import Change
+    from .index.views import DocMeta
+    from .records import MemoryRecord
+
+__all__ = [
+    "Backend",
+    "ChangeLog",
+    "Index",
+    "LanguageSums",
+    "Near",
+    "RecallLog",
+    "Store",
+]
+
+
+@dataclass(frozen=True)
+class Near:
+    """One answer of ``Index.nearest``: the memory's cosine to the query as recall ranks it
+    (context-mixed, and centred when means were given) and its plain cosine (what the
+    calibration reads)."""
+
+    name: str
+    cosine: float
+    plain: float
+
+
+@dataclass(frozen=True)
+class LanguageSums:
+    """The sum and count of one scope's memory vectors per language (others, Chinese): the
+    means recall centres on are these summed over the scopes searched, divided by the counts."""
+
+    sums: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+    counts: tuple[int, int]
+
+
+@runtime_checkable
+class ChangeLog(Protocol):
+    """Append-only record of every change of one scope, with the content objects that make
+    undo exact. Each change carries its origin (``actor``, ``source``, ``run``)."""
+
+    def append(
+        self,
+        *,
+        op: str,
+        name: str,
+        actor: str,
+        source: str | None,
+        before: str | None,
+        after: str | None,
+        reason: str | None = None,
+        undoes: str | None = None,
+        renamed_from: str | None = None,
+        run: str | None = None,
+        path: str | None = None,
+    ) -> Change:
+        """Record one change (the caller holds the scope's write lock)."""
+        ...
+
+    def entries(self) -> Iterator[Change]:
+        """Every readable change, oldest first (torn lines skipped and counted)."""
+        ...
+
+    def since(self, cursor: int) -> tuple[list[Change], int]:
+        """The changes after ``cursor`` (0: from the start) and the cursor to pass next."""
+        ...
+
+    def last(self) -> Change | None:
+        """The newest change."""
+        ...
+
+    def find(self, change_id: str) -> Change | None:
+        """The change whose id starts with ``change_id``; ``AmbiguousError`` if several do."""
+        ...
+
+    def keep(self, digest: str, data: bytes) -> None:
+        """Store a version's bytes under their hash (once)."""
+        ...
+
+    def has(self, digest: str) -> bool:
+        """Whether the bytes of ``digest`` are kept."""
+        ...
+
+    def load(self, digest: str) -> bytes:
+        """The bytes of ``digest``; ``NotFoundError`` when they are missing."""
+        ...
+
+
+@runtime_checkable
+class RecallLog(Protocol):
+    """What recall returned, one entry per call and scope; the index folds it into use counts."""
+
+    def append(self, entry: Mapping[str, Any]) -> None:
+        """Add one entry (not durable: losing the last few uses in a crash costs nothing)."""
+        ...
+
+    def entries(self) -> list[dict[str, Any]]:
+        """Every readable entry, oldest first."""
+        ...
+
+
+@runtime_checkable
+class Store(Protocol):
+    """The memories of one scope: the truth. Every write is atomic, serialised per scope, and
+    recorded in ``log`` with the bytes of both versions."""
+
+    @property
+    def log(self) -> ChangeLog:
+        """The change log this store records its writes in."""
+        ...
+
+    def read(self, name: str) -> MemoryRecord:
+        """The memory ``name``; ``NotFoundError`` / ``BadFileError``."""
+        ...
+
+    def exists(self, name: str) -> bool: ...
+
+    def memory_names(self) -> list[str]:
+        """The memories' file names (``<name>.md``), no content read."""
+        ...
+
+    def scan(self) -> tuple[list[MemoryRecord], list[Any]]:
+        """Every readable memory, and a problem for each one that is not."""
+        ...
+
+    def problems(self) -> list[Any]:
+        """What doctor reports (bad files, out-of-step history …)."""
+        ...
+
+    def fingerprint(self) -> str:
+        """A cheap digest that changes whenever any memory changes."""
+        ...
+
+    def create(
+        self,
+        meta: Mapping[str, Any],
+        *,
+        statement: str,
+        why: str | None,
+        how_to_apply: str | None,
+        actor: str,
+        reason: str | None = None,
+        name: str | None = None,
+        base_name: str = "note",
+    ) -> tuple[MemoryRecord, Change]:
+        """A new memory; an explicit ``name`` must be free (``ConflictError``)."""
+        ...
+
+    def update(
+        self, name: str, fields: Mapping[str, Any], *, actor: str, reason: str | None = None
+    ) -> tuple[MemoryRecord, Change | None]:
+        """Change keys and/or body parts (``None`` removes a key); no change → ``None``."""
+        ...
+
+    def replace_bytes(
+        self, name: str, data: bytes, *, actor: str, reason: str | None, expect_hash: str
+    ) -> tuple[MemoryRecord, Change | None]:
+        """A whole new version of ``name``, if it still has ``expect_hash``."""
+        ...
+
+    def delete(self, name: str, *, actor: str, reason: str | None = None) -> Change: ...
+
+    def rename(
+        self, name: str, new_name: str, *, actor: str, reason: str | None = None
+    ) -> tuple[MemoryRecord, Change]:
+        """Give ``name`` the name ``new_name``: one change, so one undo restores both."""
+        ...
+
+    def archive(
+        self,
+        name: str,
+        *,
+        actor: str,
+        stamp: str,
+        reason: str | None = None,
+        expect: str | None = None,
+    ) -> Change:
+        """Move ``name`` to the archive (``archived: stamp``); ``expect`` is the content hash a
+        plan was made from (``ConflictError`` if the memory moved on)."""
+        ...
+
+    def delete_archived(
+        self, name: str, *, actor: str, reason: str | None = None, expect: str | None = None
+    ) -> Change:
+        """Delete an archived memory (undo brings it back)."""
+        ...
+
+    def restore(self, archived_name: str, *, actor: str, reason: str | None = None) -> Change: ...
+
+    def archived(self) -> Store:
+        """The scope's archive, a store of the same shape."""
+        ...
+
+    def undo(self, change: Change, *, actor: str) -> Change:
+        """Reverse ``change`` exactly (``ConflictError`` if the memory moved on since)."""
+        ...
+
+    def log_refusal(self, name: str, *, actor: str, source: str | None, reason: str) -> Change:
+        """Record that the guard kept ``name`` out: a ``refuse`` change, nothing stored."""
+        ...
+
+    def batch(self) -> AbstractContextManager[None]:
+        """Group many writes under one lock (and one MEMORY.md refresh)."""
+        ...
+
+    def locked(self) -> AbstractContextManager[None]:
+        """Hold the scope's write lock."""
+        ...
+
+
+@runtime_checkable
+class Index(Protocol):
+    """What recall asks of a scope's derived search index. Nothing here is the truth: an
+    implementation may drop and rebuild it from the ``Store`` at any time."""
+
+    def sync(self, progress: Any = None) -> Any:
+        """Catch up with the store (and fold the recall log into use counts)."""
+        ...
+
+    def generation(self) -> str:
+        """Changes whenever what a query could answer changes (a cache key)."""
+        ...
+
+    def docs(self) -> dict[str, DocMeta]:
+        """Every indexed memory's metadata (type, tags, created, scripts, use count …)."""
+        ...
+
+    def scripts(self) -> frozenset[str]:
+        """Every script some indexed memory is written in (``latin``, ``cjk`` …)."""
+        ...
+
+    def entities(self) -> dict[str, set[str]]:
+        """Lowercased tags, related paths and file names → the memories carrying them."""
+        ...
+
+    def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
+        """BM25 (higher is better) of the best ``limit`` memories matching any term."""
+        ...
+
+    def session_keyword(self, terms: list[str], limit: int) -> dict[str, float]:
+        """BM25 of the best ``limit`` sessions, each ranked as the one text of its memories."""
+        ...
+
+    def nearest(
+        self,
+        query_vector: np.ndarray[Any, Any],
+        k: int,
+        *,
+        within: Collection[str] | None = None,
+        also: Iterable[str] = (),
+        context: float = 0.0,
+        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
+        chinese: bool = False,
+    ) -> dict[str, Near]:
+        """The ``k`` memories closest to the unit ``query_vector`` (only names in ``within``
+        when given), plus the cosine of each of ``also`` outside them. ``context`` mixes in a
+        memory's context vector; ``means`` (others, Chinese) centres both sides on their
+        language's mean, the query's language given by ``chinese``."""
+        ...
+
+    def language_sums(self, context: float = 0.0) -> LanguageSums:
+        """Per language, the sum and count of the memory vectors ``nearest`` compares with."""
+        ...
+
+    def has_context(self, name: str) -> bool:
+        """Whether ``name`` has a context vector (its session neighbours)."""
+        ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def verify(self) -> list[str]:
+        """Where the index and the store disagree (empty when in step)."""
+        ...
+
+    def drop(self) -> None:
+        """Forget everything derived (the next sync rebuilds it)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """Opens the ports of one scope. A backend decides where a scope lives (the file backend:
+    ``$MEMDIR_HOME/memory`` and ``<project>/.agent/memory``); the facade never sees a path."""
+
+    name: str
+
+    def store(self, scope: str, *, home: Path, project_root: Path | None) -> Store | None:
+        """The store of ``scope``, or ``None`` when it is not available (no project)."""
+        ...
+
+    def index(self, store: Store, embedder: Any) -> Index:
+        """The search index derived from ``store`` for ``embedder``."""
+        ...
+
+    def changes(self, store: Store) -> ChangeLog:
+        """The change log ``store`` records its writes in."""
+        ...
+
+    def recalls(self, store: Store) -> RecallLog:
+        """The recall log of ``store``'s scope."""
+        ...
