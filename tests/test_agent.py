@@ -333,3 +333,19 @@ def test_a_request_after_a_greeting_is_stored_once_and_acknowledged(mem: Memory)
     assert sorted(c.name for c in mem.history() if c.op == "create") == sorted(
         r.name for r in stored
     )
+
+
+def test_is_error_follows_the_result_not_its_wording() -> None:
+    """Issue 19: ``is_error`` came from ``startswith("Error")`` and missed failures worded
+    otherwise; it is the tool result's ``ok`` now."""
+    from memdir.agent import tool_results
+    from memdir.tools import ToolResult
+
+    calls = [ToolCall(f"c{i}", "memory", {}) for i in range(3)]
+    results = [
+        (calls[0], ToolResult("No replacement was performed, old_str `x` …", False)),
+        (calls[1], ToolResult("Error: Unknown command 'nope'", False)),
+        (calls[2], ToolResult("Error handling is documented in errors.md", True)),
+    ]
+    blocks = tool_results(results, "anthropic")[0]["content"]
+    assert [b.get("is_error", False) for b in blocks] == [True, True, False]

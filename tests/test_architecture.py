@@ -120,6 +120,11 @@ ALLOWED["index"] |= {"ports"}
 ALLOWED["backends"] = {"errors", "files", "history", "index", "paths", "ports", "settings"}
 ALLOWED["recall"] |= {"files", "ports"}
 ALLOWED["memory"] |= {"backends", "ports"}
+# the one guarded write door (writes.py): text checks + the guard before any Store write, for
+# the facade and sleep alike
+ALLOWED["writes"] = {"errors", "guard", "ports", "records"}
+ALLOWED["memory"] |= {"writes"}
+ALLOWED["lifecycle"] |= {"writes"}
 
 
 def _internal_imports(path: Path) -> set[str]:

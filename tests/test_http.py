@@ -638,3 +638,18 @@ def test_memdir_serve_needs_to_be_told_what_to_serve(capsys: pytest.CaptureFixtu
 
     assert main(["serve"]) == 2
     assert "--mcp" in capsys.readouterr().err
+
+
+def test_importance_is_1_to_10_as_in_the_file_format(api: Api) -> None:
+    """Issue 19: REST took 1–5 while the file format, CLI and SPEC say 1–10 (one rule now)."""
+    status, body = api.a("POST", "/v1/memories", {"text": "Prod deploys need a review",
+                                                  "type": "project", "importance": 9})  # fmt: skip
+    assert status == 201 and body["importance"] == 9, body
+    status, body = api.a("PATCH", f"/v1/memories/{body['name']}", {"importance": 10})
+    assert status == 200 and body["importance"] == 10, body
+    for bad in (0, 11):
+        status, err = api.a(
+            "POST", "/v1/memories", {"text": "x", "type": "user", "importance": bad}
+        )
+        assert status == 422 and "importance" in err["error"]["message"], err
+    assert api.a("GET", "/v1/memories")[1]["total"] == 1  # nothing else was stored

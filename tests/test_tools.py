@@ -526,3 +526,18 @@ def test_view_refuses_what_is_not_small_text(tool: MemoryTool, mem: Memory) -> N
     out = tool.handle({**edit, "new_str": "y"})
     assert out.startswith("Error: nothing was written: not UTF-8 text"), out
     assert str(folder) not in out
+
+
+def test_results_say_ok_whatever_their_wording(tool: MemoryTool, mem: Memory) -> None:
+    """Issue 19: adapters read ``ok``; a failure need not start with "Error" (Anthropic's
+    wording: "No replacement was performed …"), and nothing is written when it is false."""
+    done = _create(tool, "/memories/user/use-pnpm.md", PNPM)
+    assert done.ok and done.text == str(done)
+    before = mem.get("use-pnpm").content_hash
+    edit = {"command": "str_replace", "path": "/memories/user/use-pnpm.md"}
+    missed = tool.handle({**edit, "old_str": "yarn", "new_str": "x"})
+    assert not missed.ok and missed.startswith("No replacement was performed")
+    assert not tool.handle({"command": "nope"}).ok
+    assert not tool.handle({"command": "view", "path": "/memories/user/absent.md"}).ok
+    assert tool.handle({"command": "view", "path": "/memories"}).ok
+    assert mem.get("use-pnpm").content_hash == before

@@ -59,7 +59,7 @@ from .memory import Memory
 from .providers.llm import ARGUMENTS_ERROR, LLM, LLMResponse, ToolCall
 from .records import MemoryRecord
 from .sessions import Session
-from .tools import TOOL_NAME
+from .tools import TOOL_NAME, ToolResult
 
 __all__ = [
     "QUIET",
@@ -128,6 +128,12 @@ def assistant_message(response: LLMResponse, wire_format: str) -> dict[str, Any]
     return out
 
 
+def _ok(text: str) -> bool:
+    """Whether a tool result says the call did what it asked (``ToolResult.ok``; a text the
+    loop itself answered, such as an unknown tool, is a ``ToolResult`` too)."""
+    return text.ok if isinstance(text, ToolResult) else True
+
+
 def tool_results(results: Sequence[tuple[ToolCall, str]], wire_format: str) -> list[dict[str, Any]]:
     """The messages that answer ``results`` (call, text): one ``role: tool`` message per call
     (OpenAI), or one user message of ``tool_result`` blocks (Anthropic)."""
@@ -135,7 +141,7 @@ def tool_results(results: Sequence[tuple[ToolCall, str]], wire_format: str) -> l
         blocks: list[dict[str, Any]] = []
         for call, text in results:
             block: dict[str, Any] = {"type": "tool_result", "tool_use_id": call.id, "content": text}
-            if text.startswith("Error"):
+            if not _ok(text):
                 block["is_error"] = True
             blocks.append(block)
         return [{"role": "user", "content": blocks}]
@@ -322,11 +328,13 @@ class Agent:
 
     def _run_tools(self, calls: Sequence[ToolCall], *, over: bool) -> Iterator[AgentEvent]:
         results: list[tuple[ToolCall, str]] = []
+        text: ToolResult
         for call in calls:
             if over:
-                text = (
+                text = ToolResult(
                     f"Error: the tool-call limit for one turn ({self.max_tool_rounds} rounds) "
-                    "is reached; answer the person now with what you have, without tools"
+                    "is reached; answer the person now with what you have, without tools",
+                    False,
                 )
             else:
                 text = self.run_tool(call)
@@ -337,17 +345,19 @@ class Agent:
         if self.wire_format == "anthropic":
             self.session.append(tool_results(results, self.wire_format)[0])
 
-    def run_tool(self, call: ToolCall) -> str:
+    def run_tool(self, call: ToolCall) -> ToolResult:
         """The result text of one call (the memory tool's, or an error the model can fix)."""
         if call.name != TOOL_NAME:
-            return (
+            return ToolResult(
                 f"Error: there is no tool named {call.name!r}; the only tool is {TOOL_NAME!r} "
-                "(commands view, create, str_replace, insert, delete, rename, search)"
+                "(commands view, create, str_replace, insert, delete, rename, search)",
+                False,
             )
         if ARGUMENTS_ERROR in call.arguments:
-            return (
+            return ToolResult(
                 f"Error: {call.arguments[ARGUMENTS_ERROR]}; call {TOOL_NAME} again with a JSON "
-                'object such as {"command": "view", "path": "/memories"}'
+                'object such as {"command": "view", "path": "/memories"}',
+                False,
             )
         return self.tool.handle(call.arguments)
 

@@ -27,6 +27,7 @@ from .paths import Scope
 __all__ = [
     "CONFIDENCES",
     "FIELD_ORDER",
+    "IMPORTANCE",
     "SOURCES",
     "TYPES",
     "MemoryRecord",
@@ -40,6 +41,7 @@ __all__ = [
     "now_iso",
     "shorten",
     "slugify",
+    "text_problem",
     "utc_iso",
 ]
 
@@ -274,16 +276,34 @@ def _timestamp(key: str, value: Any) -> str:
     return value.strip()
 
 
+# the field rules every door derives from (the file format, the CLI, REST and MCP schemas)
+IMPORTANCE = (1, 10)  # 1 trivia … 10 critical
+
+
 def _importance(value: Any) -> int:
+    low, high = IMPORTANCE
     if isinstance(value, bool) or not isinstance(value, int | str):
-        raise ValidationError("importance must be a whole number from 1 to 10")
+        raise ValidationError(f"importance must be a whole number from {low} to {high}")
     try:
         number = int(value)
     except ValueError:
-        raise ValidationError("importance must be a whole number from 1 to 10") from None
-    if not 1 <= number <= 10:
-        raise ValidationError(f"importance must be from 1 to 10 (got {number})")
+        raise ValidationError(f"importance must be a whole number from {low} to {high}") from None
+    if not low <= number <= high:
+        raise ValidationError(f"importance must be from {low} to {high} (got {number})")
     return number
+
+
+def text_problem(value: str) -> str | None:
+    """Why ``value`` cannot be written to a UTF-8 Markdown file, or ``None``: a NUL, or a lone
+    surrogate (JSON can carry both as escapes; a store would write a file it cannot read back).
+    The one check every door uses (the facade, REST and MCP schemas)."""
+    if "\x00" in value:
+        return "contains a NUL (\\u0000) character: remove it and try again"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return "contains invalid Unicode (a lone surrogate, \\ud800-\\udfff): send proper UTF-8"
+    return None
 
 
 def check_field(key: str, value: Any) -> Any:

@@ -54,7 +54,15 @@ from .memory import Memory
 from .paths import Scope
 from .records import check_name, shorten
 
-__all__ = ["DESCRIPTION", "INPUT_SCHEMA", "NATIVE_TYPE", "RULES", "TOOL_NAME", "MemoryTool"]
+__all__ = [
+    "DESCRIPTION",
+    "INPUT_SCHEMA",
+    "NATIVE_TYPE",
+    "RULES",
+    "TOOL_NAME",
+    "MemoryTool",
+    "ToolResult",
+]
 
 TOOL_NAME = "memory"
 NATIVE_TYPE = "memory_20250818"
@@ -144,6 +152,22 @@ INPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["command"],
 }
+
+
+class ToolResult(str):
+    """What one memory-tool call answers: the text the model reads (a ``str``, so code that
+    reads the text keeps working) and ``ok``, whether the call did what it asked."""
+
+    ok: bool
+
+    def __new__(cls, text: str, ok: bool = True) -> ToolResult:
+        result = super().__new__(cls, text)
+        result.ok = ok
+        return result
+
+    @property
+    def text(self) -> str:
+        return str(self)
 
 
 class _Reply(ValidationError):
@@ -300,22 +324,27 @@ class MemoryTool:
         }
 
     # -- dispatch ------------------------------------------------------------------------
-    def handle(self, input: Mapping[str, Any]) -> str:
-        """Run one tool call and return its result text (refusals and failures included)."""
+    def handle(self, input: Mapping[str, Any]) -> ToolResult:
+        """Run one tool call: its result text (refusals and failures included, in the words
+        the model reads) and ``ok``, whether it did what was asked — adapters decide by
+        ``ok``, never by the wording (failures do not all start with "Error")."""
         if not isinstance(input, Mapping):
-            return "Error: the tool input must be an object with a `command` field"
+            return ToolResult(
+                "Error: the tool input must be an object with a `command` field", False
+            )
         command = input.get("command")
         handler = self._handlers.get(command) if isinstance(command, str) else None
         if handler is None:
-            return f"Error: Unknown command {command!r}. Use one of: {', '.join(COMMANDS)}"
+            known = ", ".join(COMMANDS)
+            return ToolResult(f"Error: Unknown command {command!r}. Use one of: {known}", False)
         try:
-            return handler(input)
+            return ToolResult(handler(input), True)
         except _Reply as exc:
-            return str(exc)
+            return ToolResult(str(exc), False)
         except BadFileError as exc:
-            return f"Error: nothing was written: {self._virtual(exc.reason)}"
+            return ToolResult(f"Error: nothing was written: {self._virtual(exc.reason)}", False)
         except MemdirError as exc:
-            return f"Error: {self._virtual(str(exc))}"
+            return ToolResult(f"Error: {self._virtual(str(exc))}", False)
 
     def _virtual(self, message: str) -> str:
         """``message`` with real scope directories shown as the model's ``/memories`` paths."""

@@ -15,7 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ..history import Change
 from ..recall import Hit
-from ..records import MemoryRecord
+from ..records import IMPORTANCE, MemoryRecord, text_problem
 from ..sessions import Record, SessionInfo
 
 __all__ = [
@@ -48,14 +48,11 @@ ConfidenceName = Literal["confirmed", "tentative"]
 
 
 def _plain(value: str) -> str:
-    """Text that can be written to a UTF-8 Markdown file: no NUL, no lone surrogate (JSON can
-    carry both as escapes; the store would write a file it cannot read back, or fail)."""
-    if "\x00" in value:
-        raise ValueError("text cannot contain NUL (\\u0000) characters")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValueError("text cannot contain lone UTF-16 surrogates (\\ud800-\\udfff)") from None
+    """Text that can be written to a UTF-8 Markdown file (``records.text_problem``: the one
+    rule, for every door)."""
+    problem = text_problem(value)
+    if problem is not None:
+        raise ValueError(f"text {problem}")
     return value
 
 
@@ -80,7 +77,7 @@ class RememberIn(_Model):
     how_to_apply: Text | None = None
     tags: Tags = []
     related_files: Tags = []
-    importance: int | None = Field(default=None, ge=1, le=5)
+    importance: int | None = Field(default=None, ge=IMPORTANCE[0], le=IMPORTANCE[1])
     source: SourceName = "user"
     confidence: ConfidenceName = "confirmed"
     quote: Text | None = None
@@ -102,7 +99,7 @@ class UpdateIn(_Model):
     type: TypeName | None = None
     tags: Tags | None = None
     related_files: Tags | None = None
-    importance: int | None = Field(default=None, ge=1, le=5)
+    importance: int | None = Field(default=None, ge=IMPORTANCE[0], le=IMPORTANCE[1])
     source: SourceName | None = None
     confidence: ConfidenceName | None = None
     quote: Text | None = None

@@ -23,12 +23,12 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .. import guard
 from ..errors import ConflictError, NotFoundError, ValidationError
 from ..files import FileStore
 from ..history import Change
 from ..markdown import content_hash
 from ..paths import Scope
+from ..writes import admit
 from .plan import Op, Plan
 from .steps import Step
 
@@ -100,15 +100,14 @@ def _refused(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> bo
         kind = str(op.fields.get("type") or (current.type if current else "project"))
         source = str(op.fields.get("source") or (current.source if current else "inferred"))
         statement = op.fields.get("statement")
-        verdict = guard.check(
-            "\n".join(texts),
-            type=kind,
-            source=source,
-            statement=statement if isinstance(statement, str) else None,
-        )
-        if not verdict.allowed:
-            why = f"{guard.GUARD_VERSION}: sleep {step.action}: " + "; ".join(verdict.reasons)
-            store.log_refusal(op.name, actor=actor, source=source, reason=why)
+        try:  # the one write door (writes.py): text checks, the guard, the refusal logged
+            admit(
+                store, op.name, actor=actor, type=kind, source=source,
+                parts={k: str(op.fields[k]) for k in _TEXTS if isinstance(op.fields.get(k), str)},
+                statement=statement if isinstance(statement, str) else None,
+                refusal=f"sleep {step.action}: ",
+            )  # fmt: skip
+        except ValidationError:  # RefusedError (logged), or a text no file can hold
             refused = True
     return refused
 

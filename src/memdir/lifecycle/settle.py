@@ -15,11 +15,11 @@ import contextlib
 from datetime import datetime
 from typing import Any
 
-from .. import guard
 from ..errors import NotFoundError, RefusedError, ValidationError
 from ..files import FileStore
 from ..history import Change
 from ..records import MemoryRecord
+from ..writes import admit
 from .apply import new_run_id
 from .steps import iso
 
@@ -39,17 +39,15 @@ def settle(store: FileStore, name: str, *, drop: bool, now: datetime, actor: str
             f"{name!r} is not tentative: see `memdir list --tentative` for those that are"
         )
     if not drop:  # confirming writes the memory as the person's settled word: guard it again
-        verdict = guard.check(rec.statement, type=rec.type, source=rec.source)
-        if not verdict.allowed:
-            why = "; ".join(verdict.reasons)
-            store.log_refusal(
-                name, actor=actor, source=rec.source, reason=f"{guard.GUARD_VERSION}: {why}"
-            )
+        try:  # the one write door (writes.py)
+            admit(store, name, actor=actor, type=rec.type, source=rec.source,
+                  parts={"statement": rec.statement})  # fmt: skip
+        except RefusedError as exc:
             raise RefusedError(
-                f"not confirmed: {why}. Nothing was changed; drop it with "
+                f"not confirmed: {'; '.join(exc.reasons)}. Nothing was changed; drop it with "
                 f"`memdir confirm {name} --drop`",
-                verdict.reasons,
-            )
+                exc.reasons,
+            ) from None
     rivals: list[MemoryRecord] = []
     for other in _rivals_of(rec):
         with contextlib.suppress(NotFoundError):

@@ -23,7 +23,6 @@ from ..errors import (
     ConflictError,
     MemdirError,
     NotFoundError,
-    RefusedError,
     ValidationError,
 )
 from ..files import BODY_PARTS, FileStore
@@ -46,6 +45,7 @@ from ..records import (
     shorten,
     slugify,
 )
+from ..writes import admit
 from .names import prefixed, same_statement, similar
 
 if TYPE_CHECKING:
@@ -66,21 +66,6 @@ def _one_line(key: str, value: str | None) -> str | None:
     if "\n" in value or "\r" in value:
         raise ValidationError(f"{key} must be one line: put longer text in the statement")
     return value or None
-
-
-def _check_text(key: str, value: str | None) -> None:
-    """A memory file must read back as UTF-8 text: no NUL, no lone surrogate (found by the
-    schemathesis run: such a write used to leave a file memdir could not read)."""
-    if not value:
-        return
-    if "\x00" in value:
-        raise ValidationError(f"the {key} contains a NUL character: remove it and try again")
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise ValidationError(
-            f"the {key} contains invalid Unicode (a lone surrogate): send it as proper UTF-8"
-        ) from None
 
 
 class MemoryBase:
@@ -217,27 +202,17 @@ class MemoryBase:
         allow: Iterable[str] = (),
     ) -> dict[str, str | None]:
         """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
-        when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut."""
-        from .. import guard  # its patterns compile on import: only writes need them
+        when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut.
+        The door is ``writes.admit``, the same for every writer."""
+        from .. import guard
 
-        for key, value in parts.items():
-            _check_text(key, value)
-        joined = "\n".join(v for v in parts.values() if v)
         own = parts.get("text") or parts.get("statement") or guard.body_of(parts.get("file"))
-        verdict = guard.check(
-            joined, type=type, source=source, quote=parts.get("quote"), statement=own, allow=allow
-        )
-        if not verdict.allowed:
-            why = "; ".join(verdict.reasons) or "refused by the guard"
-            self.store(scope).log_refusal(
-                name, actor=self.actor, source=source, reason=f"{guard.GUARD_VERSION}: {why}"
-            )
-            raise RefusedError(
-                f"not stored: {why}. Nothing was written; the refusal is in `memdir history`",
-                verdict.reasons,
-            )
-        out: dict[str, str | None] = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
-        count = sum(guard.redact(v)[1] for v in parts.values() if v)
+        admitted = admit(
+            self.store(scope), name, actor=self.actor, type=type, source=source, parts=parts,
+            statement=own, quote=parts.get("quote"), allow=allow,
+        )  # fmt: skip
+        out = dict(admitted.parts)
+        count = admitted.redacted
         out["redacted"] = f"{count} secret(s) redacted ({guard.GUARD_VERSION})" if count else None
         return out
 

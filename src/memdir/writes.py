@@ -1,0 +1,74 @@
+"""The one guarded write door: text checks and the guard, before any Store write.
+
+Every writer — the facade (``remember``, ``update``, ``rewrite``, the memory tool), extraction
+through the facade, sleep's apply (merged and distilled texts its model wrote) and confirming a
+tentative memory — asks ``admit`` first. It checks that each text can be written (``records.
+text_problem``: no NUL, no lone surrogate), asks the guard (SPEC G4) and, when the guard refuses,
+records a ``refuse`` change in the scope's log and raises ``RefusedError``; else it returns the
+texts with secrets redacted. The field rules themselves are ``records.check_field`` (one source,
+from which the REST and MCP schemas take their bounds, e.g. ``records.IMPORTANCE``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from .errors import RefusedError, ValidationError
+from .ports import Store
+from .records import text_problem
+
+__all__ = ["Admitted", "admit", "check_texts"]
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """The texts as they may be written (secrets redacted) and how many secrets were cut."""
+
+    parts: dict[str, str | None]
+    redacted: int
+
+
+def check_texts(parts: Mapping[str, str | None]) -> None:
+    """``ValidationError`` naming the first text that cannot be written to a UTF-8 file."""
+    for key, value in parts.items():
+        problem = text_problem(value) if value else None
+        if problem is not None:
+            raise ValidationError(f"the {key} {problem}")
+
+
+def admit(
+    store: Store,
+    name: str,
+    *,
+    actor: str,
+    type: str,
+    source: str,
+    parts: Mapping[str, str | None],
+    statement: str | None = None,
+    quote: str | None = None,
+    allow: Iterable[str] = (),
+    refusal: str = "",
+) -> Admitted:
+    """``parts`` checked and guarded for a write of ``name`` into ``store``. A refusal is
+    logged (``refusal`` prefixes its reason, e.g. ``sleep merge: ``) and raised as
+    ``RefusedError``; nothing else is written here."""
+    from . import guard  # its patterns compile on import: only writes need them
+
+    check_texts(parts)
+    joined = "\n".join(v for v in parts.values() if v)
+    verdict = guard.check(
+        joined, type=type, source=source, quote=quote, statement=statement, allow=allow
+    )
+    if not verdict.allowed:
+        why = "; ".join(verdict.reasons) or "refused by the guard"
+        store.log_refusal(
+            name, actor=actor, source=source, reason=f"{guard.GUARD_VERSION}: {refusal}{why}"
+        )
+        raise RefusedError(
+            f"not stored: {why}. Nothing was written; the refusal is in `memdir history`",
+            verdict.reasons,
+        )
+    out = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
+    count = sum(guard.redact(v)[1] for v in parts.values() if v)
+    return Admitted(out, count)
