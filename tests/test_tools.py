@@ -541,3 +541,16 @@ def test_results_say_ok_whatever_their_wording(tool: MemoryTool, mem: Memory) ->
     assert not tool.handle({"command": "view", "path": "/memories/user/absent.md"}).ok
     assert tool.handle({"command": "view", "path": "/memories"}).ok
     assert mem.get("use-pnpm").content_hash == before
+
+
+def test_the_tool_writes_through_a_view_sharing_the_scopes(mem: Memory) -> None:
+    """Issue 19: ``tool()`` no longer clones the facade; ``acting_as`` is a view that shares
+    the scopes and records its own actor."""
+    tool = mem.tool()
+    assert tool.memory.store("user") is mem.store("user")  # one store, not a second one
+    assert mem.acting_as(mem.actor) is mem
+    _create(tool, "/memories/user/use-pnpm.md", PNPM)
+    mem.remember("Tabs, not spaces, in Go files", type="user")
+    actors = [(c.name, c.actor) for c in mem.history()]
+    assert ("use-pnpm", "agent") in actors and mem.actor == "user"
+    assert actors[-1][1] == "user"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import copy
 import dataclasses
 import inspect
 import re
@@ -101,9 +102,21 @@ class MemoryBase:
         self._extraction: Extraction | None = None
         self._archive_indexes: dict[Scope, Index] = {}
 
+    def acting_as(self, actor: str) -> Self:
+        """A light view of this facade whose writes record ``actor`` in the change log (the
+        memory tool writes as ``agent``): it shares the scopes — the same stores, indexes and
+        recallers, no second set opened — so a write through either is seen by both. Use it
+        on the thread that uses this facade (an index connection belongs to its thread)."""
+        if actor == self.actor:
+            return self
+        view = copy.copy(self)
+        view.actor = actor
+        return view
+
     def as_actor(self, actor: str) -> Self:
-        """The same home, project, embedder and model, recording ``actor`` in the change log
-        (the memory tool writes as ``agent``, extraction as ``extractor``)."""
+        """A separate facade (own stores and index connections) on the same home, project,
+        embedder, model and backend, recording ``actor``: for another thread (extraction's
+        worker writes as ``extractor``). On the same thread, ``acting_as`` is the light one."""
         return type(self)(
             home=self.home,
             project=self.project_root,

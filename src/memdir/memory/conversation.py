@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import builtins
-import copy
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -219,12 +218,10 @@ class ConversationMemory(MemoryBase):
     def tool(self, *, actor: str = "agent") -> MemoryTool:
         """The memory tool a model reads and writes memories with (SPEC F1–F3): Anthropic's
         ``memory_20250818`` commands over ``/memories`` plus ``search``. Its writes go through
-        a copy of this facade (same paths, stores and indexes) that logs them as ``actor``."""
+        ``acting_as(actor)``: this facade's scopes, logged as ``actor``."""
         from ..tools import MemoryTool  # the tool sits above the facade, so import it on use
 
-        twin = copy.copy(self)
-        twin.actor = actor
-        return MemoryTool(cast("Memory", twin))
+        return MemoryTool(cast("Memory", self.acting_as(actor)))
 
     def create_file(
         self,
