@@ -118,7 +118,7 @@ ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at st
 ALLOWED["ports"] = {"history", "index", "records"}  # names in annotations only (TYPE_CHECKING)
 ALLOWED["index"] |= {"ports"}
 ALLOWED["backends"] = {"errors", "files", "history", "index", "paths", "ports", "settings"}
-ALLOWED["recall"] |= {"files", "ports"}
+ALLOWED["recall"] |= {"backends", "ports"}
 ALLOWED["memory"] |= {"backends", "ports"}
 # the one guarded write door (writes.py): text checks + the guard before any Store write, for
 # the facade and sleep alike
@@ -210,3 +210,38 @@ def test_one_exception_tree() -> None:
     for path in SRC.rglob("*.py"):
         text = path.read_text(encoding="utf-8")
         assert "except Exception" not in text, f"{path}: broad except (STYLE habit 5)"
+
+
+# Issue 19: only the file backend opens a scope's files — the registry (backends.py) and the
+# modules it is built from; everything above gets its Store, Index and logs from a Backend.
+FILE_BACKEND = {"backends", "files", "history", "index", "paths"}
+_OPENERS = ("FileStore", "SqliteIndex", "ChangeLog", "FileRecallLog", "scope_dirs")
+
+
+def test_only_the_file_backend_opens_scopes() -> None:
+    for path in sorted(SRC.rglob("*.py")):
+        if _layer(path) in FILE_BACKEND:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call):
+                func = node.func
+                called = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                assert called not in _OPENERS, (
+                    f"{path.relative_to(SRC)}:{node.lineno} calls {called}(): open scopes "
+                    "through Memory.backend (memdir.backends), not the file backend's classes"
+                )
+
+
+def test_the_file_backend_implements_the_ports(tmp_path: Path) -> None:
+    from memdir import ports
+    from memdir.backends import FileBackend
+    from memdir.providers.embeddings import get_embedder
+
+    backend = FileBackend()
+    assert isinstance(backend, ports.Backend)
+    store = backend.store("user", home=tmp_path, project_root=None)
+    assert store is not None and isinstance(store, ports.Store)
+    assert isinstance(backend.changes(store), ports.ChangeLog)
+    assert isinstance(backend.recalls(store), ports.RecallLog)
+    assert isinstance(backend.index(store, get_embedder("hashing")), ports.Index)
+    assert backend.store("project", home=tmp_path, project_root=None) is None  # no project

@@ -72,8 +72,8 @@ from typing import Any
 
 import numpy as np
 
+from .backends import FileBackend
 from .errors import BadFileError, NotFoundError, ValidationError
-from .files.recall_log import FileRecallLog
 from .index.relevance import CALIBRATION, Calibration, background, saturate
 from .index.sqlite import DocMeta, SqliteIndex
 from .index.text import query_entities, query_periods, query_terms, script_share, term_script
@@ -224,8 +224,9 @@ class Recaller:
         self.indexes: dict[Scope, Index] = dict(indexes)
         files = {s: ix.store for s, ix in indexes.items() if isinstance(ix, SqliteIndex)}
         self.stores: dict[Scope, Store] = dict(stores) if stores is not None else dict(files)
+        opener = FileBackend()  # the default is the file backend's
         self.logs: dict[Scope, RecallLog] = (
-            dict(logs) if logs is not None else {s: FileRecallLog(st) for s, st in files.items()}
+            dict(logs) if logs is not None else {s: opener.recalls(st) for s, st in files.items()}
         )
         self.embedder = embedder
         self.weights = weights or Weights()
