@@ -302,8 +302,25 @@ class MemoryBase:
             "updated": created,
         }
         meta = {k: check_field(k, v) for k, v in meta.items() if v is not None}
-        store = self.store(target)
-        statement = text.strip()
+        return self._create_or_reinforce(
+            self.store(target), text.strip(), meta, description=description, name=name,
+            why=why, how_to_apply=how_to_apply, reason=reason,
+        )  # fmt: skip
+
+    def _create_or_reinforce(
+        self,
+        store: FileStore,
+        statement: str,
+        meta: dict[str, Any],
+        *,
+        description: str,
+        name: str | None,
+        why: str | None,
+        how_to_apply: str | None,
+        reason: str | None,
+    ) -> MemoryRecord:
+        """``remember``'s write: the same statement already there is reinforced, else a new
+        memory is created (naming the very similar ones)."""
         with store.locked():  # the lookup and the write as one step: no twin from a race
             # an explicit name is a chosen identity: only that name is "the same memory" then
             existing = (
