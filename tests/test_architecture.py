@@ -125,6 +125,10 @@ ALLOWED["memory"] |= {"backends", "ports"}
 ALLOWED["writes"] = {"errors", "guard", "ports", "records"}
 ALLOWED["memory"] |= {"writes"}
 ALLOWED["lifecycle"] |= {"writes"}
+# the one atomic write (history.atomic_write) for settings, API keys and extraction state
+ALLOWED["settings"] |= {"history"}
+ALLOWED["keys"] |= {"history"}
+ALLOWED["extract"] |= {"history"}
 
 
 def _internal_imports(path: Path) -> set[str]:

@@ -114,15 +114,17 @@ def fsync_dir(directory: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True) -> None:
+def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True, mode: int = 0o644) -> None:
     """Replace ``path`` with ``data`` so that a crash leaves the old file or the new one.
 
     The temp file is hidden (``.name.xxxx.tmp``) and lives beside the target, so the rename
     stays on one file system; it is fsynced before the rename and the directory after it
     (a batch of writes passes ``sync_dir=False`` and fsyncs the directory once at the end).
+    ``mode`` is set at creation, before any byte is written (0600 for settings and API keys).
+    The one atomic write: the store, settings, API keys and extraction state all use it.
     """
     tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, NotFoundError, ValidationError
+from .history import atomic_write
 from .paths import home_dir
 
 __all__ = ["KeyInfo", "KeyRing", "check_user", "default_data_dir"]
@@ -113,15 +114,8 @@ class KeyRing:
         return [e for e in entries if isinstance(e, dict)]
 
     def _write(self, entries: list[dict[str, Any]]) -> None:
-        tmp = self.path.with_name(f".keys.{os.getpid()}.tmp")
         data = json.dumps({"keys": entries}, indent=1).encode("utf-8") + b"\n"
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-        try:
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        os.replace(tmp, self.path)
+        atomic_write(self.path, data, mode=0o600)
 
     def _locked(self) -> int:
         self.data_dir.mkdir(parents=True, exist_ok=True)

@@ -34,7 +34,6 @@ This module only reads and writes settings; ``memdir.providers.get_llm`` turns t
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,6 +43,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from .errors import ConfigError
+from .history import atomic_write
 from .paths import home_dir
 
 __all__ = [
@@ -187,24 +187,11 @@ def _write(path: Path, values: Mapping[str, Any]) -> None:
             section, name = key.split(".", 1)
             nested.setdefault(section, {})[name] = values[key]
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".config-", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, 0o600)  # before any byte is written: the key is never world-readable
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write("# memdir user settings (memdir config set KEY VALUE)\n")
-            if nested:
-                yaml.safe_dump(nested, handle, sort_keys=False, allow_unicode=True)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    dir_fd = os.open(path.parent, os.O_RDONLY)
-    try:
-        os.fsync(dir_fd)
-    finally:
-        os.close(dir_fd)
+    text = "# memdir user settings (memdir config set KEY VALUE)\n"
+    if nested:
+        text += yaml.safe_dump(nested, sort_keys=False, allow_unicode=True)
+    # 0600 from creation, before any byte is written: the key is never world-readable
+    atomic_write(path, text.encode("utf-8"), mode=0o600)
 
 
 def set_values(pairs: Mapping[str, Any], home: Path | None = None) -> dict[str, Any]:

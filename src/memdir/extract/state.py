@@ -18,12 +18,13 @@ from __future__ import annotations
 import fcntl
 import json
 import os
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from ..history import atomic_write
 
 __all__ = [
     "ExtractState",
@@ -120,9 +121,7 @@ class ExtractState:
             "size": self.size,
             "failed": [f.to_dict() for f in self.failed],
         }
-        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=1), encoding="utf-8")
-        os.replace(tmp, self.path)
+        atomic_write(self.path, json.dumps(data, ensure_ascii=False, indent=1).encode("utf-8"))
 
     def fail(self, failure: Failure) -> None:
         self.failed = [f for f in self.failed if f.turn != failure.turn] + [failure]
@@ -180,9 +179,7 @@ def _read_captured(path: Path) -> list[dict[str, Any]]:
 
 
 def _write_captured(path: Path, entries: list[dict[str, Any]]) -> None:
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}.tmp")
-    tmp.write_text(json.dumps(entries[-CAPTURED_LIMIT:], ensure_ascii=False), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, json.dumps(entries[-CAPTURED_LIMIT:], ensure_ascii=False).encode("utf-8"))
 
 
 def mark_captured(sessions: Path, session_id: str, key: str, quotes: list[str]) -> None:
