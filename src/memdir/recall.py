@@ -643,6 +643,6 @@ class Recaller:
                 "returned": [h.record.name for h in mine],
                 "scores": {h.record.name: round(h.score, 6) for h in mine},
             }
-            with index.store.locked():
+            with index.store.log_locked():  # a line in a log: no file parsed
                 # not fsynced: losing the last few uses in a crash costs nothing that matters
                 append_jsonl(index.store.dirs.recalls, entry, sync=False)
