@@ -40,7 +40,7 @@ import hmac
 import json
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -339,6 +339,35 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
         return HistoryOut(changes=[_change(c) for c in changes[-limit:]])
 
 
+class RememberOut(TypedDict):
+    """``remember``'s reply, as ``memdir remember --json`` gives it: the memory with ``created``
+    (false: the same statement was there already and was reinforced), ``created_at`` (when it
+    was learned) and ``similar_to`` (near-duplicates worth a look; not blocking)."""
+
+    name: str
+    scope: str
+    type: str
+    description: str
+    statement: str
+    why: str | None
+    how_to_apply: str | None
+    source: str
+    confidence: str
+    importance: int | None
+    tags: list[str]
+    created: bool
+    created_at: str | None
+    updated: str | None
+    path: str
+    similar_to: list[str]
+
+
+def _remembered(record: MemoryRecord) -> RememberOut:
+    out: dict[str, Any] = {**_memory(record), "created": bool(record.is_new)}
+    out |= {"created_at": record.created, "similar_to": list(record.similar_to)}
+    return cast(RememberOut, out)
+
+
 def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
     """The facade's writing verbs (remember, forget), logged as the agent like the file
     commands."""
@@ -353,7 +382,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
         name: Str | None = None,
         description: Str | None = None,
         tags: list[Str] | None = None,
-    ) -> MemoryOut:
+    ) -> RememberOut:
         """Store one memory: the statement, why it holds and how to apply it. The scope follows
         the type (user, feedback: every project; project, reference: this project)."""
         agent = adapter.tool.memory  # writes are logged as the agent, like the file commands
@@ -370,7 +399,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
                 source="inferred",
             )
         )
-        return _memory(record)
+        return _remembered(record)
 
     @server.tool(annotations=CHANGE)
     async def forget(
