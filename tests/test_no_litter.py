@@ -148,4 +148,3 @@ def test_a_first_session_creates_agent_with_its_gitignore(repo: Path) -> None:
     assert "sessions/" in (repo / ".agent" / ".gitignore").read_text(encoding="utf-8")
     status = _git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()
     assert status == ["?? .agent/.gitignore"], status
-
