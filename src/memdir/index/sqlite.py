@@ -52,7 +52,7 @@ from ..files import FileStore
 from ..history import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from . import cache, contexts
+from . import cache, contexts, snapshot
 from .heal import HEALED, differences, heal_index, install_healing, notice, set_aside
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
@@ -295,7 +295,7 @@ class SqliteIndex:
     # -- sync ----------------------------------------------------------------------------
     def _docs_state(self) -> str:
         """The files' fingerprint and the embedder; keeps the listing for ``_sync_docs``."""
-        fp, self._listing = self.store.listing()
+        fp, self._listing = self.store.index_listing()
         return f"{fp}|{self.embedder.model_id}|{self.embedder.pool_id}"
 
     def _recall_log_size(self) -> int:
@@ -750,7 +750,9 @@ class SqliteIndex:
         ``(1 − context)·own + context·context_vector``: its product with a unit query is the
         same mix of the two cosines. Memories without one keep their own vector."""
         views, db = self._views_now()
-        matrix = views.matrix(db, self.embedder.model_id, self.embedder.dim, context)
+        large = int(self._meta("count") or 0) >= snapshot.SNAPSHOT_MIN  # small: SQLite is quick
+        folder = self.path.parent if large else None
+        matrix = views.matrix(db, self.embedder.model_id, self.embedder.dim, context, folder)
         self._last = matrix
         return matrix.names, matrix.matrix
 
