@@ -410,14 +410,17 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
         return _change(await adapter.call(lambda: agent.forget(name, scope=scope, reason=reason)))
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(memory: Memory, *, warm: bool = False) -> MCPServer:
     """The MCP server over ``memory``; run it with ``.run()`` (stdio) or serve
-    ``.streamable_http_app()``."""
+    ``.streamable_http_app()``. ``warm``: read the index now, on the thread that serves the
+    calls (its SQLite connection is that thread's), so the first recall does not wait for it."""
     server = MCPServer(name="memdir", instructions=INSTRUCTIONS, log_level="WARNING")
     adapter = _Adapter(memory)
     _file_tools(server, adapter)
     _read_tools(server, adapter)
     _write_tools(server, adapter)
+    if warm:  # an error here is the first call's to report: that call meets it again
+        adapter.thread.submit(lambda: memory.recall("warm up", track=False))
     return server
 
 
