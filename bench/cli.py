@@ -106,23 +106,25 @@ pid = os.fork()
 if pid == 0:
     os.execvp(sys.argv[1], sys.argv[1:])
 _, status, usage = os.wait4(pid, 0)
-print(time.perf_counter() - started, usage.ru_maxrss, os.waitstatus_to_exitcode(status))
+cpu = usage.ru_utime + usage.ru_stime
+print(time.perf_counter() - started, usage.ru_maxrss, cpu, os.waitstatus_to_exitcode(status))
 """
 
 
-def timed(cmd: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float]:
-    """One process: (wall seconds, peak RSS in MiB). A failing command stops the bench."""
+def timed(cmd: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, float, float]:
+    """One process: (wall seconds, peak RSS in MiB, CPU seconds: user + system). A failing
+    command stops the bench."""
     with tempfile.TemporaryFile() as err:
         out = subprocess.run(
             [sys.executable, "-S", "-c", LAUNCHER, *cmd],
             env=env, cwd=cwd, stdin=subprocess.DEVNULL, stderr=err, capture_output=False,
             stdout=subprocess.PIPE, check=True,
         )  # fmt: skip
-        wall, rss, code = out.stdout.split()[-3:]
+        wall, rss, cpu, code = out.stdout.split()[-4:]
         if int(code) != 0:
             err.seek(0)
             raise SystemExit(f"{' '.join(cmd)} failed ({code.decode()}): {err.read().decode()}")
-    return float(wall), int(rss) / 1024  # KiB on Linux
+    return float(wall), int(rss) / 1024, float(cpu)  # KiB on Linux
 
 
 def measure(cmd: Sequence[str], env: dict[str, str], cwd: Path, runs: int) -> dict[str, float]:
@@ -132,6 +134,7 @@ def measure(cmd: Sequence[str], env: dict[str, str], cwd: Path, runs: int) -> di
         "wall": statistics.median(s[0] for s in samples),
         "rss": statistics.median(s[1] for s in samples),
         "min": min(s[0] for s in samples),
+        "cpu": statistics.median(s[2] for s in samples),
     }
 
 
@@ -247,11 +250,13 @@ def run(runs: int, big: int, stores: Path | None) -> list[dict[str, Any]]:
                 rows.append({"command": label,
                              "wall": statistics.median(s[0] for s in samples),
                              "rss": statistics.median(s[1] for s in samples),
-                             "min": min(s[0] for s in samples)})  # fmt: skip
+                             "min": min(s[0] for s in samples),
+                             "cpu": statistics.median(s[2] for s in samples)})  # fmt: skip
             else:
                 rows.append({"command": label, **measure([*mem, *args], env, cwd, runs)})
         rows.append({"command": "memdir recall (100 store, empty cache dir)",
-                     "wall": first[0], "rss": first[1], "min": first[0]})  # fmt: skip
+                     "wall": first[0], "rss": first[1], "min": first[0],
+                     "cpu": first[2]})  # fmt: skip
         rows.extend(server_rows(base, cache, cwd, runs))
     return rows
 
@@ -281,13 +286,14 @@ def server_rows(base: Path, cache: Path, cwd: Path, runs: int) -> list[dict[str,
 def table(rows: list[dict[str, Any]]) -> str:
     base = rows[0]["wall"]
     lines = [
-        "| command | median wall s | min s | × python3 -c pass | peak RSS MiB |",
-        "|---|---:|---:|---:|---:|",
+        "| command | median wall s | min s | × python3 -c pass | median CPU s | peak RSS MiB |",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         rss = f"{r['rss']:.0f}" if "rss" in r else f"(recall alone {r['recall']:.3f} s)"
+        cpu = f"{r['cpu']:.3f}" if "cpu" in r else "—"  # a server's CPU is not its answer's
         lines.append(f"| {r['command']} | {r['wall']:.3f} | {r['min']:.3f} | "
-                     f"{r['wall'] / base:.1f} | {rss} |")  # fmt: skip
+                     f"{r['wall'] / base:.1f} | {cpu} | {rss} |")  # fmt: skip
     return "\n".join(lines)
 
 
@@ -300,7 +306,8 @@ def report(rows: list[dict[str, Any]], argv: list[str], runs: int, big: int) -> 
         " — the machine is shared by other jobs, so walls are noisy; the min is the quiet case",
         "",
         f"Each row: one warm-up, then {runs} runs of a fresh process; median wall and median peak "
-        "RSS of the child (`os.wait4`). Stores of 100 and "
+        "RSS of the child (`os.wait4`), and its median CPU time (user + system: less moved "
+        "by a loaded machine than the wall). Stores of 100 and "
         f"{big:,} synthetic memories (a third Chinese), indexed beforehand; `MEMDIR_CACHE_DIR` "
         "holds the derived tables the warm-up built, except in the *empty cache dir* row (the "
         "first command a user ever runs). Server rows: the process start to the first recall's "

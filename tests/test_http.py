@@ -105,7 +105,9 @@ def test_memories_create_get_list_update_forget_history_undo(api: Api) -> None:
     made = _remember(api, api.alice, "Use pnpm, not npm", type="feedback", why="lockfiles")
     assert made["scope"] == "user" and made["why"] == "lockfiles" and "path" not in made
     name = made["name"]
-    assert api.a("GET", f"/v1/memories/{name}") == (200, made)
+    assert made["created"] is True and made["similar_to"] == []  # as `remember --json`
+    stored = {k: v for k, v in made.items() if k not in ("created_at", "similar_to")}
+    assert api.a("GET", f"/v1/memories/{name}") == (200, {**stored, "created": made["created_at"]})
     assert (home := api.data / "users" / "alice" / "home" / "memory" / f"{name}.md").is_file()
 
     status, edited = api.a("PATCH", f"/v1/memories/{name}", {"how_to_apply": "on install"})
@@ -653,3 +655,15 @@ def test_importance_is_1_to_10_as_in_the_file_format(api: Api) -> None:
         )
         assert status == 422 and "importance" in err["error"]["message"], err
     assert api.a("GET", "/v1/memories")[1]["total"] == 1  # nothing else was stored
+
+
+def test_remember_again_reinforces_with_200_and_names_near_duplicates(api: Api) -> None:
+    first = _remember(api, api.alice, "Use pnpm, not npm", type="project")
+    status, again = api.a("POST", "/v1/memories", {"text": "use pnpm,  NOT npm", "type": "project"})
+    assert status == 200 and again["created"] is False and again["name"] == first["name"]
+    near = _remember(
+        api, api.alice, "Use pnpm, not npm!!", type="project", description="Use pnpm not npm."
+    )
+    assert near["created"] is True and near["similar_to"] == [first["name"]]
+    listed = api.a("GET", "/v1/memories")[1]
+    assert listed["total"] == 2  # the same statement was not stored twice

@@ -338,3 +338,21 @@ def test_concurrent_calls_from_one_client_are_all_served(mem: Memory) -> None:
     _with_client(mem, body)
     statements = sorted(r.statement for r in mem.list())
     assert statements == sorted(f"fact number {i} about topic {i}" for i in range(20))
+
+
+def test_remember_says_whether_it_stored_and_what_is_near(mem: Memory) -> None:
+    async def body(client: Client) -> None:
+        args = {"text": "Use pnpm, not npm", "type": "project"}
+        first = (await client.call_tool("remember", args)).structured_content
+        assert first["created"] is True and first["similar_to"] == []
+        assert first["created_at"]  # when it was learned, as `remember --json` has it
+        again = await client.call_tool("remember", {**args, "text": "use pnpm,  NOT npm"})
+        assert again.structured_content["created"] is False
+        assert again.structured_content["name"] == first["name"]
+        near = await client.call_tool(
+            "remember", {**args, "text": "Use pnpm, not npm!!", "description": "Use pnpm not npm."}
+        )
+        assert near.structured_content["similar_to"] == [first["name"]]
+
+    _with_client(mem, body)
+    assert len(mem.list()) == 2

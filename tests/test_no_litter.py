@@ -16,6 +16,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from conftest import snapshot
+from memdir import Memory
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
@@ -136,3 +137,14 @@ def test_an_existing_agent_dir_without_gitignore_is_left_as_its_owner_made_it(
     assert made.returncode == 0, made.stderr
     assert not (repo / ".agent" / ".gitignore").exists()
     assert (repo / ".agent" / "memory" / "a-fact.md").is_file()
+
+
+def test_a_first_session_creates_agent_with_its_gitignore(repo: Path) -> None:
+    # a transcript is the person's own (truth, but personal): .gitignore keeps sessions/ out
+    memory = Memory(home=repo.parent / "home", cwd=repo)
+    with memory.session() as session:
+        session.append({"role": "user", "content": "hello"})
+    assert (repo / ".agent" / "sessions").is_dir()
+    assert "sessions/" in (repo / ".agent" / ".gitignore").read_text(encoding="utf-8")
+    status = _git(repo, "status", "--porcelain", "--untracked-files=all").splitlines()
+    assert status == ["?? .agent/.gitignore"], status

@@ -55,6 +55,8 @@ __all__ = [
     "load_table",
     "pack_index",
     "pack_strings",
+    "read_table",
+    "write_table",
 ]
 
 FORMAT = 1
@@ -96,6 +98,25 @@ def load_table(name: str, key: str, build: Callable[[], tuple[Any, Sections]]) -
     except OSError:
         return Table(meta, views, None)  # an unwritable cache: this process builds its own
     return Table(meta, views, path)
+
+
+def read_table(path: Path, key: str) -> Table | None:
+    """The table in ``path`` if it is whole and was built from ``key``; None otherwise (a
+    damaged file also prints one line on stderr). For tables kept elsewhere than the cache
+    directory (``index/snapshot.py``: beside the index they are derived from)."""
+    try:
+        return _read(path, key)
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError, EOFError, TypeError, KeyError) as exc:
+        if "another source" not in str(exc):  # a stale key is routine: the next write fixes it
+            print(f"memdir: rebuilding {path} ({exc})", file=sys.stderr)
+        return None
+
+
+def write_table(path: Path, key: str, meta: Any, sections: Sections) -> None:
+    """Write a table to ``path`` atomically (see ``load_table``); ``OSError`` if it cannot."""
+    _write(path, key, meta, {k: memoryview(v).cast("B") for k, v in sections.items()})
 
 
 def _read(path: Path, key: str) -> Table:

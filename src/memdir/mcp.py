@@ -305,6 +305,35 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
         return HistoryOut(changes=[_change(c) for c in changes[-limit:]])
 
 
+class RememberOut(TypedDict):
+    """``remember``'s reply, as ``memdir remember --json`` gives it: the memory with ``created``
+    (false: the same statement was there already and was reinforced), ``created_at`` (when it
+    was learned) and ``similar_to`` (near-duplicates worth a look; not blocking)."""
+
+    name: str
+    scope: str
+    type: str
+    description: str
+    statement: str
+    why: str | None
+    how_to_apply: str | None
+    source: str
+    confidence: str
+    importance: int | None
+    tags: list[str]
+    created: bool
+    created_at: str | None
+    updated: str | None
+    path: str
+    similar_to: list[str]
+
+
+def _remembered(record: MemoryRecord) -> RememberOut:
+    out: dict[str, Any] = {**_memory(record), "created": bool(record.is_new)}
+    out |= {"created_at": record.created, "similar_to": list(record.similar_to)}
+    return cast(RememberOut, out)
+
+
 def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
     """The facade's writing verbs (remember, forget), logged as the agent like the file
     commands."""
@@ -319,7 +348,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
         name: Str | None = None,
         description: Str | None = None,
         tags: list[Str] | None = None,
-    ) -> MemoryOut:
+    ) -> RememberOut:
         """Store one memory: the statement, why it holds and how to apply it. The scope follows
         the type (user, feedback: every project; project, reference: this project)."""
         agent = adapter.tool.memory  # writes are logged as the agent, like the file commands
@@ -336,7 +365,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
                 source="inferred",
             )
         )
-        return _memory(record)
+        return _remembered(record)
 
     @server.tool(annotations=CHANGE)
     async def forget(
@@ -347,14 +376,17 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
         return _change(await adapter.call(lambda: agent.forget(name, scope=scope, reason=reason)))
 
 
-def build_server(memory: Memory) -> MCPServer:
+def build_server(memory: Memory, *, warm: bool = False) -> MCPServer:
     """The MCP server over ``memory``; run it with ``.run()`` (stdio) or serve
-    ``.streamable_http_app()``."""
+    ``.streamable_http_app()``. ``warm``: read the index now, on the thread that serves the
+    calls (its SQLite connection is that thread's), so the first recall does not wait for it."""
     server = MCPServer(name="memdir", instructions=INSTRUCTIONS, log_level="WARNING")
     adapter = _Adapter(memory)
     _file_tools(server, adapter)
     _read_tools(server, adapter)
     _write_tools(server, adapter)
+    if warm:  # an error here is the first call's to report: that call meets it again
+        adapter.thread.submit(lambda: memory.recall("warm up", track=False))
     return server
 
 

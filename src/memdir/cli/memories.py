@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
-import subprocess
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -226,6 +223,10 @@ def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> Non
 def edit(ctx: click.Context, name: str, scope: str | None) -> None:
     """Open a memory in $EDITOR; the result is checked before it is kept. NAME may be a
     unique prefix."""
+    import shlex  # here, not at import: every other command (and --help) would pay for them
+    import subprocess
+    import tempfile
+
     m = memory(ctx)
     rec = m.get(resolved(ctx, name, scope), scope=as_scope(scope))
     original = rec.path.read_bytes()

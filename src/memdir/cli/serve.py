@@ -113,7 +113,7 @@ def serve(
     if use_mcp:
         from ..mcp import build_server, http_app
 
-        server = build_server(memory(ctx))
+        server = build_server(memory(ctx), warm=True)
         if not use_http:
             server.run()  # stdio: no web stack to load
             return

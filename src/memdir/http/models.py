@@ -32,6 +32,7 @@ __all__ = [
     "RecallOut",
     "RecordOut",
     "RememberIn",
+    "RememberOut",
     "SessionInfoOut",
     "SessionOut",
     "SleepIn",
@@ -161,6 +162,16 @@ class MemoryOut(BaseModel):
     content_hash: str
 
 
+class RememberOut(MemoryOut):
+    """``POST /v1/memories``' reply, as ``memdir remember --json`` gives it: ``created`` is false
+    when the same statement was there already (it was reinforced, 200 instead of 201),
+    ``created_at`` says when it was learned, ``similar_to`` names near-duplicates (not blocking)."""
+
+    created: bool  # type: ignore[assignment]  # MemoryOut's is when; here: whether
+    created_at: str | None
+    similar_to: list[str]
+
+
 class MemoryPage(BaseModel):
     items: list[MemoryOut]
     total: int
@@ -257,6 +268,13 @@ def memory_out(record: MemoryRecord) -> MemoryOut:
     data = record.to_dict()
     data.pop("path")  # a path on the server: none of the client's business
     return MemoryOut(**data)
+
+
+def remember_out(record: MemoryRecord) -> RememberOut:
+    data = record.to_dict()
+    data.pop("path")
+    data |= {"created": bool(record.is_new), "created_at": data["created"]}
+    return RememberOut(**data, similar_to=list(record.similar_to))
 
 
 def change_out(change: Change) -> ChangeOut:

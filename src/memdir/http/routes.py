@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Header, Query, Request
+from fastapi import APIRouter, Body, Header, Query, Request, Response
 from pydantic import Field
 
 from ..errors import ConflictError
@@ -27,6 +27,7 @@ from .models import (
     RecallIn,
     RecallOut,
     RememberIn,
+    RememberOut,
     ScopeName,
     SessionInfoOut,
     SessionOut,
@@ -39,6 +40,7 @@ from .models import (
     info_out,
     memory_out,
     record_out,
+    remember_out,
 )
 
 __all__ = ["health", "router"]
@@ -48,12 +50,17 @@ router = APIRouter(prefix="/v1", responses=ERRORS)
 
 # -- memories ----------------------------------------------------------------------------
 @router.post("/memories", status_code=201, tags=["memories"])
-async def create_memory(request: Request, user: User, item: RememberIn) -> MemoryOut:
-    """Store a new memory (the scope defaults from the type). 409 if ``name`` is taken."""
+async def create_memory(
+    request: Request, response: Response, user: User, item: RememberIn
+) -> RememberOut:
+    """Store a new memory (the scope defaults from the type); the same statement again in the
+    same scope reinforces the one there (200, ``created: false``). 409 if ``name`` is taken."""
     args = item.model_dump()
     text = args.pop("text")
     record = await run(request, user, lambda m: m.remember(text, **args))
-    return memory_out(record)
+    if record.is_new is False:
+        response.status_code = 200
+    return remember_out(record)
 
 
 @router.get("/memories", tags=["memories"])

@@ -21,11 +21,26 @@ import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from ..files import Problem
 
-__all__ = ["CORRUPT", "damage_of", "heals", "is_damage", "notice", "problems_of", "set_aside"]
+if TYPE_CHECKING:
+    from .sqlite import SqliteIndex
+
+__all__ = [
+    "CORRUPT",
+    "HEALED",
+    "damage_of",
+    "differences",
+    "heal_index",
+    "heals",
+    "install_healing",
+    "is_damage",
+    "notice",
+    "problems_of",
+    "set_aside",
+]
 
 log = logging.getLogger("memdir.index")
 
@@ -121,6 +136,83 @@ def heals(method: _Method) -> _Method:
         return method(self, *args, **kwargs)
 
     return healing  # type: ignore[return-value]
+
+
+# the index's methods that read the file: each heals a damaged one and runs again
+HEALED = (
+    "sync",
+    "scripts",
+    "docs",
+    "entities",
+    "keyword",
+    "session_keyword",
+    "vectors",
+    "stats",
+    "verify",
+    "generation",
+)
+
+
+def install_healing(cls: type, methods: tuple[str, ...]) -> None:
+    """Wrap each of ``methods`` of ``cls`` in ``heals``."""
+    for name in methods:
+        setattr(cls, name, heals(getattr(cls, name)))
+
+
+def heal_index(index: SqliteIndex, reason: str) -> None:
+    """Set ``index``'s damaged file aside (unless another process did and rebuilt it since this
+    one opened it) and rebuild the index from the files."""
+    index._healing = True
+    try:
+        opened, index._ino = index._ino, None
+        index.close()
+        with index._sync_lock():
+            try:  # another process may have set it aside and rebuilt it meanwhile
+                same = opened is None or os.stat(index.path).st_ino == opened
+            except FileNotFoundError:
+                same = False
+            if same:
+                notice(index.path, reason, set_aside(index.path))
+        index._views.clear()
+        index._last = None
+        index.sync()
+    finally:
+        index._healing = False
+
+
+def differences(index: SqliteIndex) -> list[str]:
+    """Where ``index`` and its files disagree (empty when they agree). The file is read whole
+    first (``PRAGMA quick_check``): a damaged one is set aside and rebuilt."""
+    damage = damage_of(index.path)
+    if damage is not None:
+        index.heal(damage)
+    db = index._connect()
+    model = index.embedder.model_id
+    indexed = {r[0]: r[1] for r in db.execute("SELECT name, content_hash FROM docs")}
+    records, _ = index.store.scan()
+    problems = [f"{r.name}: not indexed" for r in records if r.name not in indexed]
+    problems += [
+        f"{r.name}: index has an old version"
+        for r in records
+        if r.name in indexed and indexed[r.name] != r.content_hash
+    ]
+    names = {r.name for r in records}
+    problems += [f"{n}: indexed but no such file" for n in indexed if n not in names]
+    sessions = {r[0] for r in db.execute("SELECT DISTINCT session FROM docs") if r[0]}
+    documented = {r[0] for r in db.execute("SELECT session FROM sessions")}
+    problems += [f"session {s}: no session document" for s in sessions - documented]
+    problems += [f"session {s}: document of no memory" for s in documented - sessions]
+    vec_names, _ = index.vectors()
+    problems += [f"{n}: no vector for {model}" for n in names - set(vec_names)]
+    problems += [
+        f"{r[0]}: no context vector for {model}"
+        for r in db.execute(
+            "SELECT name FROM docs WHERE context_hash IS NOT NULL AND context_hash NOT IN "
+            "(SELECT embed_hash FROM vectors WHERE model=?)",
+            (model,),
+        )
+    ]
+    return sorted(problems)
 
 
 def problems_of(index_file: Path) -> list[Problem]:

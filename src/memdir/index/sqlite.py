@@ -53,8 +53,8 @@ from ..history import read_jsonl
 from ..ports import LanguageSums, Near
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from . import cache, contexts, nearest
-from .heal import damage_of, heals, notice, set_aside
+from . import cache, contexts, nearest, snapshot
+from .heal import HEALED, differences, heal_index, install_healing, notice, set_aside
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
 
@@ -208,23 +208,8 @@ class SqliteIndex:
             return self._open()
 
     def heal(self, reason: str) -> None:
-        """Set the damaged file aside, rebuild the index from the files (``heal.heals``)."""
-        self._healing = True
-        try:
-            opened, self._ino = self._ino, None
-            self.close()
-            with self._sync_lock():
-                try:  # another process may have set it aside and rebuilt it meanwhile
-                    same = opened is None or os.stat(self.path).st_ino == opened
-                except FileNotFoundError:
-                    same = False
-                if same:
-                    notice(self.path, reason, set_aside(self.path))
-            self._views.clear()
-            self._last = None
-            self.sync()
-        finally:
-            self._healing = False
+        """Set the damaged file aside, rebuild the index from the files (``heal.heal_index``)."""
+        heal_index(self, reason)
 
     @staticmethod
     def _schema(db: sqlite3.Connection) -> str | None:
@@ -311,7 +296,7 @@ class SqliteIndex:
     # -- sync ----------------------------------------------------------------------------
     def _docs_state(self) -> str:
         """The files' fingerprint and the embedder; keeps the listing for ``_sync_docs``."""
-        fp, self._listing = self.store.listing()
+        fp, self._listing = self.store.index_listing()
         return f"{fp}|{self.embedder.model_id}|{self.embedder.pool_id}"
 
     def _recall_log_size(self) -> int:
@@ -766,7 +751,9 @@ class SqliteIndex:
         ``(1 − context)·own + context·context_vector``: its product with a unit query is the
         same mix of the two cosines. Memories without one keep their own vector."""
         views, db = self._views_now()
-        matrix = views.matrix(db, self.embedder.model_id, self.embedder.dim, context)
+        large = int(self._meta("count") or 0) >= snapshot.SNAPSHOT_MIN  # small: SQLite is quick
+        folder = self.path.parent if large else None
+        matrix = views.matrix(db, self.embedder.model_id, self.embedder.dim, context, folder)
         self._last = matrix
         return matrix.names, matrix.matrix
 
@@ -803,37 +790,9 @@ class SqliteIndex:
         }
 
     def verify(self) -> list[str]:
-        """Differences between the index and the files (empty when they agree). The file is
-        read whole first (``PRAGMA quick_check``): a damaged one is set aside and rebuilt."""
-        damage = damage_of(self.path)
-        if damage is not None:
-            self.heal(damage)
-        db = self._connect()
-        indexed = {r[0]: r[1] for r in db.execute("SELECT name, content_hash FROM docs")}
-        records, _ = self.store.scan()
-        problems = [f"{r.name}: not indexed" for r in records if r.name not in indexed]
-        problems += [
-            f"{r.name}: index has an old version"
-            for r in records
-            if r.name in indexed and indexed[r.name] != r.content_hash
-        ]
-        names = {r.name for r in records}
-        problems += [f"{n}: indexed but no such file" for n in indexed if n not in names]
-        sessions = {r[0] for r in db.execute("SELECT DISTINCT session FROM docs") if r[0]}
-        documented = {r[0] for r in db.execute("SELECT session FROM sessions")}
-        problems += [f"session {s}: no session document" for s in sessions - documented]
-        problems += [f"session {s}: document of no memory" for s in documented - sessions]
-        vec_names, _ = self.vectors()
-        problems += [f"{n}: no vector for {self.embedder.model_id}" for n in names - set(vec_names)]
-        problems += [
-            f"{r[0]}: no context vector for {self.embedder.model_id}"
-            for r in db.execute(
-                "SELECT name FROM docs WHERE context_hash IS NOT NULL AND context_hash NOT IN "
-                "(SELECT embed_hash FROM vectors WHERE model=?)",
-                (self.embedder.model_id,),
-            )
-        ]
-        return sorted(problems)
+        """Differences between the index and the files (empty when they agree;
+        ``heal.differences``)."""
+        return differences(self)
 
     # -- the vector queries of ``ports.Index`` (the arithmetic is in index/nearest.py) -----
     _centres: tuple[object, nearest.Centres] | None = None  # per index state and means
@@ -872,16 +831,4 @@ class SqliteIndex:
 
 # Every method that reads the file heals a damaged one and runs again (``heal.py``); applied
 # here so the query code above stays about queries.
-for _method in (
-    "sync",
-    "scripts",
-    "docs",
-    "entities",
-    "keyword",
-    "session_keyword",
-    "vectors",
-    "stats",
-    "verify",
-    "generation",
-):
-    setattr(SqliteIndex, _method, heals(getattr(SqliteIndex, _method)))
+install_healing(SqliteIndex, HEALED)

@@ -17,11 +17,15 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from ..providers.embeddings import Vectors
+from . import snapshot as snapshots
 from .cache import chunked
+from .snapshot import path_of as snapshot_path
 
 __all__ = ["Delta", "DocMeta", "Matrix", "Views"]
 
@@ -69,27 +73,55 @@ class Matrix:
     so an append does not copy the matrix. A memory of a session is represented by
     ``(1 − context)·own + context·context_vector`` when it has a context vector."""
 
-    _QUERY = (
-        "SELECT d.rowid, d.name, v.vec, c.vec FROM docs d JOIN vectors v "
+    _QUERY = (  # the last two columns make the key of a snapshot (``snapshot.key_of``)
+        "SELECT d.rowid, d.name, v.vec, c.vec, d.embed_hash, d.context_hash FROM docs d "
+        "JOIN vectors v "
         "ON v.embed_hash = d.embed_hash AND v.model = ?1 "
         "LEFT JOIN vectors c ON c.embed_hash = d.context_hash AND c.model = ?1 "
     )
 
-    def __init__(self, db: sqlite3.Connection, model: str, dim: int, context: float) -> None:
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        model: str,
+        dim: int,
+        context: float,
+        snapshot: Path | None = None,
+    ) -> None:
+        """The matrix as the index holds it now; with ``snapshot`` (a file, ``snapshot.py``)
+        taken from there when it was saved from the same rows, else read and saved there."""
         self.model, self.dim, self.context = model, dim, context
+        self.contextual: set[str] = set()
+        if snapshot is not None and self._restore(db, snapshot):
+            return
         rows = db.execute(self._QUERY + "ORDER BY d.rowid", (model,)).fetchall()
         self.names: list[str] = [r[1] for r in rows]
         self.rowids = np.array([r[0] for r in rows], dtype=np.int64)
         self._buf = np.empty((len(rows), dim), dtype=np.float32)
-        self.contextual: set[str] = set()
         self._fill(range(len(rows)), rows)
         self.rows = {n: i for i, n in enumerate(self.names)}
+        if snapshot is not None:  # the rows just read are what this matrix is made of
+            made = [(r[0], r[1], r[4], r[5] if r[3] is not None else None) for r in rows]
+            snapshots.save(snapshot, snapshots.key_of(made, model, dim, context), self.matrix)
+
+    def _restore(self, db: sqlite3.Connection, path: Path) -> bool:
+        rows = snapshots.signature(db, self.model)
+        key = snapshots.key_of(rows, self.model, self.dim, self.context)
+        saved = snapshots.load(path, key, len(rows), self.dim)
+        if saved is None:
+            return False
+        self._buf = saved
+        self.names = [r[1] for r in rows]
+        self.rowids = np.array([r[0] for r in rows], dtype=np.int64)
+        self.contextual = {r[1] for r in rows if r[3] is not None}
+        self.rows = {n: i for i, n in enumerate(self.names)}
+        return True
 
     @property
     def matrix(self) -> Vectors:
         return self._buf[: len(self.names)]
 
-    def _fill(self, at: Iterable[int], rows: list[tuple[int, str, bytes, bytes | None]]) -> None:
+    def _fill(self, at: Iterable[int], rows: list[tuple[Any, ...]]) -> None:
         """Write ``rows`` (as the query returns them) into the buffer rows ``at``."""
         at = list(at)
         if not at:
@@ -107,7 +139,7 @@ class Matrix:
 
     def patch(self, db: sqlite3.Connection, delta: Delta) -> None:
         """Re-read the rows of ``delta.docs``, drop those of ``delta.removed``."""
-        fetched: list[tuple[int, str, bytes, bytes | None]] = []
+        fetched: list[tuple[Any, ...]] = []
         for part in chunked(delta.docs):
             marks = ",".join("?" * len(part))
             fetched += db.execute(
@@ -137,7 +169,7 @@ class Matrix:
         if gone or appended:
             self.rows = {n: i for i, n in enumerate(self.names)}
 
-    def _append(self, rows: list[tuple[int, str, bytes, bytes | None]]) -> None:
+    def _append(self, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
         n, need = len(self.names), len(self.names) + len(rows)
@@ -249,9 +281,13 @@ class Views:
         return self.entities
 
     # -- matrices ------------------------------------------------------------------------
-    def matrix(self, db: sqlite3.Connection, model: str, dim: int, context: float) -> Matrix:
+    def matrix(
+        self, db: sqlite3.Connection, model: str, dim: int, context: float, snapshots: Path | None
+    ) -> Matrix:
+        """The matrix of ``context``; ``snapshots``: the folder of its snapshot, if it has one."""
         if context not in self.matrices:
-            self.matrices[context] = Matrix(db, model, dim, context)
+            path = None if snapshots is None else snapshot_path(snapshots, context)
+            self.matrices[context] = Matrix(db, model, dim, context, path)
         return self.matrices[context]
 
     # -- patching ------------------------------------------------------------------------

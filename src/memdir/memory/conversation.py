@@ -24,7 +24,7 @@ from ..extract.state import Failure, all_states
 from ..files import Problem, inside
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
-from ..paths import Scope, policy_file, sessions_dir
+from ..paths import Scope, ensure_agent_dir, policy_file, sessions_dir
 from ..providers.factory import get_llm, llm_configured
 from ..providers.llm import LLM
 from ..records import (
@@ -141,6 +141,8 @@ class ConversationMemory(MemoryBase):
         policy = self.policy()
         folder = self.sessions_dir()
         if id is None:
+            if self.project_root is not None:  # a first session makes .agent/ with .gitignore
+                ensure_agent_dir(self.project_root / ".agent")
             session = Session.create(folder)
         else:
             session = Session.open(find_session(folder, id), write=True)
