@@ -8,7 +8,10 @@ Protocol:
   questions, 61 that no memory answers; the formula and its calibration were developed on it)
   and ``bench/everyday/heldout.yaml`` (the *held-out* batch: four other projects, 100
   memories, 308 questions, 66 unanswerable; written and committed with the dev batch before
-  any tuning, scored once at the end). Both are hand-written in the shape of what an agent
+  any tuning, scored once at the end — and since scored, so seen) and
+  ``bench/everyday/heldout3.yaml`` (*held-out batch 3*: three new projects, 56 memories, 112
+  questions, 20 unanswerable; committed before the recall2 session tuned anything, to be
+  scored once at its end). All are hand-written in the shape of what an agent
   stores — preferences, corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
@@ -219,14 +222,15 @@ def table(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="dev", help="dev, heldout or a path")
+    parser.add_argument("--data", default="dev", help="dev, heldout, heldout3 or a path")
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--sweep", action="store_true", help="empty/kept shares per floor")
     parser.add_argument("--fit", action="store_true", help="fit the calibration (dev only)")
     args = parser.parse_args()
-    path = DATA / f"{args.data}.yaml" if args.data in ("dev", "heldout") else Path(args.data)
+    named = ("dev", "heldout", "heldout3")
+    path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
     if args.fit:
         if args.data != "dev":
             raise SystemExit("fit on the dev batch only: the held-out batch judges the fit")
