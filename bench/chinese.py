@@ -19,8 +19,8 @@ Protocol:
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
   ``top_k=5, track=False, min_score=0.0`` over both scopes (hit@k measures the ranking; what
-  the default floor cuts is measured by ``bench/everyday.py``). A session slice's facts keep their ``session``
-  and are learned in file order, a minute apart; the others carry none, and with
+  the default floor cuts is measured by ``bench/everyday.py``). A session slice's facts keep
+  their ``session`` and are learned in file order, a minute apart; the others carry none, and with
   ``--sessions N`` each language's facts are put, in file order, into sessions of N (facts
   extracted from one conversation share a session, and file order mixes topics about as a
   random draw would). Slices with sessions get two more rows: the hybrid without context
