@@ -121,8 +121,8 @@ class Weights:
     vector: float = 0.5
     entity: float = 0.5
     time: float = 0.3
-    session: float = 0.3
-    session_text: float = 0.2
+    session: float = 0.5
+    session_text: float = 0.3
     context: float = 0.7  # share of a memory's cosine taken with its context vector
     cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
     concept: float = 1.5  # a match of an instance of a kind the query names, as a keyword's
