@@ -19,8 +19,8 @@ Protocol:
 * Every fact is stored through the public API (``Memory.remember_many``) in a fresh temporary
   home and project, one store per embedder; then every question is recalled once with
   ``top_k=5, track=False, min_score=0.0`` over both scopes (hit@k measures the ranking; what
-  the default floor cuts is measured by ``bench/everyday.py``). A session slice's facts keep their ``session``
-  and are learned in file order, a minute apart; the others carry none, and with
+  the default floor cuts is measured by ``bench/everyday.py``). A session slice's facts keep
+  their ``session`` and are learned in file order, a minute apart; the others carry none, and with
   ``--sessions N`` each language's facts are put, in file order, into sessions of N (facts
   extracted from one conversation share a session, and file order mixes topics about as a
   random draw would). Slices with sessions get two more rows: the hybrid without context
@@ -58,6 +58,7 @@ import yaml  # noqa: E402
 from provenance import provenance  # noqa: E402
 
 from memdir import MemdirError, Memory  # noqa: E402
+from memdir.guard.intent import KINDS  # noqa: E402
 from memdir.providers.embeddings import Embedder, get_embedder  # noqa: E402
 from memdir.recall import Hit, Recaller, Weights  # noqa: E402
 
@@ -129,6 +130,10 @@ def _store(
         start = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
         for k, item in enumerate(items):
             item["created"] = (start + timedelta(minutes=k)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    # the facts are the person's own words, stored as from a terminal: a team rule ("commit
+    # with the password manager's …") is a fact of the slice, not a grant the guard must stop
+    for item in items:
+        item["allow"] = KINDS
     records = m.remember_many(items)
     id_of = {f"{r.scope}/{r.name}": fid for r, fid in zip(records, facts, strict=True)}
     started = time.perf_counter()

@@ -8,7 +8,10 @@ Protocol:
   questions, 61 that no memory answers; the formula and its calibration were developed on it)
   and ``bench/everyday/heldout.yaml`` (the *held-out* batch: four other projects, 100
   memories, 308 questions, 66 unanswerable; written and committed with the dev batch before
-  any tuning, scored once at the end). Both are hand-written in the shape of what an agent
+  any tuning, scored once at the end — and since scored, so seen) and
+  ``bench/everyday/heldout3.yaml`` (*held-out batch 3*: three new projects, 56 memories, 112
+  questions, 20 unanswerable; committed before the recall2 session tuned anything, to be
+  scored once at its end). All are hand-written in the shape of what an agent
   stores — preferences, corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
@@ -39,6 +42,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import dataclasses  # noqa: E402
 import inspect  # noqa: E402
 import re  # noqa: E402
@@ -53,6 +57,7 @@ import yaml  # noqa: E402
 from provenance import provenance  # noqa: E402
 
 from memdir import Memory, recall  # noqa: E402
+from memdir.guard.intent import KINDS as KINDS_ALLOWED  # noqa: E402
 from memdir.providers.embeddings import Embedder, get_embedder  # noqa: E402
 from memdir.recall import Hit, Recaller, Weights  # noqa: E402
 
@@ -95,7 +100,12 @@ def _store(root: Path, embedder: Embedder, memories: dict[str, tuple[str, str]])
     (root / "project").mkdir(parents=True)
     m = Memory(home=root / "home", project=root / "project", embedder=embedder)
     m.init()
-    records = m.remember_many({"text": text, "type": kind} for kind, text in memories.values())
+    # the person's own words, stored as a person stores them from a terminal: a team rule
+    # such as "main can be deployed any time" is a fact here, not a grant the guard must stop
+    allow = KINDS_ALLOWED
+    records = m.remember_many(
+        {"text": text, "type": kind, "allow": allow} for kind, text in memories.values()
+    )
     m.reindex()
     m._everyday_ids = {r.name: mid for r, mid in zip(records, memories, strict=True)}  # type: ignore[attr-defined]
     return m
@@ -219,14 +229,15 @@ def table(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="dev", help="dev, heldout or a path")
+    parser.add_argument("--data", default="dev", help="dev, heldout, heldout3 or a path")
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--sweep", action="store_true", help="empty/kept shares per floor")
     parser.add_argument("--fit", action="store_true", help="fit the calibration (dev only)")
     args = parser.parse_args()
-    path = DATA / f"{args.data}.yaml" if args.data in ("dev", "heldout") else Path(args.data)
+    named = ("dev", "heldout", "heldout3")
+    path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
     if args.fit:
         if args.data != "dev":
             raise SystemExit("fit on the dev batch only: the held-out batch judges the fit")
@@ -262,48 +273,87 @@ def main() -> None:
         print(f"wrote {RESULTS / name}")
 
 
+def _logistic(x: Any, y: Any, offset: Any) -> Any:
+    """Newton's method for a logistic regression with an L2 of 1.0 (the first column, the
+    bias, unpenalised) and a fixed ``offset`` per row."""
+    import numpy as np
+
+    beta = np.zeros(x.shape[1])
+    ridge = np.eye(x.shape[1])
+    ridge[0, 0] = 0.0
+    for _ in range(50):
+        p = 1 / (1 + np.exp(-(offset + x @ beta)))
+        grad = x.T @ (p - y) + ridge @ beta
+        hess = (x * (p * (1 - p))[:, None]).T @ x + ridge
+        beta -= np.linalg.solve(hess, grad)
+    return beta
+
+
 def fit(path: Path, embedder_name: str | None) -> str:
-    """Fit ``Calibration`` (a logistic regression, L2 1.0) on every candidate of every
-    question of ``path`` — the answer memory 1, any other 0 — and return it as code. Run on
-    the dev batch only: the held-out batch must not shape the formula it judges."""
+    """Fit ``Calibration`` on ``path`` and return it as code. Run on the dev batch only: the
+    held-out batches must not shape the formula they judge.
+
+    Two stages. (1) A logistic regression over every candidate of every question (the answer
+    memory 1, any other 0) fits the per-candidate features: it decides the order. (2) The
+    query-level ``names_missing`` moves every candidate of a query alike, so it cannot be
+    learned from who wins within a query: it is fitted on the *first* hit of each question
+    under stage 1 (an answerable question's right first hit 1, an unanswerable one's 0, the
+    stage-1 logit as an offset) — what the floor decides."""
     import numpy as np
 
     from memdir.index.relevance import Calibration
 
-    names = Calibration.FEATURES
+    names = [f for f in Calibration.FEATURES if f not in Calibration.QUERY_LEVEL]
     xs: list[list[float]] = []
     ys: list[float] = []
     embedder = get_embedder(embedder_name)
-    for memories, questions in load(path).values():
-        with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
+    with contextlib.ExitStack() as stack:
+        stores = []
+        for memories, questions in load(path).values():
+            tmp = stack.enter_context(tempfile.TemporaryDirectory(prefix="memdir-everyday-"))
             m = _store(Path(tmp), embedder, memories)
+            stores.append((m, questions))
             ids = m._everyday_ids  # type: ignore[attr-defined]
             for q in questions:
                 for h in m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0.0):
                     raw = {**h.explain, "entity": h.explain["entity_match"],
-                           "signal": h.explain["hybrid"]}  # fmt: skip
+                           "signal": h.explain["hybrid"],
+                           "concept": h.explain.get("concept_match", 0.0)}  # fmt: skip
                     xs.append([raw[f] for f in names])
                     ys.append(float(ids[h.record.name] in q["answers"]))
-    y = np.array(ys)
-    used = list(range(len(names)))
-    while True:  # a feature fitted below 0 (collinear with the signal) is dropped: weights
-        # that say "more evidence, less relevant" would not hold beyond the fitted batch
-        x = np.hstack([np.ones((len(xs), 1)), np.array(xs)[:, used]])
-        beta = np.zeros(x.shape[1])
-        ridge = np.eye(x.shape[1])
-        ridge[0, 0] = 0.0
-        for _ in range(50):  # Newton's method
-            p = 1 / (1 + np.exp(-(x @ beta)))
-            grad = x.T @ (p - y) + ridge @ beta
-            hess = (x * (p * (1 - p))[:, None]).T @ x + ridge
-            beta -= np.linalg.solve(hess, grad)
-        negative = [u for u, b in zip(used, beta[1:], strict=True) if b < 0]
-        if not negative:
-            break
-        used = [u for u in used if u not in negative]
-    weights = dict.fromkeys(names, 0.0) | {names[u]: b for u, b in zip(used, beta[1:], strict=True)}
+        y = np.array(ys)
+        used = list(range(len(names)))
+        while True:  # a feature fitted below 0 (collinear with the signal) is dropped: weights
+            # that say "more evidence, less relevant" would not hold beyond the fitted batch
+            x = np.hstack([np.ones((len(xs), 1)), np.array(xs)[:, used]])
+            beta = _logistic(x, y, np.zeros(len(y)))
+            negative = [u for u, b in zip(used, beta[1:], strict=True) if b < 0]
+            if not negative:
+                break
+            used = [u for u in used if u not in negative]
+        weights = dict.fromkeys(Calibration.FEATURES, 0.0)
+        weights |= {names[u]: b for u, b in zip(used, beta[1:], strict=True)}
+        stage1 = dataclasses.replace(Calibration(), bias=float(beta[0]), **weights)
+        offsets, xq, yq = [], [], []
+        for m, questions in stores:
+            ids = m._everyday_ids  # type: ignore[attr-defined]
+            recaller = Recaller({s: m.index(s) for s in m.scopes()}, embedder, None, stage1)
+            for q in questions:
+                hits = recaller.recall(q["q"], top_k=1, track=False, min_score=0.0)
+                if not hits or (q["answers"] and ids[hits[0].record.name] not in q["answers"]):
+                    continue  # a wrong first hit says nothing about the floor
+                offsets.append(hits[0].explain["logit"])
+                xq.append([1.0] + [min(hits[0].explain[f], 2.0) for f in Calibration.QUERY_LEVEL])
+                yq.append(float(bool(q["answers"])))
+        second = _logistic(np.array(xq), np.array(yq), np.array(offsets))
+        weights |= {
+            f: min(float(b), 0.0) for f, b in zip(Calibration.QUERY_LEVEL, second[1:], strict=True)
+        }
     args = ", ".join(f"{n}={v:.3f}" for n, v in {"bias": beta[0], **weights}.items())
-    return f"Calibration({args})  # {len(y)} candidates, {int(y.sum())} answers"
+    return (
+        f"Calibration({args})  # {len(y)} candidates, {int(y.sum())} answers; "
+        f"{len(yq)} first hits ({int(sum(yq))} right, the rest unanswerable)"
+    )
 
 
 if __name__ == "__main__":

@@ -47,6 +47,11 @@ def main() -> None:
         default="use,e5",
         help="embedders to run LoCoMo with (default: %(default)s)",
     )
+    parser.add_argument(
+        "--chinese-embedders",
+        default="use,e5,hashing",
+        help="embedders to run the Chinese/English slices with (default: %(default)s)",
+    )
     args = parser.parse_args()
     sections = [header(["bench/recall.py", *sys.argv[1:]])]
 
@@ -71,7 +76,7 @@ def main() -> None:
                 text,
             ]
 
-    slices = [chinese.run(path, ["use", "e5", "hashing"]) for path in chinese.SLICES]
+    slices = [chinese.run(path, args.chinese_embedders.split(",")) for path in chinese.SLICES]
     both = chinese.pooled(slices)
     sections.append("## Chinese / English slices (`bench/chinese.py`)\n\nEach cell: hit@1 / hit@5.")
     for zh in slices:

@@ -899,3 +899,109 @@ def test_the_default_floor_applies_to_the_calibrated_embedder_only(team: Memory)
     every = fitted.recall(BROAD, top_k=50, track=False, min_score=0.0)
     floored = fitted.recall(BROAD, top_k=50, track=False)
     assert names(floored) == [h.record.name for h in every if h.score >= MIN_SCORE]
+
+
+# -- light world knowledge, names the store does not know, the cached background ---------------
+README_TOUR = [
+    {"text": "Use pnpm, not npm, in JS projects", "type": "feedback"},
+    {"text": "我是后端工程师，主要写 Go", "type": "user"},
+    {"text": "We use PostgreSQL 15 for the orders service", "type": "project"},
+]
+
+
+def test_a_kind_the_query_names_searches_its_instances() -> None:
+    from memdir.index.concepts import expand
+
+    named, near = expand("which package manager do we use?")
+    assert "pnpm" in named and "npm" in named and not near
+    assert "pnpm" in expand("我们用哪个包管理器？")[0]
+    named, near = expand("can I use yarn here?")  # an instance: its siblings, weaker
+    assert not named and "pnpm" in near and "yarn" not in near
+    # ordinary conversation expands nothing; a word that is also a tool calls up no siblings
+    assert expand("What did Caroline do last weekend?") == ([], [])
+    assert expand("did you go to the lake?") == ([], [])
+
+
+def test_the_memory_naming_an_instance_of_the_asked_kind_ranks_first(mem: Memory) -> None:
+    mem.remember_many(README_TOUR)
+    hits = mem.recall("which package manager do we use?", min_score=0.0, explain=True)
+    assert names(hits)[0] == "use-pnpm-not-npm-in-js-projects"
+    assert hits[0].explain["concept_match"] == 1.0
+    assert all(h.explain["concept_match"] == 0.0 for h in hits[1:])
+    off = Recaller({s: mem.index(s) for s in mem.scopes()}, mem.embedder, Weights(concept=0.0))
+    plain = off.recall("which package manager do we use?", min_score=0.0)
+    assert all(h.explain["concept_match"] == 0.0 for h in plain)
+
+
+def test_the_readme_tour_answers_its_own_question_with_the_default_embedder(
+    sandbox: Path,
+) -> None:
+    from memdir.providers.embeddings import get_embedder
+
+    m = Memory(embedder=get_embedder("use"))
+    m.init()
+    m.remember_many(README_TOUR)
+    hits = m.recall("which package manager do we use?", track=False)
+    assert hits and names(hits)[0] == "use-pnpm-not-npm-in-js-projects"
+    assert m.recall("what is the capital of France?", track=False) == []  # under the floor
+
+
+def test_query_names_are_the_words_that_name_a_thing() -> None:
+    from memdir.index.text import query_names
+
+    assert query_names("which GraphQL library do we use?") == ["graphql"]
+    assert query_names("What did Caroline research?") == ["caroline"]
+    assert query_names("我们的 CDN 用哪家？") == ["cdn"]
+    # a sentence's first word, plain words and vocabulary acronyms are not names
+    assert query_names("Which database? Then the UI on Friday") == []
+
+
+def test_a_name_no_memory_contains_lowers_the_scores_never_the_order(mem: Memory) -> None:
+    from memdir.index.relevance import Calibration
+
+    mem.remember_many(README_TOUR)
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    fitted = Calibration(model=mem.embedder.model_id)
+    blind = Calibration(model=mem.embedder.model_id, names_missing=0.0)
+    query = "which GraphQL library do we use with PostgreSQL?"
+    hits = Recaller(indexes, mem.embedder, calibration=fitted).recall(query, min_score=0.0)
+    same = Recaller(indexes, mem.embedder, calibration=blind).recall(query, min_score=0.0)
+    assert names(hits) == names(same)
+    assert hits[0].explain["names_missing"] == 1.0  # GraphQL; PostgreSQL is there
+    assert all(h.score < s.score for h, s in zip(hits, same, strict=True))
+    known = Recaller(indexes, mem.embedder, calibration=fitted)
+    assert (
+        known.recall("what version of Postgres is it?", min_score=0.0)[0].explain["names_missing"]
+        == 0.0
+    )  # another spelling of a name the store has
+
+
+def test_the_background_vectors_are_embedded_once_per_cache(
+    sandbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memdir.derived import table_path
+    from memdir.index import relevance
+    from memdir.providers.embeddings import DelegatingEmbedder, Kind, Vectors
+
+    class Counting(DelegatingEmbedder):
+        calls = 0
+
+        def encode(self, texts: list[str], kind: Kind = "passage") -> Vectors:  # type: ignore[override]
+            Counting.calls += 1
+            return self.inner.encode(texts, kind)
+
+    monkeypatch.setenv("MEMDIR_CACHE_DIR", str(sandbox / "cache"))  # a first process
+    embedder = Counting(HashingEmbedder())
+    relevance._LOADED.clear()
+    first = relevance.background(embedder).matrix
+    assert Counting.calls == 1 and first.shape == (len(relevance.BACKGROUND), embedder.dim)
+    relevance._LOADED.clear()  # as a new process would start
+    again = relevance.background(embedder).matrix
+    assert Counting.calls == 1 and np.array_equal(first, again)
+    files = list(table_path("background", "x").parent.glob("background-*.bin"))
+    assert files
+    for path in files:  # a half-written table is rebuilt, never a traceback
+        path.write_bytes(path.read_bytes()[:20])
+    relevance._LOADED.clear()
+    assert np.array_equal(relevance.background(embedder).matrix, first)
+    assert Counting.calls == 2

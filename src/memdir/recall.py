@@ -74,9 +74,17 @@ import numpy as np
 
 from .backends import FileBackend
 from .errors import BadFileError, NotFoundError, ValidationError
+from .index.concepts import aliases, expand, is_instance
 from .index.relevance import CALIBRATION, Calibration, background, saturate
 from .index.sqlite import DocMeta, SqliteIndex
-from .index.text import query_entities, query_periods, query_terms, script_share, term_script
+from .index.text import (
+    query_entities,
+    query_names,
+    query_periods,
+    query_terms,
+    script_share,
+    term_script,
+)
 from .index.translate import translate
 from .paths import Scope
 from .ports import Index, RecallLog, Store
@@ -85,11 +93,11 @@ from .records import MemoryRecord, utc_iso
 
 __all__ = ["FORMULA", "MIN_SCORE", "Hit", "Recaller", "Weights", "parse_time"]
 
-FORMULA = f"hybrid-v10+{CALIBRATION}"
+FORMULA = f"hybrid-v11+{CALIBRATION}"
 # the calibrated relevance below which nothing is returned (``min_score``): chosen on the dev
 # batch of bench/everyday so that most questions no memory answers come back empty while the
 # answerable keep their answer (docs/recall.md)
-MIN_SCORE = 0.06
+MIN_SCORE = 0.05
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 # a pasted log or a whole document as the query: its start is what is searched (embedding
@@ -100,6 +108,8 @@ MAX_QUERY_TERMS = 64
 # a language's mean vector is the language only when it averages many memories: below this
 # many in either language, the mean is those few memories' topic, and nothing is centred
 CENTER_MIN = 10
+SIBLING = 0.5  # a memory naming another tool of the kind of one the query names, of a kind match
+PER_NAME = 4  # translations of a query's name looked for in the store (_names_missing)
 VECTOR_SPAN = 4.0  # background deviations a cosine needs to count as a full vector match
 SOURCE_PRIOR = {"user": 1.0, "imported": 0.5, "external": 0.0, "inferred": 0.0}
 
@@ -112,10 +122,11 @@ class Weights:
     vector: float = 0.5
     entity: float = 0.5
     time: float = 0.3
-    session: float = 0.3
-    session_text: float = 0.2
+    session: float = 0.5
+    session_text: float = 0.3
     context: float = 0.7  # share of a memory's cosine taken with its context vector
     cross_script: float = 0.0  # share of the keyword weight no term could earn given to vector
+    concept: float = 1.5  # a match of an instance of a kind the query names, as a keyword's
     recency: float = 0.10
     importance: float = 0.10
     strength: float = 0.05
@@ -156,6 +167,7 @@ class _Candidate:
     z: float  # its plain cosine, in standard deviations above the query's background cosines
     centred: bool = False  # its cosine was taken with each language's mean removed
     context: bool = False  # its cosine mixes in its context vector (its session neighbours)
+    concept: float = 0.0  # 1 when it names an instance of a kind the query names (concepts.py)
 
 
 _RELATIVE = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
@@ -234,6 +246,7 @@ class Recaller:
         self._cache: dict[tuple[Any, ...], tuple[float, tuple[str, ...], list[Hit]]] = {}
         self._centres: tuple[tuple[str, ...], Means | None] | None = None
         self._base: tuple[float, float] | None = None  # the query's background mean and std
+        self._missing = 0.0  # the query's names no memory contains (_names_missing)
 
     # -- candidates ----------------------------------------------------------------------
     def _allowed(
@@ -295,10 +308,13 @@ class Recaller:
         )
         # the session's text is context for its memories, whether or not a filter keeps them
         sessions = index.session_keyword(terms, pool)
+        concept = self._concepts(index, query, docs, wanted)
 
         periods = query_periods(query)
-        others = set(keyword) | set(entity) | set(translated)
-        cosines, plain = self._cosines(index, qvec, docs, means, "cjk" in own, any(filters), others)
+        others = set(keyword) | set(entity) | set(translated) | set(concept)
+        cosines, plain = self._cosines(
+            index, qvec, docs, means, "cjk" in own, any(filters), others
+        )
         return [
             _Candidate(
                 scope,
@@ -313,9 +329,23 @@ class Recaller:
                 (plain.get(n, base[0]) - base[0]) / base[1],
                 means is not None and bool(cosines),
                 bool(self.weights.context) and index.has_context(n),
+                concept.get(n, 0.0),
             )
             for n in others | set(cosines)
         ]
+
+    def _concepts(
+        self, index: SqliteIndex, query: str, docs: Mapping[str, DocMeta], wanted: int
+    ) -> dict[str, float]:
+        """Per memory naming an instance of a kind the query names: 1 (``SIBLING`` when it
+        names only a sibling of a tool the query names). Matched or not, like an entity: BM25
+        says nothing in the few memories of an everyday scope (a term in half scores ~0)."""
+        if self.weights.concept <= 0:
+            return {}
+        named, near = expand(query)
+        out = {n: SIBLING for n in index.keyword(near[:MAX_QUERY_TERMS], wanted) if n in docs}
+        out |= {n: 1.0 for n in index.keyword(named[:MAX_QUERY_TERMS], wanted) if n in docs}
+        return out
 
     def _cosines(
         self,
@@ -399,7 +429,8 @@ class Recaller:
             tr_n = c.translated / max_tr
             # the query's own words where the memory's script can match them, their
             # translation where it cannot
-            kw_n = c.keyword / max_kw + (1.0 - c.share) * tr_n
+            # and, at ``concept`` of a keyword, the instances of a kind it names
+            kw_n = c.keyword / max_kw + (1.0 - c.share) * tr_n + w.concept * c.concept
             vec_n = max((c.cosine - lo) / (hi - lo), 0.0) if hi > lo else float(c.cosine > 0)
             # the part of the keyword weight no term could earn (a Chinese query, an English
             # memory) goes to the vector signal, which crosses scripts; with no vector signal
@@ -411,6 +442,7 @@ class Recaller:
                 "script_share": c.share,
                 "translated_bm25": c.translated,
                 "translated_norm": tr_n,
+                "concept_match": c.concept,
                 "vector_cosine": c.cosine,
                 "vector_centred": float(c.centred),
                 "vector_context": w.context if c.context else 0.0,
@@ -482,16 +514,19 @@ class Recaller:
             # the translation's weight, so its ranking is the hybrid's own)
             fitted = cal.fits(self.embedder.model_id)
             features = {
-                "vector_z": explain["vector_z"] if w.vector > 0 and fitted else 0.0,
+                "vector_z": min(explain["vector_z"], cal.z_cap) if w.vector > 0 and fitted else 0.0,
                 "keyword_sat": explain["keyword_sat"] if w.keyword > 0 and fitted else 0.0,
                 "translated_sat": explain["translated_sat"] if w.keyword > 0 and fitted else 0.0,
                 "entity": c.entity if w.entity > 0 and fitted else 0.0,
                 "signal": hybrid,
+                "concept": c.concept if w.concept > 0 and fitted else 0.0,
+                "names_missing": min(self._missing, 2.0) if fitted else 0.0,
             }
             logit = cal.bias
             for name, x in features.items():
                 explain[f"calibrated_{name}"] = getattr(cal, name) * x
                 logit += explain[f"calibrated_{name}"]
+            explain["names_missing"] = self._missing
             explain["calibrated_bias"] = cal.bias
             explain["logit"] = logit
             explain["final"] = final = _sigmoid(logit)
@@ -568,6 +603,7 @@ class Recaller:
             for s in self.indexes
             for c in self._candidates(s, query, qvec, filters, centring, base)
         ]
+        self._missing = self._names_missing(query, cands)
         scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
         hits: list[Hit] = []
         for cand, final, explain in scored:
@@ -579,6 +615,21 @@ class Recaller:
             if len(hits) == top_k:
                 break
         return hits
+
+    def _names_missing(self, query: str, cands: Sequence[_Candidate]) -> float:
+        """How many names of the query (``query_names``) no memory searched contains, under
+        any spelling; a known tool counts as found when a memory names another of its kind
+        (the memory that says what to use instead). The same for every candidate: it moves
+        the query's scores against the floor, never their order."""
+        named_kind = any(c.concept > 0 for c in cands)
+        missing = 0
+        bilingual = any("cjk" in ix.scripts() for ix in self.indexes.values())
+        for name in query_names(query)[:MAX_QUERY_TERMS]:
+            # a name may be written in the store's other language ("China", 中国)
+            spellings = [*aliases(name), *(translate(name)[:PER_NAME] if bilingual else ())]
+            found = any(ix.keyword(spellings, 1) for ix in self.indexes.values())
+            missing += not (found or (named_kind and is_instance(name)))
+        return float(missing)
 
     def _log(self, query: str, top_k: int, hits: list[Hit]) -> None:
         stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")

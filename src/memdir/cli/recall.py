@@ -14,7 +14,15 @@ if TYPE_CHECKING:
 
 SIGNALS = ("keyword", "vector", "entity", "time", "session", "session_text")
 PRIORS = ("recency", "importance", "strength", "source", "confidence")
-CALIBRATED = ("vector_z", "keyword_sat", "translated_sat", "entity", "signal")
+CALIBRATED = (
+    "vector_z",
+    "keyword_sat",
+    "translated_sat",
+    "entity",
+    "signal",
+    "concept",
+    "names_missing",
+)
 
 
 def _explain_lines(explain: dict[str, float]) -> list[str]:

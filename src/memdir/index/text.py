@@ -40,6 +40,7 @@ __all__ = [
     "cjk_runs",
     "fts_query",
     "query_entities",
+    "query_names",
     "query_periods",
     "query_terms",
     "script_share",
@@ -244,3 +245,41 @@ def query_periods(query: str) -> list[tuple[str, str]]:
                 spans.append((start.isoformat(), end.isoformat() + "T23:59:59Z"))
             text = text.replace(match.group(0), " ")  # "8 May 2023" is not also "May 2023"
     return spans
+
+
+# acronyms and capitalised words that are vocabulary, not the name of one thing: a question
+# about "the UI" or "Friday" is not about something a store may not know
+_VOCABULARY = frozenset(
+    """ui ux url urls uri api apis pr prs mr http https cpu gpu ram ssd sql id ids os ci cd qa
+    pdf csv json yaml yml xml html css ab ok ai ml cli gui db utc gmt am pm eta faq todo dm
+    monday tuesday wednesday thursday friday saturday sunday january february march april may
+    june july august september october november december""".split()
+)
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9+#-]*[A-Za-z0-9+#]|[A-Za-z]")
+
+
+def query_names(query: str) -> list[str]:
+    """The words of a query that name a thing rather than say something (``GraphQL``,
+    ``LDAP``, ``iOS``, ``Caroline``), lowercased: a capital inside a word, a capitalised word
+    that does not start a sentence, letters with digits, or any Latin word of a Chinese
+    question. A question about a name no memory contains is about something the store does
+    not know (``recall.py``'s ``names_missing``)."""
+    text = unicodedata.normalize("NFKC", query)
+    chinese = bool(_CJK_RUN.search(text))
+    out = []
+    for i, m in enumerate(_LATIN_NAME.finditer(text)):
+        word = m.group(0)
+        lower = word.lower()
+        if lower in STOP_WORDS or lower in _VOCABULARY or word == "I" or len(word) < 2:
+            continue
+        inner = any(c.isupper() for c in word[1:])
+        capital = word[0].isupper() and i > 0 and not _after_sentence_end(text, m.start())
+        mixed = any(c.isdigit() for c in word) and any(c.isalpha() for c in word)
+        if chinese or inner or capital or mixed:
+            out.append(lower)
+    return list(dict.fromkeys(out))
+
+
+def _after_sentence_end(text: str, at: int) -> bool:
+    before = text[:at].rstrip()
+    return not before or before[-1] in ".!?:;\"'(“‘。！？："
