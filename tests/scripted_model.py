@@ -161,7 +161,10 @@ class ScriptedModel:
         for i, word in enumerate(words):
             yield word
             if i == 0 and isinstance(reply, Say) and reply.gate is not None:
-                reply.gate.wait(30)
+                # until the test opens the gate or the server stops: never a fixed wait, which a
+                # loaded machine would outlast and send the rest before the test looked
+                while not reply.gate.wait(0.05) and not self.stopping.is_set():
+                    pass
                 if self.stopping.is_set():
                     return
 

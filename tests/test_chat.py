@@ -14,7 +14,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
@@ -26,6 +25,7 @@ from memdir import Memory
 from memdir.chain import repair
 from memdir.errors import NotFoundError
 from scripted_model import Call, Request, Say, id_of, memory_call, op, serve
+from waiting import HANG_GUARD_S, alive, wait_until
 
 PREFERENCE = "I prefer short answers in British English."
 FACT = "Remember that the orders service runs on PostgreSQL 15."
@@ -55,7 +55,7 @@ def chat(
         input="".join(f"{line}\n" for line in lines),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=HANG_GUARD_S,
         env=env_for(url, wire),
         check=False,
     )
@@ -250,17 +250,16 @@ def test_killed_mid_tool_call_then_continue(mem: Memory) -> None:
         process.stdin.write(f"{asked}\n".encode())
         process.stdin.flush()
         folder = mem.sessions_dir()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:  # wait until the call is on disk, its result not
+
+        def call_on_disk() -> bool:  # the call is in the session file, its result not yet
             files = list(folder.glob("*.jsonl")) if folder.is_dir() else []
-            if files and '"tool_calls"' in files[0].read_text(encoding="utf-8"):
-                break
-            time.sleep(0.02)
-        else:
-            process.kill()
-            pytest.fail("the tool call never reached the session file")
-        process.send_signal(signal.SIGKILL)
-        process.wait(timeout=30)
+            return bool(files) and '"tool_calls"' in files[0].read_text(encoding="utf-8")
+
+        try:
+            wait_until(call_on_disk, "the tool call in the session file", alive=alive(process))
+        finally:
+            process.send_signal(signal.SIGKILL)
+            process.wait(timeout=HANG_GUARD_S)
     [path] = list(folder.glob("*.jsonl"))
     assert '"tool_result"' not in path.read_text(encoding="utf-8")
     assert not (mem.project_root / ".agent" / "memory" / "deploy.md").exists()
@@ -361,7 +360,7 @@ def test_no_model_configured_explains_how_with_ollama(mem: Memory) -> None:
         input="hi\n",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD_S,
         check=False,
     )
     assert result.returncode == 1
@@ -376,7 +375,7 @@ def test_a_failing_model_is_reported_and_exits_1_when_scripted(mem: Memory) -> N
         input="hi\n",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD_S,
         env={**env_for("http://127.0.0.1:9", "openai"), "MEMDIR_LLM_MAX_RETRIES": "0"},
         check=False,
     )

@@ -19,6 +19,7 @@ import pytest
 from memdir import Memory
 from memdir.cli.chat import COMMANDS
 from scripted_model import Request, Say, serve
+from waiting import HANG_GUARD_S
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX pseudo-terminals")
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -46,8 +47,9 @@ class Terminal:
         self.seen += ANSI.sub("", data.decode("utf-8", errors="replace"))
         return bool(data)
 
-    def expect(self, text: str, timeout: float = 30) -> str:
-        """Wait for ``text`` after the last match; what came before it."""
+    def expect(self, text: str, timeout: float = HANG_GUARD_S) -> str:
+        """Wait for ``text`` after the last match (or the child's exit; ``timeout`` only guards
+        against a hang); what came before it."""
         deadline = time.monotonic() + timeout
         while text not in self.seen[self.mark :]:
             left = deadline - time.monotonic()

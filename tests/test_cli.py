@@ -23,6 +23,7 @@ import memdir.cli  # registers the commands on the group
 from memdir import Memory
 from memdir.cli import main
 from memdir.paths import find_project_root
+from waiting import HANG_GUARD_S
 
 # ``python -m memdir.cli`` does not work (see test_python_dash_m_runs_the_cli), so the other
 # tests run the same entry point, ``memdir.cli:main``, through ``-c``.
@@ -64,7 +65,7 @@ class Sandbox:
             capture_output=True,
             text=True,
             encoding="utf-8",
-            timeout=60,
+            timeout=HANG_GUARD_S,
             check=False,
         )
         if rc is not None:

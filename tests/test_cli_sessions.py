@@ -13,6 +13,8 @@ from typing import Any
 
 import pytest
 
+from waiting import HANG_GUARD_S
+
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
 WRITE = """
 import sys, json
@@ -45,7 +47,7 @@ class Cli:
             stdin=None if stdin is not None else subprocess.DEVNULL,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=HANG_GUARD_S,
             check=False,
         )
         if rc is not None:
@@ -176,7 +178,7 @@ def test_resume_is_refused_while_another_process_writes(cli: Cli) -> None:
         assert "memdir sessions show" in message  # says what to do instead
         cli.run("sessions", "show", sid)  # reading is never blocked
     finally:
-        holder.communicate("", timeout=30)
+        holder.communicate("", timeout=HANG_GUARD_S)
     cli.run("sessions", "resume", sid)
 
 
@@ -275,7 +277,7 @@ def _prune_on_a_terminal(cli: Cli, answer: str) -> subprocess.CompletedProcess[s
             text=True,
         )
         os.write(master, answer.encode() + b"\n")
-        out, err = proc.communicate(timeout=60)
+        out, err = proc.communicate(timeout=HANG_GUARD_S)
     finally:
         os.close(master)
         os.close(slave)

@@ -7,7 +7,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ import pytest
 from memdir import Memory
 from memdir.files.lock import fair_lock
 from memdir.markdown import content_hash, parse
+from waiting import wait_until
 
 WRITER = """
 import sys
@@ -152,9 +152,8 @@ def _tickets(lock: Path) -> list[str]:
 
 
 def _until_queued(lock: Path, count: int) -> None:
-    """Wait (for an event, with no deadline) until ``count`` waiters are in the queue."""
-    while len(_tickets(lock)) < count:
-        time.sleep(0.005)
+    """Wait (for an event; the deadline is only a hang guard) until ``count`` waiters queue."""
+    wait_until(lambda: len(_tickets(lock)) >= count, f"{count} waiters in the queue", poll_s=0.005)
 
 
 def test_waiters_get_the_lock_in_the_order_they_asked(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ import http.client
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from memdir.cli.serve import MAX_BODY as CLI_MAX_BODY
 from memdir.http import MAX_BODY, create_app
 from memdir.http.edge import STATUS
 from memdir.keys import KeyRing
+from waiting import HANG_GUARD_S, alive, wait_until
 
 
 @dataclass
@@ -46,7 +46,7 @@ class Api:
         headers: dict[str, str] | None = None,
     ) -> tuple[int, Any]:
         """One request on a fresh connection; the JSON body (or bytes if it is not JSON)."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=HANG_GUARD_S)
         sent = dict(headers or {})
         if key is not None:
             sent["Authorization"] = f"Bearer {key}"
@@ -81,9 +81,7 @@ def api(sandbox: Path) -> Iterator[Api]:
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
-    while not server.started:  # until it listens, or its thread died: no clock
-        assert thread.is_alive(), "uvicorn did not start"
-        time.sleep(0.02)
+    wait_until(lambda: server.started, "uvicorn to listen", alive=thread.is_alive)
     port = server.servers[0].sockets[0].getsockname()[1]
     try:
         yield Api(port, data, ring, alice, bob, app)
@@ -449,7 +447,7 @@ def test_each_user_has_own_directories_index_and_sessions(api: Api) -> None:
 # -- bad input ---------------------------------------------------------------------------
 def test_an_oversized_body_is_413_before_it_is_read(api: Api) -> None:
     """Only the headers are sent, announcing a 1 GB body: the answer comes at once."""
-    with socket.create_connection(("127.0.0.1", api.port), timeout=30) as sock:
+    with socket.create_connection(("127.0.0.1", api.port), timeout=HANG_GUARD_S) as sock:
         sock.sendall(
             b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Authorization: Bearer " + api.alice.encode() + b"\r\n"
@@ -467,7 +465,7 @@ def test_an_oversized_body_is_413_before_it_is_read(api: Api) -> None:
 
 def test_a_chunked_body_is_cut_off_at_the_limit(api: Api) -> None:
     chunk = b"x" * 8192
-    with socket.create_connection(("127.0.0.1", api.port), timeout=30) as sock:
+    with socket.create_connection(("127.0.0.1", api.port), timeout=HANG_GUARD_S) as sock:
         sock.sendall(
             b"POST /v1/memories HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
             b"Authorization: Bearer " + api.alice.encode() + b"\r\n"
@@ -482,7 +480,7 @@ def test_a_chunked_body_is_cut_off_at_the_limit(api: Api) -> None:
             sock.settimeout(0.001)
             with contextlib.suppress(TimeoutError, BlockingIOError):
                 answer += sock.recv(65536)
-            sock.settimeout(30)
+            sock.settimeout(HANG_GUARD_S)
             if answer:
                 break
         if not answer:
@@ -573,7 +571,7 @@ def test_schemathesis_finds_no_server_error(api: Api) -> None:
             def run(case: Any) -> None:
                 nonlocal calls
                 calls += 1
-                response = case.call(base_url=base, headers=auth, timeout=60)
+                response = case.call(base_url=base, headers=auth, timeout=HANG_GUARD_S)
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
                 if response.status_code >= 500:
                     failures.append(f"{response.status_code}: {case.as_curl_command()}")
@@ -619,13 +617,15 @@ def test_memdir_serve_http_runs_the_api_with_keys_from_memdir_keys(sandbox: Path
     )
     try:
         client = Api(port, data, KeyRing(data), key, key)
-        while True:  # until it listens, or it exited: no clock
-            assert proc.poll() is None, "memdir serve --http exited"
+
+        def listening() -> bool:
             try:
                 socket.create_connection(("127.0.0.1", port)).close()
-                break
+                return True
             except OSError:
-                time.sleep(0.1)
+                return False
+
+        wait_until(listening, "memdir serve --http to listen", alive=alive(proc), poll_s=0.1)
         assert client.a("POST", "/v1/memories", {"text": "hello", "type": "user"})[0] == 201
         assert client.a("GET", "/v1/memories")[1]["total"] == 1
         assert (data / "users" / "carol" / "home" / "memory" / "hello.md").is_file()

@@ -128,3 +128,91 @@ def test_a_link_that_stays_inside_the_scope_still_works(mem: Memory) -> None:
     store.dirs.log.symlink_to(real)
     mem.log_note("the build takes ten minutes")
     assert list(real.iterdir())  # followed: it stays inside the scope
+
+
+# -- the scope's own folder: a cloned .agent (or .agent/memory) that is a link out ------------
+DOORS = [
+    ["remember", "we deploy on fridays", "--type", "project"],
+    ["list"],
+    ["recall", "fridays"],
+    ["show", "secret"],
+    ["history"],
+    ["doctor"],
+    ["reindex"],
+    ["init"],
+    ["context"],
+    ["log", "the build takes ten minutes"],
+]
+SESSION_DOORS = [["sessions", "list"], ["sessions", "show", "20260101-000000-abcd"]]
+
+
+@pytest.mark.parametrize(
+    ("linked", "doors"),
+    [
+        (".agent", DOORS + SESSION_DOORS),
+        (".agent/memory", DOORS),
+        (".agent/sessions", SESSION_DOORS),
+    ],
+)
+def test_a_project_scope_folder_linked_out_of_the_project_is_refused_at_every_door(
+    sandbox: Path,
+    outside: Path,
+    capsys: pytest.CaptureFixture[str],
+    linked: str,
+    doors: list[list[str]],
+) -> None:
+    """A cloned repository's ``.agent`` (or a folder in it) pointing anywhere else: no
+    command reads, lists or writes through it (not even a ``.index/`` or a lock); the user
+    scope's memories are all still there once the link is replaced."""
+    Memory().remember("I like tea", type="user")
+    project = sandbox / "project"
+    if linked != ".agent":
+        (project / ".agent").mkdir()
+    (project / linked).symlink_to(outside)
+    for args in doors:
+        err = _error(capsys, args)
+        assert f"{project / linked}:" in err, (args, err)
+    _untouched(outside)
+    (project / linked).unlink()  # what the message says to do
+    assert [r.statement for r in Memory().list()] == ["I like tea"]  # nothing lost
+
+
+def test_a_dangling_agent_link_is_not_created_through(
+    sandbox: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    project, target = sandbox / "project", sandbox / "nowhere"
+    (project / ".agent").symlink_to(target)  # the target does not exist yet
+    _error(capsys, ["remember", "we deploy on fridays", "--type", "project"])
+    _error(capsys, ["init"])
+    assert not os.path.lexists(target)  # nothing was made at the far end of the link
+
+
+def test_an_agent_folder_linked_inside_the_project_still_works(sandbox: Path) -> None:
+    project = sandbox / "project"
+    (project / "config" / "agent").mkdir(parents=True)
+    (project / ".agent").symlink_to(project / "config" / "agent")
+    rec = Memory().remember("we deploy on fridays", type="project")
+    assert (project / "config" / "agent" / "memory" / f"{rec.name}.md").is_file()
+    assert [r.name for r in Memory().list()] == [rec.name]
+    with Memory().session() as session:
+        session.append({"role": "user", "content": "hello"})
+    assert list((project / "config" / "agent" / "sessions").glob("*.jsonl"))
+
+
+def test_a_project_instruction_file_linked_out_is_not_read(
+    sandbox: Path, outside: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A committed ``AGENT.md`` that is a link to a file of the person's never reaches the
+    model; the other levels still do, and ``context`` names the link."""
+    project = sandbox / "project"
+    (outside / "private.md").write_text("PRIVATE KEY MATERIAL\n")
+    (project / "AGENT.md").symlink_to(outside / "private.md")
+    (sandbox / "home").mkdir()
+    (sandbox / "home" / "AGENT.md").write_text("answer briefly\n")
+    result = Memory().instructions()
+    assert "PRIVATE KEY MATERIAL" not in result.text and "answer briefly" in result.text
+    [problem] = result.problems
+    assert problem.path == project / "AGENT.md" and "replace the link" in problem.reason
+    assert main(["context"]) == 0
+    out = capsys.readouterr()
+    assert "PRIVATE KEY MATERIAL" not in out.out and "answer briefly" in out.out

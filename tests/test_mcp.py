@@ -8,7 +8,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,6 +21,7 @@ from mcp.client.streamable_http import create_mcp_http_client, streamable_http_c
 
 from memdir import Memory
 from memdir.mcp import TOOL_NAMES, build_server
+from waiting import HANG_GUARD_S, wait_until
 
 READ_ONLY = {"view", "recall", "list", "history"}
 DESTRUCTIVE = {"str_replace", "delete", "rename", "forget"}
@@ -87,7 +87,7 @@ def test_stdio_round_trip_through_the_sdk_client(sandbox: Path) -> None:
     )
 
     async def main() -> None:
-        async with Client(params, read_timeout_seconds=60) as client:
+        async with Client(params, read_timeout_seconds=HANG_GUARD_S) as client:
             assert client.server_info is not None and client.server_info.name == "memdir"
             await _round_trip(client, sandbox / "home")
 
@@ -115,20 +115,24 @@ def _mcp_http_server(sandbox: Path, env: dict[str, str] | None = None) -> Iterat
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the MCP HTTP server did not start"
-                time.sleep(0.1)
+
+    def listening() -> bool:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=HANG_GUARD_S).close()
+            return True
+        except OSError:
+            return False
+
+    def alive() -> bool:
+        assert proc.poll() is None, proc.stderr.read().decode() if proc.stderr else ""
+        return True
+
+    try:  # until it listens, or it exited: a hang guard, no start-up budget
+        wait_until(listening, "memdir serve --mcp --http to listen", alive=alive, poll_s=0.1)
         yield f"http://127.0.0.1:{port}/mcp"
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        proc.wait(timeout=HANG_GUARD_S)
 
 
 @pytest.fixture
@@ -139,7 +143,7 @@ def mcp_http(sandbox: Path) -> Iterator[str]:
 
 def test_streamable_http_round_trip_through_the_sdk_client(sandbox: Path, mcp_http: str) -> None:
     async def main() -> None:
-        async with Client(mcp_http, read_timeout_seconds=60) as client:
+        async with Client(mcp_http, read_timeout_seconds=HANG_GUARD_S) as client:
             await _round_trip(client, sandbox / "home")
 
     anyio.run(main)
@@ -164,7 +168,8 @@ def test_a_token_guards_mcp_over_http(sandbox: Path) -> None:
     with _mcp_http_server(sandbox, {"MEMDIR_MCP_TOKEN": TOKEN}) as url:
         for headers in ({}, {"authorization": "Bearer wrong-token-of-some-length"},
                         {"authorization": TOKEN}):  # fmt: skip
-            refused = httpx.post(url, json=INITIALIZE, headers={**ACCEPT, **headers}, timeout=30)
+            sent = {**ACCEPT, **headers}
+            refused = httpx.post(url, json=INITIALIZE, headers=sent, timeout=HANG_GUARD_S)
             assert refused.status_code == 401, headers
             assert "Authorization: Bearer <token>" in refused.json()["error"]
             assert refused.headers["www-authenticate"].startswith("Bearer")
@@ -185,7 +190,7 @@ def _serve_fails(sandbox: Path, *args: str, env: dict[str, str] | None = None) -
         cwd=sandbox / "project",
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD_S,
     )
     assert done.returncode == 2, done.stderr
     with pytest.raises(OSError):  # nothing was left listening

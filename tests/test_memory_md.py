@@ -12,7 +12,6 @@ import os
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,9 +22,7 @@ from memdir.errors import MemdirError
 from memdir.files import FileStore
 from memdir.files.memory_md import render_index, splice
 from memdir.records import TYPES
-
-# a coarse file-system clock (one tick of a few ms) must move on between a write and a hand edit
-TICK = 0.012
+from waiting import until_the_clock_moves
 
 
 def full_pass(store: FileStore) -> str:
@@ -132,7 +129,7 @@ class Sequence:
 
     # -- a person ----------------------------------------------------------------------------
     def hand(self) -> None:
-        time.sleep(TICK)
+        until_the_clock_moves(self.dir, self.sandbox)  # a hand edit comes after memdir's write
         names = self.names()
         op = self.rng.choice(["add", "bad", "edit", "delete", "rename", "outside"])
         if op in ("edit", "delete", "rename") and not names:
@@ -193,10 +190,10 @@ def test_random_sequences_match_a_full_pass(sandbox: Path, seed: int) -> None:
         assert_current(seq.store)
 
 
-def test_a_write_after_a_hand_add_lists_it(mem: Memory) -> None:
+def test_a_write_after_a_hand_add_lists_it(mem: Memory, sandbox: Path) -> None:
     mem.remember("first", type="project")
-    time.sleep(TICK)
     store = mem.store("project")
+    until_the_clock_moves(store.dirs.memory, sandbox)
     (store.dirs.memory / "by-hand.md").write_text(_memory_file("by-hand", "project", "mine"))
     mem.remember("second", type="project")
     assert "(by-hand.md) — mine" in store.dirs.index_file.read_text(encoding="utf-8")
@@ -212,11 +209,11 @@ def test_a_write_after_another_writer_lists_its_memory(mem: Memory) -> None:
     assert_current(store)
 
 
-def test_an_in_place_edit_is_picked_up_by_the_next_read(mem: Memory) -> None:
+def test_an_in_place_edit_is_picked_up_by_the_next_read(mem: Memory, sandbox: Path) -> None:
     """An edit that moves no directory timestamp is not seen by a write (that would cost a
     full pass), but the saved fingerprint does not vouch for it: the next read regenerates."""
     rec = mem.remember("first", type="project", description="old words")
-    time.sleep(TICK)
+    until_the_clock_moves(rec.path.parent, sandbox)
     text = rec.path.read_text(encoding="utf-8")
     rec.path.write_text(text.replace("old words", "new words"), encoding="utf-8")
     mem.remember("second", type="project")

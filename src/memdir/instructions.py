@@ -24,8 +24,11 @@ that names it. Guards, each reported as a ``Problem`` while the rest is still re
 * a missing or unreadable file is reported and its line left as written;
 * nothing inside a fenced code block (````` or ``~~~``) is expanded: examples stay examples.
 
-The top file of a level may itself be a symlink (a ``CLAUDE.md`` pointing at a shared file is
-common); it is the person's choice and is read as found.
+The top file of a level may itself be a symlink (a ``CLAUDE.md`` pointing at ``AGENTS.md`` is
+common). At the home level it is the person's choice and is read as found; at the two project
+levels it must resolve inside the project root (as must ``.agent/`` itself), since a cloned
+repository can ship a link to any file of the person's — one that leads out is refused as a
+``Problem`` naming the link (issue 26), and the other levels are still read.
 """
 
 from __future__ import annotations
@@ -163,6 +166,20 @@ def _level_file(directory: Path, names: Sequence[str]) -> Path | None:
     return None
 
 
+def _links_out(path: Path, root: Path, problems: list[Problem]) -> bool:
+    """Whether a project level's file (or the ``.agent/`` it is in) resolves out of the project
+    ``root``; if so the problem names it and says how to fix it."""
+    real = path.resolve()
+    if real.is_relative_to(root.resolve()):
+        return False
+    reason = (
+        f"resolves to {real}, outside the project {root}: a symbolic link out of the project "
+        "is not followed — replace the link with the real file, or remove it"
+    )
+    problems.append(Problem(path, reason, "warning"))
+    return True
+
+
 def load_instructions(
     *,
     home: Path,
@@ -181,7 +198,7 @@ def load_instructions(
     problems: list[Problem] = []
     for level, directory, root in levels:
         path = _level_file(directory, file_names)
-        if path is None:
+        if path is None or (level != "user" and _links_out(path, root, problems)):
             continue
         text = _read(path, problems, path)
         if text is None:

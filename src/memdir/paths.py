@@ -100,10 +100,14 @@ def find_project_root(start: Path, home: Path | None = None) -> Path | None:
 
 @dataclass(frozen=True)
 class ScopeDirs:
-    """The files of one scope. ``memory`` holds the memories themselves."""
+    """The files of one scope. ``memory`` holds the memories themselves. ``within``, when set,
+    is the folder ``memory`` must stay inside once links are resolved: the project root for the
+    project scope, so a cloned ``.agent`` (or ``.agent/memory``) linked elsewhere is refused
+    (issue 26). The user scope has none: a home linked to another disk is the person's choice."""
 
     scope: Scope
     memory: Path
+    within: Path | None = None
 
     @property
     def index_file(self) -> Path:
@@ -152,7 +156,7 @@ def scope_dirs(scope: Scope, *, home: Path, project_root: Path | None) -> ScopeD
         return ScopeDirs("user", home / "memory")
     if project_root is None:
         return None
-    return ScopeDirs("project", project_root / ".agent" / "memory")
+    return ScopeDirs("project", project_root / ".agent" / "memory", within=project_root)
 
 
 def sessions_dir(*, home: Path, project_root: Path | None) -> Path:

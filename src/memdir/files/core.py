@@ -109,7 +109,10 @@ class StoreCore:
         # MEMORY.md as this store last rendered it, and the files written since (memory_md.py)
         self._rendered: Rendered | None = None
         self._touched: set[str] | None = None
-        # before anything is opened (the lock itself lives in .history/): refuse links out
+        # before anything is opened (the lock itself lives in .history/): refuse links out —
+        # the scope's own folder first, even before it exists (a dangling link would be created)
+        if dirs.within is not None:
+            inside(dirs.within, dirs.memory)
         if os.path.isdir(dirs.memory):
             self.check_links()
 
@@ -467,6 +470,8 @@ class StoreCore:
         is a symbolic link out of it (issue 26); one ``lstat`` each when none is a link. A
         linked ``archive/`` or ``log/`` only blocks what uses it."""
         root = self.dirs.memory
+        if self.dirs.within is not None:  # the scope's folder itself (a project's .agent/memory)
+            inside(self.dirs.within, root)
         for path in (
             *extra,
             self.dirs.derived,

@@ -63,11 +63,14 @@ class ConversationMemory(MemoryBase):
         """The lifecycle policy: ``<root>/.agent/memory-policy.yaml`` (outside a project
         ``<home>/memory-policy.yaml``), every key defaulted. ``ConfigError`` if it is wrong."""
         path = policy_file(home=self.home, project_root=self.project_root)
-        return load_policy(inside(path.parent, path))  # a link out of .agent/ is refused
+        # a link out of the project (the file, or .agent/ itself) is refused
+        return load_policy(inside(self.project_root or path.parent, path))
 
     def sessions_dir(self) -> Path:
-        """Where this project's session transcripts live (``<root>/.agent/sessions``)."""
-        return sessions_dir(home=self.home, project_root=self.project_root)
+        """Where this project's session transcripts live (``<root>/.agent/sessions``); a folder
+        linked out of the project (or a linked ``.agent``) is refused with ``LinkError``."""
+        folder = sessions_dir(home=self.home, project_root=self.project_root)
+        return folder if self.project_root is None else inside(self.project_root, folder)
 
     def instructions(self) -> Instructions:
         """The AGENT.md levels with includes expanded; ``.problems`` lists what was skipped."""
