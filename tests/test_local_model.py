@@ -129,3 +129,55 @@ def vet_ok(vet: Any, record: Any, turn: Any) -> bool:
 
     op = Operation("ADD", type=record.type, text=record.statement)
     return bool(vet(op, turn) is None)
+
+
+def _l2_turn(m: Memory, line: str) -> list[str]:
+    """One session as a separate conversation would be, with one finished turn: the hot path
+    and the background pass (the model), flushed. The statements stored after it."""
+    with m.session() as s:
+        s.append({"role": "user", "content": line})
+        s.append({"role": "assistant", "content": "OK."})
+        m.after_turn(s)
+    assert m.flush_extraction(timeout=1800)
+    return sorted(r.statement for r in m.list())
+
+
+@pytest.mark.slow
+def test_l2_cross_session_behaviour_with_the_real_small_model() -> None:
+    """SPEC L2 (issue 21) with SmolLM2-135M as the extractor, one turn per session (each turn
+    is a model call of minutes on a loaded CPU): remembers, updates, forgets, does not misuse.
+
+    What does not depend on the model is asserted outright: the explicit request is stored by
+    the rules on the hot path, the retraction is applied (by the model or, when its plan leaves
+    it out, by the offline rules' revision), an unrelated question changes nothing, and nothing
+    stored is a placeholder. The update needs the stated preference to have been stored in the
+    first place, which only the model does when one is configured: when SmolLM2 does not, the
+    test says so as an expected failure instead of passing quietly."""
+    from local_model import missing
+
+    if (reason := missing()) is not None:
+        pytest.skip(reason)
+    with serve_local_model(threads=2, context=8192) as model:
+        m = Memory(llm=OpenAIChat(model.name, base_url=model.base_url, timeout=900))
+        m.init()
+        first = _l2_turn(
+            m, "I prefer answers in British English. Remember that staging runs Redis 7."
+        )
+        assert any("Redis 7" in s for s in first), first  # remembers the request
+        assert "Redis 7" in m.memory_guide()  # and the next session is told
+        had_preference = any("British" in s for s in first)
+
+        second = _l2_turn(
+            m, "Actually, I now prefer American English. Forget the staging database fact."
+        )
+        assert not any("Redis" in s for s in second), second  # forgets
+        assert any(c.op == "delete" for c in m.history())
+
+        third = _l2_turn(m, "How do I reverse a list in Python?")
+        assert third == second  # does not misuse: nothing stored, nothing changed
+    for record in m.list():
+        assert "under 150 characters" not in f"{record.statement} {record.description}"
+    if not had_preference:
+        pytest.xfail(f"SmolLM2-135M did not store the stated preference (stored: {first})")
+    # updates: the new preference is there and the old one is not
+    assert any("American" in s for s in second) and not any("British" in s for s in second), second

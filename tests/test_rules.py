@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v3"
+    assert RULES_VERSION == "rules-v4"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:
@@ -407,7 +407,6 @@ def test_weighing_an_option_is_tentative(text: str) -> None:
         # not about the person's setup, not a named place
         "I'm on the train.",
         "I'm on it.",
-        "The docs are in English.",
         "We're a bit behind.",
         # problem descriptions
         "The build is failing on CircleCI with a timeout.",
@@ -423,6 +422,13 @@ def test_weighing_an_option_is_tentative(text: str) -> None:
 )
 def test_v2_negatives_give_nothing(text: str) -> None:
     assert extract(text) == []
+
+
+def test_docs_in_a_language_are_never_a_place() -> None:
+    """v2 kept "the docs are in English" from being read as where the docs live. v4's
+    classifier reads it as what it also is, a fact about the project: never a reference."""
+    assert [c.type for c in extract("The docs are in English.")] in ([], ["project"])
+    assert extract("The docs are in English.", classifier=None) == []
 
 
 def test_the_deictic_check_reads_only_the_main_clause() -> None:
@@ -508,3 +514,61 @@ def test_talk_about_memory_is_not_an_explicit_request(text: str) -> None:
 def test_v3_families(text: str, type_: str, contains: str) -> None:
     cand = _one(text)
     assert cand.type == type_ and contains in cand.text
+
+
+# ------------------------------------------------------------------ rules-v4: the classifier
+def test_the_shipped_classifier_types_what_no_rule_has_a_shape_for() -> None:
+    """A plain statement of how the project is (no "we use", no known verb) is typed by the
+    shipped model; with ``classifier=None`` the rules alone say nothing about it."""
+    from memdir.extract.implicit import shipped
+
+    model = shipped()
+    assert model is not None and model.thresholds.keys() == {"en", "zh"}
+    text = "The mobile app is React Native 0.74."
+    assert extract(text, classifier=None) == []
+    [cand] = extract(text)
+    assert cand.type == "project" and "React Native 0.74" in cand.text
+    assert cand.rule == "en.implicit.project" and cand.quote == text and not cand.explicit
+    assert extract(text) == extract(text)  # deterministic: the same weights, the same answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix the typo in the README",
+        "Going to grab lunch, back in 20.",
+        "Error: ECONNREFUSED 127.0.0.1:5432 when I start the app",
+        "My lead thinks we should rewrite it in Go.",
+        "先别提交，我要先看一下。",
+        "启动的时候报 ECONNREFUSED 127.0.0.1:5432。",
+        "我们组长觉得应该用 Go 重写。",
+    ],
+)
+def test_one_off_asks_errors_and_opinions_never_reach_the_classifier(text: str) -> None:
+    from memdir.extract.implicit import about_the_moment
+    from memdir.extract.lexicon import EN, ZH
+
+    lex = ZH if language(text) == "zh" else EN
+    assert about_the_moment(text, lex.lang) or extract(text) == []
+    assert extract(text) == []
+
+
+def test_a_standing_cue_keeps_an_imperative_for_the_classifier() -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert about_the_moment("Fix the typo in the README.", "en")
+    assert not about_the_moment("Use British spelling in user-facing copy, not American.", "en")
+    assert about_the_moment("把 README 里的错别字改一下。", "zh")
+    assert not about_the_moment("写 SQL 的时候关键字统一大写。", "zh")
+
+
+def test_the_training_script_reads_development_files_only() -> None:
+    """Batches 7 and 8 are scored once: the classifier's training data must never hold them."""
+    path = ROOT / "bench" / "train_implicit.py"
+    spec = importlib.util.spec_from_file_location("bench_train_implicit", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert not any(n.endswith(("_7.yaml", "_8.yaml")) for n in module.DEV)
+    ids = {it["id"] for it in module.load_items()}
+    assert not any(i.startswith(("b7-", "b8-")) for i in ids)

@@ -35,11 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..records import Confidence, MemoryType, shorten
+from .implicit import Classifier, about_the_moment, shipped, too_thin
 from .lexicon import CJK, EN, URL, ZH, Lexicon
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v3"
+RULES_VERSION = "rules-v4"
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
@@ -65,11 +66,22 @@ def language(text: str) -> str:
     return "zh" if CJK.search(text) else "en"
 
 
-def extract(text: str, *, previous_assistant: str | None = None) -> list[Candidate]:
+_SHIPPED = "shipped"
+
+
+def extract(
+    text: str,
+    *,
+    previous_assistant: str | None = None,
+    classifier: Classifier | str | None = _SHIPPED,
+) -> list[Candidate]:
     """One user utterance → zero or more candidates (one per sentence at most).
 
     ``previous_assistant`` is the agent's last reply: when the utterance corrects it ("no, use
-    X", "不对，…"), the candidate's ``why`` says what was corrected."""
+    X", "不对，…"), the candidate's ``why`` says what was corrected. ``classifier`` types the
+    sentences no rule matched (``implicit.py``): the shipped model by default, ``None`` for
+    the rules alone (v4)."""
+    model = shipped() if isinstance(classifier, str) else classifier
     pasted = _mask_code(text)
     quoted = _mask_quotes(pasted)
     spans = _sentences(pasted)
@@ -91,7 +103,7 @@ def extract(text: str, *, previous_assistant: str | None = None) -> list[Candida
             carried, carried_fix = explicit, correcting
             continue
         quote = text[start if quote_from is None else quote_from : end].strip()
-        found = _classify(sentence, lex, explicit=explicit, correcting=correcting)
+        found = _classify(sentence, lex, explicit=explicit, correcting=correcting, model=model)
         if found is not None:
             cand = _candidate(found, quote, explicit, correcting, previous_assistant, lex)
             if cand.text and cand.text not in seen:
@@ -207,9 +219,17 @@ def _is_noise(sentence: str, lex: Lexicon) -> bool:
     )
 
 
-def _classify(sentence: str, lex: Lexicon, *, explicit: bool, correcting: bool) -> _Found | None:
+def _classify(
+    sentence: str,
+    lex: Lexicon,
+    *,
+    explicit: bool,
+    correcting: bool,
+    model: Classifier | None = None,
+) -> _Found | None:
     """The first rule that fits the sentence, or the fallback for explicit requests and
-    corrections; ``None`` for everything else."""
+    corrections, or (v4) the classifier's type for a statement no rule knows the shape of;
+    ``None`` for everything else."""
     body = lex.filler.sub("", sentence.strip(), count=1).strip()
     if (asked := lex.standing_request.match(body)) is not None:
         body = asked.group("rule")  # "can you always show me the diff" → the rule itself
@@ -239,7 +259,22 @@ def _classify(sentence: str, lex: Lexicon, *, explicit: bool, correcting: bool) 
             if rule.type in ("project", "reference") and lex.trouble.search(body):
                 return None  # "the deploy is stuck on Buildkite" describes a problem
         return _Found(rule.id, rule.type, text, tentative)
-    return _fallback(body, lex, explicit=explicit, correcting=correcting, tentative=tentative)
+    found = _fallback(body, lex, explicit=explicit, correcting=correcting, tentative=tentative)
+    if found is None and model is not None and not _about_the_moment(body, lex):
+        verdict = model.judge(body, lex)
+        if verdict.type is not None and not too_thin(body, verdict.type, lex):
+            return _Found(f"{lex.lang}.implicit.{verdict.type}", verdict.type, body, tentative)
+    return found
+
+
+def _about_the_moment(body: str, lex: Lexicon) -> bool:
+    """The checks every rule's match passes, for the classifier's too (v4): a main clause
+    pointing at the task at hand ("this", "now", "这里"), a description of trouble, a one-off
+    ask or an error report is about the moment, never a durable fact."""
+    main = re.split(r"[,，;；:：]|\s[—–-]\s", body, maxsplit=1)[0]
+    return bool(
+        lex.deictic.search(main) or lex.trouble.search(body) or about_the_moment(body, lex.lang)
+    )
 
 
 def _fallback(

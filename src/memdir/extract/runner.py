@@ -210,6 +210,26 @@ def _offline_ops(
     return ops, notes
 
 
+def _unplanned_revisions(
+    writer: Memory, turn: Turn, previous: str | None, planned: list[Operation]
+) -> list[Operation]:
+    """With a model configured (issue 21, L2): the changes and retractions the offline rules
+    find in the turn, for memories the model's plan does not touch. A small model misses most
+    of them (SmolLM2-135M plans ADD or NONE for "Forget the staging database fact"), and a
+    missed retraction keeps a fact the person took back; the rules' revision is the floor."""
+    touched = {(op.target.scope, op.target.name) for op in planned if op.target is not None}
+    ops: list[Operation] = []
+    for text in turn.user:
+        for rev in revise.revisions(text, previous_assistant=previous):
+            if rev.kind == "confirm":
+                continue  # strengthening is left to the model: nothing is lost without it
+            for op in _revision_ops(writer, rev)[0]:
+                if op.target is not None and (op.target.scope, op.target.name) not in touched:
+                    touched.add((op.target.scope, op.target.name))
+                    ops.append(op)
+    return ops
+
+
 class Extraction:
     """Extraction for one ``Memory`` (made by the facade; use its methods)."""
 
@@ -345,6 +365,7 @@ class Extraction:
             else:
                 plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
                 ops, invalid = self._checked(writer, plan.operations, turn, report), plan.invalid
+                ops += _unplanned_revisions(writer, turn, previous, ops)
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,

@@ -1,0 +1,285 @@
+"""The implicit-fact classifier of the offline extractor (rules-v4, issue 21).
+
+The rules in ``lexicon.py`` fire on shapes that almost always mean "keep this"; every new batch
+of conversations showed the same thing — a durable fact said in a shape no rule had seen yet
+("The mobile app is React Native 0.74.", "预发环境每天凌晨两点会清库。"). This module decides,
+for a sentence no rule matched and that the pipeline did not already drop (a question, a
+hypothetical, reported speech), whether it states a durable fact about the person, the project,
+a preference for how to work, or where something lives — and which of the four.
+
+It is a multinomial logistic regression over sparse binary features (word and name-shape
+n-grams in English, character n-grams in Chinese, and the lexicon's own flags: a hedge, a
+pointer at the task at hand, trouble, a name). Its weights ship in ``implicit_model.json``,
+written by ``bench/train_implicit.py`` from the development fixtures only (never from the
+batches scored once); the threshold per language was chosen there by cross-validation for
+precision. Inference is pure Python: a dictionary look-up per feature, no numpy, no model
+server, deterministic. The rules still produce the statement: what this module returns is a
+type, and the sentence (filler and wrapper removed) is what is stored.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from ..records import MemoryType
+from .lexicon import (
+    _EN_DOCS,
+    _EN_ROLE,
+    _PLACE_NOUNS,
+    _TOOLS,
+    _ZH_DOCS,
+    _ZH_PARTS,
+    _ZH_PLACES,
+    _ZH_ROLE,
+    _ZH_WHEN,
+    Lexicon,
+)
+
+__all__ = [
+    "MODEL_PATH",
+    "Classifier",
+    "Verdict",
+    "about_the_moment",
+    "features",
+    "shipped",
+    "too_thin",
+]
+
+MODEL_PATH = Path(__file__).with_name("implicit_model.json")
+
+# A name in running text: capitalised after the first word, camel-case, or with a digit, dot,
+# slash or hash inside ("Opsgenie", "macOS", "eu-west-1", "Fly.io", "docs/adr", "#ops").
+_EN_TOKEN = re.compile(r"[A-Za-z0-9][\w.+#/'-]*|#[\w-]+|[^\w\s]")
+_EN_NAME = re.compile(r"^(?:[A-Z][\w.+#/-]*|[a-z]+[A-Z][\w.+#/-]*|.*\d.*|.*[./#].*\w)$")
+_LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9.+#/_-]*(?:\s+[A-Za-z0-9][A-Za-z0-9.+#/_-]*)*")
+
+
+# What the classifier path drops before asking the model (v4), beyond the rules' own checks:
+# a one-off ask or plan ("fix the typo in the README", "let's try 60s", "先别提交", "把 X 改一下")
+# and an error being reported. A standing cue (always, whenever, by default, 以后, 每次, 的时候 …)
+# keeps an imperative: "Use British spelling in user copy, not American" is a rule.
+_EN_STANDING_CUE = re.compile(
+    r"\b(?:always|never|every|whenever|when you|when writing|before|after|by default|unless|"
+    r"instead|rather than|not|no|any|all|only|prefer|in general|from now on)\b",
+    re.IGNORECASE,
+)
+_EN_ONE_OFF = re.compile(
+    r"^(?:let'?s|let me|lemme|going to|gonna|i'?ll|i will|i'?m going to|i'?m gonna|brb|back in|"
+    r"can you|could you|pls|please)\b|"
+    r"^(?:fix|add|remove|rename|change|update|revert|merge|run|rerun|re-run|try|check|make|write|"
+    r"create|delete|move|show|give|help|explain|look|bump|refactor|implement|deploy|ship|push|"
+    r"commit|open|close|send|tell|install|test|debug|drop|split|convert|generate|replace|"
+    r"clean|undo|restart|rollback|roll back|paste|print|format|review|go)\b",
+    re.IGNORECASE,
+)
+_EN_ERROR = re.compile(
+    r"\b(?:error|exception|traceback|errno|(?-i:E[A-Z]{4,})|exit code|status code|"
+    r"stack trace|\d{3} (?:error|response))\b",
+    re.IGNORECASE,
+)
+_ZH_STANDING_CUE = re.compile(
+    r"以后|今后|每次|默认|一律|总是|永远|始终|的时候|之前|之后|统一|都要|都用"
+)
+_ZH_ONE_OFF = re.compile(
+    r"^(?:先|把|帮我|帮忙|麻烦|请帮|给我|你先|我先|我去|待会|等下|等一下)|"
+    r"(?:一下|试试|看看|试试看|吧|好吗)[。！!~～]*$"
+)
+_ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A-Za-z]|异常")
+# someone's opinion or suggestion ("my lead thinks we should …", "组长觉得应该 …") is not yet
+# how things are
+_EN_OPINION = re.compile(
+    r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b", re.I
+)
+_ZH_OPINION = re.compile(r"觉得|认为|建议|感觉|想让")
+
+
+def about_the_moment(body: str, lang: str) -> bool:
+    """A one-off ask, a plan for the next minutes, an error report or someone's opinion: not
+    a durable fact, whatever the model would say (v4)."""
+    if len(body.split()) < 3 if lang == "en" else len(body.replace(" ", "")) < 4:
+        return True  # "always", "好的吧": too little to be a fact
+    if lang == "zh":
+        if _ZH_ERROR.search(body) or _ZH_OPINION.search(body):
+            return True
+        return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
+    if _EN_ERROR.search(body) or _EN_OPINION.search(body):
+        return True
+    return bool(_EN_ONE_OFF.match(body)) and not _EN_STANDING_CUE.search(body)
+
+
+def too_thin(body: str, kind: MemoryType, lex: Lexicon) -> bool:
+    """An English fact about the person, the project or a place with nothing particular in it
+    — no name, number or path after its first word and under seven words ("I'm on the
+    train.", "We're a bit behind.") — is small talk, whatever its shape (v4). A preference
+    needs no name ("I hate long preambles")."""
+    if kind == "reference" and not _WHERE[lex.lang].search(body):
+        return True  # a pointer must point somewhere: "the docs are in English" does not
+    if lex.lang != "en" or kind == "feedback":
+        return False
+    words = body.split()
+    return len(words) < 7 and not lex.substance.search(" ".join(words[1:]))
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What the classifier thinks a sentence is: ``type`` (``None``: nothing durable) and the
+    probability it gave that answer."""
+
+    type: MemoryType | None
+    probability: float
+
+
+def _en_features(body: str) -> list[str]:
+    tokens = _EN_TOKEN.findall(body)
+    words: list[str] = []
+    for i, tok in enumerate(tokens):
+        is_name = _EN_NAME.match(tok) is not None and not (i == 0 and tok.isalpha())
+        words.append("<n>" if is_name and tok.lower() not in {"i", "i'm", "i'd"} else tok.lower())
+    feats = [f"w:{w}" for w in words]
+    feats += [f"b:{a} {b}" for a, b in itertools.pairwise(words)]
+    feats += [f"s:{w}" for w in words[:1]] + [f"s2:{' '.join(words[:2])}"]
+    return feats
+
+
+def _zh_features(body: str) -> list[str]:
+    latin = [m.lower() for m in _LATIN_RUN.findall(body)]
+    chars = _LATIN_RUN.sub("N", body).replace(" ", "")
+    feats = [f"c1:{c}" for c in chars]
+    feats += [f"c2:{chars[i : i + 2]}" for i in range(len(chars) - 1)]
+    feats += [f"c3:{chars[i : i + 3]}" for i in range(len(chars) - 2)]
+    feats += [f"s:{chars[:2]}", f"s3:{chars[:3]}"]
+    feats += [f"w:{w}" for w in latin if not any(ch.isdigit() for ch in w)]
+    return feats
+
+
+# The lexicon's word classes, as features that carry over to words the training data never had:
+# a known tool, a kind of document or place, a part of a system, a role, a moment.
+_CLASSES = {
+    "en": {
+        "tool": re.compile(r"\b(?:" + _TOOLS + r")\b"),
+        "docs": re.compile(r"\b(?:" + _EN_DOCS + r")\b", re.IGNORECASE),
+        "place": re.compile(r"\b(?:" + _PLACE_NOUNS + r")\b", re.IGNORECASE),
+        "role": re.compile(r"\b(?:" + _EN_ROLE + r")s?\b", re.IGNORECASE),
+        "we": re.compile(r"^(?:we|we're|we've|our|the team|this (?:project|repo))\b", re.I),
+        "i": re.compile(r"^(?:i|i'm|i've|i'd|my)\b", re.IGNORECASE),
+        "cue": _EN_STANDING_CUE,
+    },
+    "zh": {
+        "tool": re.compile(_TOOLS),
+        "docs": re.compile(_ZH_DOCS),
+        "place": re.compile(_ZH_PLACES),
+        "part": re.compile(_ZH_PARTS),
+        "role": re.compile(_ZH_ROLE),
+        "when": re.compile(_ZH_WHEN),
+        "we": re.compile(r"^(?:我们|咱们|团队|项目|公司)"),
+        "i": re.compile(r"^我(?!们)"),
+        "cue": _ZH_STANDING_CUE,
+    },
+}
+# What a reference must name (too_thin): somewhere a thing can be looked up.
+_WHERE = {
+    "en": re.compile(
+        r"\b(?:" + _TOOLS + r")\b|\b(?:" + _PLACE_NOUNS + r")\b|https?://|\S/\S|#[\w-]+|"
+        r"\w\.(?:com|io|dev|net|org|internal|corp)\b",
+        re.IGNORECASE,
+    ),
+    "zh": re.compile(_TOOLS + r"|" + _ZH_PLACES + r"|https?://|\S/\S|#|「|[A-Za-z]{2,}"),
+}
+
+
+def features(body: str, lex: Lexicon) -> list[str]:
+    """The sparse features of one sentence (deduplicated, sorted: the order never matters)."""
+    body = lex.filler.sub("", body.strip(), count=1).strip()
+    feats = _zh_features(body) if lex.lang == "zh" else _en_features(body)
+    flags = {
+        "hedge": lex.hedge,
+        "deictic": lex.deictic,
+        "trouble": lex.trouble,
+        "imperative": lex.imperative,
+        "personal": lex.personal,
+        "question": lex.question,
+        "reported": lex.reported,
+    }
+    feats += [f"f:{name}" for name, pattern in flags.items() if pattern.search(body)]
+    feats += [f"k:{name}" for name, pattern in _CLASSES[lex.lang].items() if pattern.search(body)]
+    if lex.substance.search(body):
+        feats.append("f:substance")
+    feats.append(f"f:len{min(len(body) // 20, 5)}")
+    return sorted({f"{lex.lang}|{f}" for f in feats} | {f"lang:{lex.lang}"})
+
+
+class Classifier:
+    """Weights of a trained model and the threshold per language above which it says yes."""
+
+    def __init__(
+        self,
+        classes: list[str],
+        bias: list[float],
+        weights: dict[str, list[float]],
+        thresholds: dict[str, float],
+        version: str,
+    ) -> None:
+        self.classes = classes
+        self.bias = bias
+        self.weights = weights
+        self.thresholds = thresholds
+        self.version = version
+
+    @classmethod
+    def load(cls, path: Path) -> Classifier:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return cls(
+            data["classes"], data["bias"], data["weights"], data["thresholds"], data["version"]
+        )
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "version": self.version,
+            "classes": self.classes,
+            "bias": self.bias,
+            "thresholds": self.thresholds,
+            "weights": self.weights,
+        }
+
+    def probabilities(self, feats: list[str]) -> list[float]:
+        """Softmax over the classes; features are scaled by 1/sqrt(n) as in training."""
+        scale = 1.0 / math.sqrt(len(feats)) if feats else 0.0
+        scores = list(self.bias)
+        for f in feats:
+            row = self.weights.get(f)
+            if row is not None:
+                for k, w in enumerate(row):
+                    scores[k] += w * scale
+        top = max(scores)
+        exps = [math.exp(s - top) for s in scores]
+        total = sum(exps)
+        return [e / total for e in exps]
+
+    def judge(self, body: str, lex: Lexicon) -> Verdict:
+        """The type of durable fact ``body`` states (with the probability that it states one),
+        or ``Verdict(None, P(nothing))`` below the language's threshold."""
+        probs = self.probabilities(features(body, lex))
+        nothing = self.classes.index("none")
+        durable = 1.0 - probs[nothing]
+        # two questions: is there anything durable (1 - P(none) against the threshold), and
+        # if so, of which type (the likeliest of the four)
+        if durable < self.thresholds.get(lex.lang, 1.0):
+            return Verdict(None, probs[nothing])
+        best = max((k for k in range(len(probs)) if k != nothing), key=probs.__getitem__)
+        kind: MemoryType = self.classes[best]  # type: ignore[assignment]  # memory types
+        return Verdict(kind, durable)
+
+
+@cache
+def shipped() -> Classifier | None:
+    """The model inside the package, loaded once; ``None`` when the file is absent (a source
+    tree before ``bench/train_implicit.py`` ran), so the rules alone still work."""
+    if not MODEL_PATH.exists():
+        return None
+    return Classifier.load(MODEL_PATH)
