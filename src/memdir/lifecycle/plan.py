@@ -36,6 +36,7 @@ The rules, in the order they claim memories (a memory is touched by one step per
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -126,7 +127,7 @@ def _merged_uses(rec: MemoryRecord) -> int:
 
 
 def strength(
-    rec: MemoryRecord, uses: tuple[int, str | None], now: datetime, archive_after_days: int
+    rec: MemoryRecord, uses: tuple[int, str | None], now: datetime, archive_after_days: float
 ) -> float | None:
     """How alive a memory is (``None`` when it carries no time to measure from)."""
     count, last_used = uses
@@ -347,22 +348,41 @@ def _conflict_step(
 
 
 # -- forgetting ----------------------------------------------------------------------------------
+# a calendar date or a bounded stretch of time: "freeze merges after 2026-03-05", "this sprint",
+# "本周五之前" — such a project fact is true for a while, then quietly not (seed 002)
+_DATED = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+    r"|\b(?:this|next|until|till|by) (?:week|sprint|month|release|friday|monday|tuesday|"
+    r"wednesday|thursday|saturday|sunday)\b|\btoday\b|\btomorrow\b"
+    r"|\d{1,2}月\d{1,2}[日号]|本周|下周|这周|本月|下个月|今天|明天|这个迭代|本迭代",
+    re.IGNORECASE,
+)
+
+
+def dated(statement: str) -> bool:
+    """Whether a statement is tied to a date or a bounded stretch of time."""
+    return _DATED.search(statement) is not None
+
+
 def _decay_steps(state: ScopeState, now: datetime, policy: Policy, claimed: set[str]) -> list[Step]:
-    days = policy.forgetting.archive_after_days
     steps = []
     for rec in sorted(state.records, key=lambda r: r.name):
         if rec.name in claimed or rec.confidence == "tentative":
             continue
+        is_dated = rec.type == "project" and dated(rec.statement)
+        days = policy.forgetting.idle_days(rec.type, is_dated)
         value = strength(rec, state.uses.get(rec.name, (0, None)), now, days)
         if value is None or value >= THRESHOLD:
             continue
         claimed.add(rec.name)
+        kind = "a dated project fact" if is_dated else f"type {rec.type}"
         steps.append(
             Step(
                 "archive",
                 rec.scope,
                 (rec.name,),
-                f"strength {value:.2f} < {THRESHOLD} (unused; archive_after_days {days})",
+                f"strength {value:.2f} < {THRESHOLD} (unused; {kind} ages over {days:g} days)",
                 (_archive_op(rec, now),),
             )
         )
