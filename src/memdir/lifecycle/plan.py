@@ -46,9 +46,18 @@ import numpy as np
 
 from ..config import Policy
 from ..history import inside
+from ..index.text import query_terms
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .promote import Note, plan_promotions, read_notes
-from .similar import candidate_pairs, content_tokens, normalise, relate
+from .similar import (
+    NEIGHBOURS,
+    calibrated,
+    candidate_pairs,
+    content_tokens,
+    neighbour_pairs,
+    normalise,
+    relate,
+)
 from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
 
 if TYPE_CHECKING:
@@ -86,6 +95,9 @@ class ScopeState:
     model_id: str
     max_index_chars: int
     notes: tuple[Note, ...] = ()  # the scope's daily log (``log/YYYY-MM-DD.md``)
+    # candidate pairs from recall over each memory (keyword + vector neighbours, issue 22);
+    # None: only the per-model cosine threshold finds candidates
+    pairs: tuple[tuple[str, str, float | None], ...] | None = None
 
 
 def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) -> ScopeState:
@@ -98,6 +110,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     # a symlinked memory, and the file it points to, are left where they are: moving either
     # would leave the other dangling
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
+    keyword = {r.name: list(index.keyword(query_terms(r.statement), NEIGHBOURS)) for r in records}
     return ScopeState(
         scope=store.dirs.scope,
         records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
@@ -108,6 +121,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
         notes=read_notes(inside(store.dirs.memory, store.dirs.log)),  # no link out (issue 26)
+        pairs=tuple(neighbour_pairs(names, matrix, keyword)),
     )
 
 
@@ -261,15 +275,23 @@ def _pair_steps(
     groups: dict[tuple[str, str], list[str]] = {}
     for r in state.records:
         groups.setdefault((r.type, normalise(r.statement)), []).append(r.name)
-    pairs = candidate_pairs(
-        state.names, state.vectors, threshold, groups=[g for g in groups.values() if len(g) > 1]
-    )
+    found: dict[tuple[str, str], float | None] = {
+        (a, b): cos
+        for a, b, cos in candidate_pairs(
+            state.names, state.vectors, threshold, groups=[g for g in groups.values() if len(g) > 1]
+        )
+    }
+    for a_name, b_name, cos in state.pairs or ():
+        if (a_name, b_name) not in found and (b_name, a_name) not in found:
+            found[(a_name, b_name)] = cos
     relations: list[tuple[MemoryRecord, MemoryRecord, str, str | None]] = []
-    for a_name, b_name, _ in sorted(pairs):
+    for (a_name, b_name), cos in sorted(found.items()):
         a, b = by_name.get(a_name), by_name.get(b_name)
         if a is None or b is None or a.type != b.type:
             continue
-        relation: str = relate(a.statement, b.statement)
+        if _when(a) and _when(b) and _when(b) < _when(a):  # type: ignore[operator]
+            a, b = b, a  # relate reads b as the newer statement
+        relation: str = relate(a.statement, b.statement, calibrated(cos, threshold))
         text = None
         if judge is not None and normalise(a.statement) != normalise(b.statement):
             relation, text = judge.relate(a, b)
