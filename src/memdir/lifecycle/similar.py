@@ -283,6 +283,9 @@ def _same_or_not(
     names_b = {u for u in sb if _anchor(u, b)}
     if names_a - sb and names_b - sa:
         return "unrelated"  # each names something the other does not: two facts
+    close = cosine is not None and cosine >= SAME_COSINE
+    if (names_a - sb or names_b - sa) and sa - sb and sb - sa and not close:
+        return "unrelated"  # a name on one side only, other words on both: another fact
     if any(frozenset((x, y)) in ANTONYMS for x in sa - sb for y in sb - sa):
         return "unrelated" if len(shared) < 2 else "unclear"
     if sa <= sb or sb <= sa:
