@@ -94,7 +94,9 @@ def _old(cli: Cli, sid: str, days: int) -> Path:
     cli.sessions.mkdir(parents=True, exist_ok=True)
     path = cli.sessions / f"{sid}.jsonl"
     line = {"type": "user", "ts": when, "content": {"role": "user", "content": "old talk"}}
-    path.write_text(json.dumps(line) + "\n")
+    # answered: a session ending on an unanswered message is never pruned (issue 22)
+    reply = {"type": "assistant", "ts": when, "content": {"role": "assistant", "content": "ok"}}
+    path.write_text(json.dumps(line) + "\n" + json.dumps(reply) + "\n")
     return path
 
 

@@ -21,6 +21,8 @@ from ..records import (
     MemoryRecord,
 )
 from ..sessions import (
+    Distill,
+    PruneReport,
     Session,
 )
 
@@ -108,15 +110,7 @@ class Memory(ConversationMemory):
         """C6: each session past retention goes through extraction, then to the archive (or
         away, if the policy says delete). A session whose extraction failed stays put."""
 
-        def distill(session: Session) -> None:
-            done = self.extract_session(session.path.stem, offline=offline)
-            if done.failures:
-                raise ExtractionError(
-                    f"extraction of session {session.path.stem} failed "
-                    f"({done.failures[0].error}); it stays until `memdir extract` succeeds"
-                )
-
-        pruned = self.prune_sessions(dry_run=dry_run, distill=distill, now=now)
+        pruned = self.prune_sessions(dry_run=dry_run, now=now, offline=offline)
         if dry_run:
             return [
                 f"session {a.session.id}: {a.reason} — would be distilled, then {a.action}d"
@@ -127,6 +121,42 @@ class Memory(ConversationMemory):
         return notes
 
     consolidate = sleep  # the alias SPEC H7 names
+
+    def prune_sessions(
+        self,
+        older_than: timedelta | None = None,
+        *,
+        dry_run: bool = False,
+        distill: Distill | None = None,
+        now: datetime | None = None,
+        offline: bool = False,
+    ) -> PruneReport:
+        """C6 retention that never loses what was asked for (issue 22): each expiring session is
+        extracted first (``distill``, by default extraction of its turns not yet done — rules
+        offline, the LLM where one is configured), then archived or deleted; a session whose
+        extraction failed stays where it is."""
+
+        def extract(session: Session) -> None:
+            from ..extract.turns import finished_turns
+
+            turns = finished_turns(session.messages)
+            said = [i for i, m in enumerate(session.messages) if m.get("role") == "user"]
+            if said and (not turns or said[-1] >= turns[-1].end):
+                raise ExtractionError(
+                    f"session {session.path.stem} ends on a message that was never answered, so "
+                    "it was never extracted; it stays: answer it (`memdir sessions resume`) or "
+                    "delete it yourself (`rm`) once nothing in it is needed"
+                )
+            done = self.extract_session(session.path.stem, offline=offline)
+            if done.failures:
+                raise ExtractionError(
+                    f"extraction of session {session.path.stem} failed "
+                    f"({done.failures[0].error}); it stays until `memdir extract` succeeds"
+                )
+
+        return super().prune_sessions(
+            older_than, dry_run=dry_run, distill=distill or extract, now=now
+        )
 
     def undo_run(self, run: str) -> builtins.list[Change]:
         """Revert every change of one run (``sleep-…``, ``confirm-…``, ``undo-…``) in every
