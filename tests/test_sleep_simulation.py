@@ -169,7 +169,8 @@ def test_ninety_days_then_sleep(mem: Memory) -> None:
     for winner, loser in history.replaced:
         assert winner in active and loser in archived, (winner, loser)
         assert archived[loser].extra["superseded_by"] == winner
-        assert active[winner].content_hash == hashes[winner]
+        assert archived[loser].extra["valid_to"] == active[winner].extra["valid_from"]
+        assert active[winner].extra["supersedes"] == [loser]  # its words untouched (issue 22)
     for a, b in history.unclear:
         assert active[a].confidence == active[b].confidence == "tentative"
         assert active[a].extra["conflicts_with"] == [b]

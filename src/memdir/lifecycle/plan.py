@@ -343,12 +343,26 @@ def _supersede(a: MemoryRecord, b: MemoryRecord, now: datetime) -> Step | None:
     if decided is None:
         return _tentative_step(a, b, now, "a contradiction with no newer side")
     win, lose, why = decided
+    # a fact that stopped being true (issue 22): the old one is kept, in the archive, with when
+    # it stopped holding; the new one says what it replaced and since when it holds
+    since = iso(_when(win) or now)
+    rivals = _union([_strs(win.extra.get("supersedes")), [lose.name]])
+    ops = (
+        Op(
+            "update",
+            win.scope,
+            win.name,
+            win.content_hash,
+            {"supersedes": rivals, "valid_from": since},
+        ),
+        _archive_op(lose, now, superseded_by=win.name, valid_to=since),
+    )
     return Step(
         "supersede",
         a.scope,
         (win.name, lose.name),
-        f"{lose.name!r} contradicts {win.name!r}: {why}; the loser is archived",
-        (_archive_op(lose, now, superseded_by=win.name),),
+        f"{lose.name!r} contradicts {win.name!r}: {why}; the loser is archived, valid to {since}",
+        ops,
     )
 
 

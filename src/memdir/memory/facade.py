@@ -36,6 +36,10 @@ from .conversation import ConversationMemory
 __all__ = ["Memory"]
 
 
+def _names(value: object) -> builtins.list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
 class Memory(ConversationMemory):
     """Long-term memory for one person and (optionally) one project.
 
@@ -257,6 +261,57 @@ class Memory(ConversationMemory):
             track=False,
         )
         return hits if explain else [Hit(h.record, h.score) for h in hits]
+
+    def recall_as_of(
+        self, query: str, when: str, *, top_k: int = 5, scopes: Iterable[Scope] | None = None
+    ) -> builtins.list[Hit]:
+        """What held at ``when`` (``recall --as-of``, issue 22): memories created by then and
+        not yet valid only later, plus archived ones superseded after ``when``."""
+        stamp = parse_time(when)
+        if stamp is None:
+            raise ValidationError(f"--as-of needs a date such as 2026-03-01 (got {when!r})")
+
+        def held(rec: MemoryRecord, archived: bool) -> bool:
+            since, until = rec.extra.get("valid_from"), rec.extra.get("valid_to")
+            if isinstance(since, str) and since > stamp:
+                return False
+            if archived:  # only a superseded memory held before it was archived
+                return isinstance(until, str) and until > stamp
+            return not (isinstance(until, str) and until <= stamp)
+
+        wide = max(top_k * 4, 20)
+        hits = [
+            h
+            for h in self.recall(query, top_k=wide, scopes=scopes, until=stamp, track=False)
+            if held(h.record, False)
+        ]
+        hits += [
+            h
+            for h in self.recall_archived(query, top_k=wide, scopes=scopes, until=stamp)
+            if held(h.record, True)
+        ]
+        return sorted(hits, key=lambda h: -h.score)[:top_k]
+
+    def supersession(self, name: str) -> builtins.list[MemoryRecord]:
+        """The chain a memory belongs to, oldest first: what it superseded and what superseded
+        it (``memdir history NAME``); just the memory when it has none."""
+        every = {r.name: r for r in (*self.archived(), *self.list())}
+        if name not in every:
+            return []
+        first = every[name]
+        seen = {first.name}
+        while True:  # walk back to the oldest
+            older = [n for n in _names(first.extra.get("supersedes")) if n in every]
+            if not older or older[0] in seen:
+                break
+            first = every[older[0]]
+            seen.add(first.name)
+        chain = [first]
+        while isinstance(nxt := chain[-1].extra.get("superseded_by"), str) and nxt in every:
+            if nxt in {r.name for r in chain}:
+                break
+            chain.append(every[nxt])
+        return chain
 
     def restore(self, name: str, *, scope: Scope | None = None) -> Change:
         """Bring an archived memory back among the others (undoable) — or, when none is
