@@ -40,6 +40,7 @@ __all__ = [
     "now_iso",
     "shorten",
     "slugify",
+    "tentative_mark",
     "utc_iso",
 ]
 
@@ -368,3 +369,13 @@ class MemoryRecord:
             "path": str(self.path),
             "content_hash": self.content_hash,
         }
+
+
+def tentative_mark(rec: MemoryRecord) -> str:
+    """`` (tentative: …)`` for a memory sleep could not settle, else ``""``."""
+    if rec.confidence != "tentative":
+        return ""
+    rivals = rec.extra.get("conflicts_with")
+    names = [r for r in rivals if isinstance(r, str)] if isinstance(rivals, list) else []
+    against = f"may conflict with {', '.join(names)}" if names else "not confirmed"
+    return f" (tentative: {against}; ask the person which holds before relying on it)"
