@@ -38,3 +38,18 @@ def test_a_tentative_memory_is_marked_everywhere_it_is_shown(mem: Memory) -> Non
     mem.confirm(a.name, now=NOW)  # settled: the marks go
     index = (mem.store("user").dirs.memory / "MEMORY.md").read_text(encoding="utf-8")
     assert "tentative" not in index
+
+
+def test_forget_flags_what_sleep_built_from_the_forgotten_memory(mem: Memory) -> None:
+    a = mem.remember("The user prefers concise answers", type="user", created=ago(3))
+    b = mem.remember("The user likes short, concise answers", type="user", created=ago(2))
+    mem.sleep(now=NOW)
+    (kept,) = mem.list()
+    assert kept.name == b.name and kept.extra["merged_from"] == [a.name]
+    mem.forget_archived(a.name, reason="the person asked")  # `memdir forget --archived`
+    flagged = mem.get(b.name)
+    assert flagged.confidence == "tentative" and a.name in flagged.extra["review"]
+    index = (mem.store("user").dirs.memory / "MEMORY.md").read_text(encoding="utf-8")
+    assert f"(tentative: built in part from {a.name}, which was forgotten" in index
+    mem.confirm(b.name, now=NOW)
+    assert mem.get(b.name).confidence == "confirmed" and "review" not in mem.get(b.name).extra

@@ -377,5 +377,8 @@ def tentative_mark(rec: MemoryRecord) -> str:
         return ""
     rivals = rec.extra.get("conflicts_with")
     names = [r for r in rivals if isinstance(r, str)] if isinstance(rivals, list) else []
+    review = rec.extra.get("review")
     against = f"may conflict with {', '.join(names)}" if names else "not confirmed"
+    if isinstance(review, str) and not names:
+        return f" (tentative: {review})"
     return f" (tentative: {against}; ask the person which holds before relying on it)"

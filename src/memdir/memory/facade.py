@@ -262,6 +262,27 @@ class Memory(ConversationMemory):
         )
         return hits if explain else [Hit(h.record, h.score) for h in hits]
 
+    def forget(self, name: str, *, scope: Scope | None = None, reason: str | None = None) -> Change:
+        """Delete a memory (undoable) — and flag for review every memory sleep merged or
+        distilled from it (issue 22): nothing the person deleted lives on unseen in a summary.
+        Each is marked ``tentative`` with a ``review`` note; ``memdir confirm NAME`` keeps it."""
+        change = super().forget(name, scope=scope, reason=reason)
+        self._review_built_from(name)
+        return change
+
+    def _review_built_from(self, name: str) -> None:
+        for rec in self.list():
+            if name not in _names(rec.extra.get("merged_from")) or rec.confidence == "tentative":
+                continue
+            self.update(
+                rec.name,
+                scope=rec.scope,
+                reason=f"built in part from {name!r}, which was forgotten",
+                confidence="tentative",
+                review=f"built in part from {name}, which was forgotten: check it keeps nothing "
+                "you wanted gone, then `memdir confirm` it (or edit it)",
+            )
+
     def recall_as_of(
         self, query: str, when: str, *, top_k: int = 5, scopes: Iterable[Scope] | None = None
     ) -> builtins.list[Hit]:
@@ -336,7 +357,9 @@ class Memory(ConversationMemory):
         (sleep never deletes them). Undoable like every change."""
         for s in self._sleep_scopes(scope):
             if self.store(s).archived().exists(name):
-                return self.store(s).delete_archived(
+                change = self.store(s).delete_archived(
                     name, actor=self.actor, reason=reason or "forgotten by request"
                 )
+                self._review_built_from(name)  # issue 22: no summary keeps it unseen
+                return change
         raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
