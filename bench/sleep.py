@@ -6,8 +6,8 @@ Protocol:
   memories written with ``remember_many`` (one batch), each a statement of six invented words
   (so nothing is similar by accident), created on a seeded-random day of the 90 before "now".
   Planted: 4% duplicate pairs (the second adds a word), 2% replaced values (newer wins), 1%
-  unclear pairs (→ tentative); memories created more than 30 days before now with no use are
-  stale (~2/3 of the rest, since creation days are uniform over 90).
+  unclear pairs (a negation on one side → tentative); memories created more than 30 days before
+  now with no use are stale (~2/3 of the rest, since creation days are uniform over 90).
 * The index is built first (``reindex``, timed on its own: embedding is not sleep's cost).
 * ``sleep --dry-run`` (the plan: snapshot + pairs + rules) and ``sleep`` (plan + apply) are
   timed once each, then ``undo RUN_ID`` of the applied run. Wall time on a shared machine:
@@ -20,6 +20,10 @@ Protocol:
 
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
+
+``python bench/sleep.py --pairs dev|heldout [--embedder use] [--llm]`` scores sleep on the
+hand-written paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
+``bench/results/sleep_pairs_<set>.md``.
 """
 
 from __future__ import annotations
@@ -85,10 +89,10 @@ def history(count: int, seed: int = 10_000) -> tuple[list[dict[str, Any]], dict[
             add(" ".join([*base, *words()]), rng.uniform(10, 25))
             add(" ".join([*base, *words()]), rng.uniform(1, 9))
             planted["replaced"] += 1
-        elif roll < 0.07:
-            shared, day = words(4), rng.uniform(1, 25)
-            add(" ".join([*words(), *shared, *words()]), day)
-            add(" ".join([*words(), *shared, *words()]), day)
+        elif roll < 0.07:  # a negation on one side (relate-v3: the rules cannot tell)
+            shared, day = words(5), rng.uniform(1, 25)
+            add(" ".join(shared), day)
+            add(" ".join(["not", *shared]), day)
             planted["unclear"] += 1
         else:
             add(" ".join(words(6)), rng.uniform(0, 90), rng.choice(["user", "inferred"]))
@@ -252,7 +256,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
+    parser.add_argument("--pairs", choices=("dev", "heldout"), help="score the labelled pairs")
+    parser.add_argument("--llm", action="store_true", help="--pairs: the configured LLM judges")
     args = parser.parse_args(argv[1:])
+    if args.pairs:
+        from sleep_pairs import pairs_report, run_pairs
+
+        text = pairs_report(run_pairs(args.pairs, args.embedder, args.llm), provenance(argv))
+        print(text)
+        if not args.no_write:
+            out = RESULTS.with_name(f"sleep_pairs_{args.pairs}{'_llm' if args.llm else ''}.md")
+            out.write_text(text, encoding="utf-8")
+        return 0
     table = [] if args.skip_thresholds else thresholds()
     result = run(args.count, args.embedder)
     text = report(result, argv, table)

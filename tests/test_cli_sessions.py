@@ -96,7 +96,9 @@ def _old(cli: Cli, sid: str, days: int) -> Path:
     cli.sessions.mkdir(parents=True, exist_ok=True)
     path = cli.sessions / f"{sid}.jsonl"
     line = {"type": "user", "ts": when, "content": {"role": "user", "content": "old talk"}}
-    path.write_text(json.dumps(line) + "\n")
+    # answered: a session ending on an unanswered message is never pruned (issue 22)
+    reply = {"type": "assistant", "ts": when, "content": {"role": "assistant", "content": "ok"}}
+    path.write_text(json.dumps(line) + "\n" + json.dumps(reply) + "\n")
     return path
 
 
@@ -224,8 +226,12 @@ def test_prune_deletes_when_the_policy_says_so(cli: Cli) -> None:
 def test_a_bad_policy_is_one_clear_error(cli: Cli) -> None:
     (cli.project / ".agent").mkdir()
     (cli.project / ".agent" / "memory-policy.yaml").write_text("sessions:\n  keep: 3\n")
-    message = _error(cli.run("sessions", "prune", "--dry-run", rc=None))
-    assert "unknown key `sessions.keep`" in message and "retention_days" in message
+    result = cli.run("sessions", "prune", "--dry-run")  # an unknown key warns (issue 22) …
+    assert "unknown key `sessions.keep` ignored" in result.stderr
+    assert "retention_days" in result.stderr
+    (cli.project / ".agent" / "memory-policy.yaml").write_text("sessions:\n  on_expiry: 3\n")
+    message = _error(cli.run("sessions", "prune", "--dry-run", rc=None))  # … a bad value stops
+    assert "sessions.on_expiry must be one of archive, delete" in message
 
 
 # -- context -------------------------------------------------------------------------------

@@ -42,7 +42,7 @@ def tree(m: Memory) -> dict[str, bytes]:
 def test_sleep_plan_apply_confirm_and_undo_from_the_command_line(mem: Memory) -> None:
     stale = mem.remember("Billing cron runs at 02:00 UTC", type="project", created=ago(60))
     a = mem.remember("Personal projects deploy with fly", type="project", created=ago(1))
-    b = mem.remember("Work projects deploy with k8s", type="project", created=ago(1))
+    b = mem.remember("Personal projects deploy with k8s", type="project", created=ago(1))
     before = tree(mem)
 
     text = run("sleep", "--dry-run").stdout

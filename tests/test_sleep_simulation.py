@@ -93,12 +93,18 @@ def generate(seed: int = 90) -> History:
         else:
             newer = h.add(" ".join([*base, new_value]), new_day, quote=i % 2 == 0)
             h.replaced.append((newer, older))
-    for _ in range(12):  # two conditions, or a contradiction: the rules cannot tell
+    for i in range(12):  # a negation on one side, or a value swapped on the same day:
+        shared, a1, b1 = h.words(4), h.word(), h.word()  # the rules cannot tell which holds
+        day = rng.uniform(70, 89)
+        a = h.add(" ".join([*shared, a1]), day, quote=True)
+        other = ["not", *shared, a1] if i % 2 else [*shared, b1]
+        b = h.add(" ".join(other), day)
+        h.unclear.append((a, b))
+    for _ in range(6):  # another subject and another value: two facts, left alone (issue 22)
         shared, a1, a2, b1, b2 = h.words(4), h.word(), h.word(), h.word(), h.word()
         day = rng.uniform(70, 89)
-        a = h.add(" ".join([a1, *shared, a2]), day, quote=True)
-        b = h.add(" ".join([b1, *shared, b2]), day)
-        h.unclear.append((a, b))
+        h.quiet.append(h.add(" ".join([a1, *shared, a2]), day, quote=True))
+        h.quiet.append(h.add(" ".join([b1, *shared, b2]), day, quote=True))
     for i in range(70):  # facts nobody used for over a month
         h.stale.append(h.add(" ".join(h.words(6)), rng.uniform(0, 55), quote=i % 3 == 0))
     for _ in range(30):  # old, but recalled lately: use keeps them
@@ -163,7 +169,8 @@ def test_ninety_days_then_sleep(mem: Memory) -> None:
     for winner, loser in history.replaced:
         assert winner in active and loser in archived, (winner, loser)
         assert archived[loser].extra["superseded_by"] == winner
-        assert active[winner].content_hash == hashes[winner]
+        assert archived[loser].extra["valid_to"] == active[winner].extra["valid_from"]
+        assert active[winner].extra["supersedes"] == [loser]  # its words untouched (issue 22)
     for a, b in history.unclear:
         assert active[a].confidence == active[b].confidence == "tentative"
         assert active[a].extra["conflicts_with"] == [b]

@@ -41,6 +41,7 @@ __all__ = [
     "now_iso",
     "shorten",
     "slugify",
+    "tentative_mark",
     "text_problem",
     "utc_iso",
 ]
@@ -388,3 +389,16 @@ class MemoryRecord:
             "path": str(self.path),
             "content_hash": self.content_hash,
         }
+
+
+def tentative_mark(rec: MemoryRecord) -> str:
+    """`` (tentative: …)`` for a memory sleep could not settle, else ``""``."""
+    if rec.confidence != "tentative":
+        return ""
+    rivals = rec.extra.get("conflicts_with")
+    names = [r for r in rivals if isinstance(r, str)] if isinstance(rivals, list) else []
+    review = rec.extra.get("review")
+    against = f"may conflict with {', '.join(names)}" if names else "not confirmed"
+    if isinstance(review, str) and not names:
+        return f" (tentative: {review})"
+    return f" (tentative: {against}; ask the person which holds before relying on it)"

@@ -326,6 +326,13 @@ def history(
                 f"{c.name}  by {c.actor}{extra}"
             )
         )
+    chain = memory(ctx).supersession(name) if name else []
+    if len(chain) > 1:  # a fact that changed (issue 22): what held when, oldest first
+        click.echo("Chain (oldest first):")
+        for rec in chain:
+            since = rec.extra.get("valid_from") or rec.created or "?"
+            until = rec.extra.get("valid_to") or "now"
+            click.echo(escape_controls(f"  {rec.name}  {since} → {until}  {rec.statement}"))
 
 
 @cli.command()

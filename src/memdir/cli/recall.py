@@ -69,6 +69,12 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
     "the default embedder, see docs/recall.md; 0 returns every candidate).",
 )
 @click.option("--archived", is_flag=True, help="Search the archived memories instead (sleep).")
+@click.option(
+    "--as-of",
+    "as_of",
+    help="What held then (2026-03-01): superseded memories still valid at that date, none "
+    "created later (issue 22).",
+)
 @json_option
 @click.pass_context
 def recall(
@@ -83,12 +89,22 @@ def recall(
     explain: bool,
     min_score: float | None,
     archived: bool,
+    as_of: str | None,
     as_json: bool,
 ) -> None:
     """Find the memories that best answer QUERY (keywords + meaning + entities)."""
     m = memory(ctx)
     chosen = as_scope(scope)
     scopes = [chosen] if chosen else None
+    if as_of is not None:
+        held = m.recall_as_of(query, as_of, top_k=top_k, scopes=scopes)
+        if as_json:
+            emit_json([h.to_dict() for h in held])
+            return
+        _print_hits(held, False)
+        if not held:
+            click.echo(f"Nothing found that held on {as_of}.")
+        return
     search = m.recall_archived if archived else m.recall
     if not archived:  # after a bulk write the first recall embeds it all: show that happening
         bar = ProgressBar("embedding new memories", enabled=not as_json)

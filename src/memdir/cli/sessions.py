@@ -205,7 +205,7 @@ def prune(
         )
         _print_plan(plan)
         click.confirm("Go ahead?", abort=True, err=True)
-    report = m.prune_sessions(age)
+    report = m.prune_sessions(age)  # extracts each expiring session first (issue 22)
     if as_json:
         emit_json(report.to_dict())
         return

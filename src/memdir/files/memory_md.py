@@ -40,7 +40,7 @@ import os
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ..records import TYPES, MemoryRecord
+from ..records import TYPES, MemoryRecord, tentative_mark
 
 __all__ = [
     "BEGIN",
@@ -66,9 +66,10 @@ _HEADER = (
 
 
 def pointer_line(rec: MemoryRecord) -> str:
-    """The line of MEMORY.md that points at ``rec``."""
+    """The line of MEMORY.md that points at ``rec``; a tentative one says so, with its rival
+    (issue 22: a conflict the person has not settled must not read as a fact)."""
     title = str(rec.extra.get("title") or rec.name).replace("]", "\\]")
-    return f"- [{title}]({rec.name}.md) — {rec.description}"
+    return f"- [{title}]({rec.name}.md) — {rec.description}{tentative_mark(rec)}"
 
 
 def _block(groups: dict[str, list[str]], skipped: int, scope: str) -> str:

@@ -36,6 +36,7 @@ The rules, in the order they claim memories (a memory is touched by one step per
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,9 +46,18 @@ import numpy as np
 
 from ..config import Policy
 from ..history import inside
+from ..index.text import query_terms
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .promote import Note, plan_promotions, read_notes
-from .similar import candidate_pairs, content_tokens, normalise, relate
+from .similar import (
+    NEIGHBOURS,
+    calibrated,
+    candidate_pairs,
+    content_tokens,
+    neighbour_pairs,
+    normalise,
+    relate,
+)
 from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
 
 if TYPE_CHECKING:
@@ -85,6 +95,9 @@ class ScopeState:
     model_id: str
     max_index_chars: int
     notes: tuple[Note, ...] = ()  # the scope's daily log (``log/YYYY-MM-DD.md``)
+    # candidate pairs from recall over each memory (keyword + vector neighbours, issue 22);
+    # None: only the per-model cosine threshold finds candidates
+    pairs: tuple[tuple[str, str, float | None], ...] | None = None
 
 
 def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) -> ScopeState:
@@ -97,6 +110,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     # a symlinked memory, and the file it points to, are left where they are: moving either
     # would leave the other dangling
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
+    keyword = {r.name: list(index.keyword(query_terms(r.statement), NEIGHBOURS)) for r in records}
     return ScopeState(
         scope=store.dirs.scope,
         records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
@@ -107,6 +121,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
         notes=read_notes(inside(store.dirs.memory, store.dirs.log)),  # no link out (issue 26)
+        pairs=tuple(neighbour_pairs(names, matrix, keyword)),
     )
 
 
@@ -126,7 +141,7 @@ def _merged_uses(rec: MemoryRecord) -> int:
 
 
 def strength(
-    rec: MemoryRecord, uses: tuple[int, str | None], now: datetime, archive_after_days: int
+    rec: MemoryRecord, uses: tuple[int, str | None], now: datetime, archive_after_days: float
 ) -> float | None:
     """How alive a memory is (``None`` when it carries no time to measure from)."""
     count, last_used = uses
@@ -260,15 +275,23 @@ def _pair_steps(
     groups: dict[tuple[str, str], list[str]] = {}
     for r in state.records:
         groups.setdefault((r.type, normalise(r.statement)), []).append(r.name)
-    pairs = candidate_pairs(
-        state.names, state.vectors, threshold, groups=[g for g in groups.values() if len(g) > 1]
-    )
+    found: dict[tuple[str, str], float | None] = {
+        (a, b): cos
+        for a, b, cos in candidate_pairs(
+            state.names, state.vectors, threshold, groups=[g for g in groups.values() if len(g) > 1]
+        )
+    }
+    for a_name, b_name, cos in state.pairs or ():
+        if (a_name, b_name) not in found and (b_name, a_name) not in found:
+            found[(a_name, b_name)] = cos
     relations: list[tuple[MemoryRecord, MemoryRecord, str, str | None]] = []
-    for a_name, b_name, _ in sorted(pairs):
+    for (a_name, b_name), cos in sorted(found.items()):
         a, b = by_name.get(a_name), by_name.get(b_name)
         if a is None or b is None or a.type != b.type:
             continue
-        relation: str = relate(a.statement, b.statement)
+        if _when(a) and _when(b) and _when(b) < _when(a):  # type: ignore[operator]
+            a, b = b, a  # relate reads b as the newer statement
+        relation: str = relate(a.statement, b.statement, calibrated(cos, threshold))
         text = None
         if judge is not None and normalise(a.statement) != normalise(b.statement):
             relation, text = judge.relate(a, b)
@@ -320,12 +343,26 @@ def _supersede(a: MemoryRecord, b: MemoryRecord, now: datetime) -> Step | None:
     if decided is None:
         return _tentative_step(a, b, now, "a contradiction with no newer side")
     win, lose, why = decided
+    # a fact that stopped being true (issue 22): the old one is kept, in the archive, with when
+    # it stopped holding; the new one says what it replaced and since when it holds
+    since = iso(_when(win) or now)
+    rivals = _union([_strs(win.extra.get("supersedes")), [lose.name]])
+    ops = (
+        Op(
+            "update",
+            win.scope,
+            win.name,
+            win.content_hash,
+            {"supersedes": rivals, "valid_from": since},
+        ),
+        _archive_op(lose, now, superseded_by=win.name, valid_to=since),
+    )
     return Step(
         "supersede",
         a.scope,
         (win.name, lose.name),
-        f"{lose.name!r} contradicts {win.name!r}: {why}; the loser is archived",
-        (_archive_op(lose, now, superseded_by=win.name),),
+        f"{lose.name!r} contradicts {win.name!r}: {why}; the loser is archived, valid to {since}",
+        ops,
     )
 
 
@@ -347,22 +384,41 @@ def _conflict_step(
 
 
 # -- forgetting ----------------------------------------------------------------------------------
+# a calendar date or a bounded stretch of time: "freeze merges after 2026-03-05", "this sprint",
+# "本周五之前" — such a project fact is true for a while, then quietly not (seed 002)
+_DATED = re.compile(
+    r"\b\d{4}-\d{2}-\d{2}\b"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2}\b"
+    r"|\b(?:this|next|until|till|by) (?:week|sprint|month|release|friday|monday|tuesday|"
+    r"wednesday|thursday|saturday|sunday)\b|\btoday\b|\btomorrow\b"
+    r"|\d{1,2}月\d{1,2}[日号]|本周|下周|这周|本月|下个月|今天|明天|这个迭代|本迭代",
+    re.IGNORECASE,
+)
+
+
+def dated(statement: str) -> bool:
+    """Whether a statement is tied to a date or a bounded stretch of time."""
+    return _DATED.search(statement) is not None
+
+
 def _decay_steps(state: ScopeState, now: datetime, policy: Policy, claimed: set[str]) -> list[Step]:
-    days = policy.forgetting.archive_after_days
     steps = []
     for rec in sorted(state.records, key=lambda r: r.name):
         if rec.name in claimed or rec.confidence == "tentative":
             continue
+        is_dated = rec.type == "project" and dated(rec.statement)
+        days = policy.forgetting.idle_days(rec.type, is_dated)
         value = strength(rec, state.uses.get(rec.name, (0, None)), now, days)
         if value is None or value >= THRESHOLD:
             continue
         claimed.add(rec.name)
+        kind = "a dated project fact" if is_dated else f"type {rec.type}"
         steps.append(
             Step(
                 "archive",
                 rec.scope,
                 (rec.name,),
-                f"strength {value:.2f} < {THRESHOLD} (unused; archive_after_days {days})",
+                f"strength {value:.2f} < {THRESHOLD} (unused; {kind} ages over {days:g} days)",
                 (_archive_op(rec, now),),
             )
         )

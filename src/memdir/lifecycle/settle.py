@@ -60,6 +60,7 @@ def settle(store: FileStore, name: str, *, drop: bool, now: datetime, actor: str
             changes.append(store.delete(name, actor=actor, reason=why))
         else:
             fields = {"confidence": "confirmed", "conflicts_with": None, "updated": iso(now)}
+            fields["review"] = None  # a review asked for by `forget` (issue 22) is done too
             changes.append(store.update(name, fields, actor=actor, reason=why)[1])
         for r in rivals:
             left = [n for n in _rivals_of(r) if n != name]

@@ -26,9 +26,10 @@ string comparisons:
 
 from __future__ import annotations
 
+import difflib
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -36,13 +37,15 @@ import numpy as np
 __all__ = [
     "RELATION_RULES",
     "Relation",
+    "calibrated",
     "candidate_pairs",
     "content_tokens",
+    "neighbour_pairs",
     "normalise",
     "relate",
 ]
 
-RELATION_RULES = "relate-v2"
+RELATION_RULES = "relate-v3"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -71,26 +74,240 @@ def content_tokens(text: str) -> list[str]:
     return [w for w in _WORD.findall(text.lower()) if w not in _STOP]
 
 
-def relate(a: str, b: str) -> Relation:
-    """How statement ``b`` relates to statement ``a`` by the offline rules above."""
+# -- relate-v3: evidence, not a word count ------------------------------------------------------
+# General equivalences of how people phrase memories (not a thesaurus: the words memory
+# statements are made of). Multi-word phrases first, then single words → one canonical word.
+_PHRASES = [
+    (re.compile(r"\bpull requests?\b", re.I), " pr "),
+    (re.compile(r"\bcode reviews?\b", re.I), " review "),
+    (re.compile(r"\btime ?zone\b", re.I), " timezone "),
+    (
+        re.compile(r"\b(?:doesn'?t|does not|do not|don'?t|didn'?t|won'?t|isn'?t|aren'?t)\b", re.I),
+        " not ",
+    ),
+]
+_SAME = {
+    "like": "like likes liked prefer prefers preferred favor favors favour favours want wants "
+    "wanted love loves enjoy enjoys 喜欢 偏好 偏爱 倾向 爱 想要 希望",
+    "user": "user 用户",
+    "locate": "based located live lives living 住在 住 位于",
+    "dislike": "dislike dislikes hate hates 讨厌 反感 不喜欢",
+    "short": "short shorter concise brief terse succinct minimal 简洁 简短 简练 精简",
+    "long": "long longer detailed verbose lengthy thorough 详细 冗长 长篇",
+    "answer": "answer answers reply replies response responses respond 回答 答复 回复 回应",
+    "database": "db dbs database databases 数据库",
+    "doc": "doc docs document documents documentation 文档",
+    "pr": "pr prs",
+    "child": "kid kids child children 孩子 小孩",
+    "developer": "engineer engineers developer developers dev devs 工程师 开发者",
+    "start": "start starts started begin begins began beginning 开始 开工",
+    "own": "own owns owned owner owners 负责 负责人",
+    "store": "store stores stored keep keeps kept save saves saved 存放 保存 存",
+    "always": "always 总是 一律 始终",
+    "never": "never 从不 从来不 永不",
+    "allow": "allow allows allowed permit permitted 允许",
+    "forbid": "forbid forbids forbidden disallow disallowed ban banned 禁止",
+    "enable": "enable enables enabled 开启 启用",
+    "disable": "disable disables disabled 关闭 禁用",
+    "light": "light 浅色",
+    "dark": "dark 深色",
+    "few": "few fewer 少",
+    "many": "many more 多",
+}
+_CANON = {word: canon for canon, words in _SAME.items() for word in words.split()}
+_CJK_WORDS = sorted((w for w in _CANON if re.match(rf"[{_CJK}]", w)), key=len, reverse=True)
+# each a pair that cannot both hold of one subject
+ANTONYMS = frozenset(
+    frozenset(p)
+    for p in [
+        ("like", "dislike"),
+        ("always", "never"),
+        ("allow", "forbid"),
+        ("enable", "disable"),
+        ("short", "long"),
+        ("light", "dark"),
+        ("few", "many"),
+    ]
+)
+# words that say "this replaced something": the statement is a change of mind
+_CHANGED = frozenset(
+    "now anymore longer switched moved migrated 现在 改用 改 换成 换 已经 迁移".split()
+)
+_NUMERAL = re.compile(r"^\d[\d.:,]*\w*$")
+_CJK_NUMERAL = re.compile(r"^[〇一二三四五六七八九十百千两]+$")
+_CJK_STOP = frozenset(
+    "的 了 是 在 和 都 也 就 把 被 我 们 这 个 本 来 用 要 会 里 请 将 到 由 有 着".split()
+)
+_STOP_EN = _STOP | frozenset(
+    """happen happens get gets got should must can will would please mostly usually often
+    just only here there me us him her them who which what when where our ours s about""".split()
+)
+_DAYS = frozenset(
+    "monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays "
+    "thursdays fridays saturdays sundays".split()
+)
+
+
+def _stem(word: str) -> str:
+    if word in _CANON:
+        return _CANON[word]
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
+            stem = word[: -len(suffix)] + keep
+            return _CANON.get(stem, stem)
+    return word
+
+
+def units(text: str) -> list[str]:
+    """The statement as comparable units: canonical English stems, CJK characters (known
+    CJK words as one unit), ASCII names whole; function words and change markers dropped."""
+    text = unicodedata.normalize("NFKC", text)
+    for pattern, replacement in _PHRASES:
+        text = pattern.sub(replacement, text)
+    text = _CONTRAST.sub(" not ", text)
+    for word in _CJK_WORDS:
+        text = text.replace(word, f" {_CANON[word]} ")
+    out: list[str] = []
+    for raw in _WORD.findall(text.lower()):
+        if raw in _CHANGED or raw in _STOP_EN or raw in _CJK_STOP:
+            continue
+        out.append(raw if re.match(rf"[{_CJK}]", raw) else _stem(raw))
+    return out
+
+
+def _anchor(unit: str, original: str) -> bool:
+    """A name or a value: a number, a weekday, an ASCII word inside CJK text, or a word that
+    is capitalised (not as the first word), all capitals, or has a digit or a dot in it."""
+    if _NUMERAL.match(unit) or unit in _DAYS or f"{unit}s" in _DAYS:
+        return True
+    if re.search(rf"[{_CJK}]", original):  # a Latin word as written (not a canonical one)
+        return bool(re.match(r"[a-z0-9]", unit)) and unit in original.lower()
+    for i, word in enumerate(re.findall(r"[\w.+#/-]*\w", original)):
+        if word.lower() != unit and _stem(word.lower()) != unit:
+            continue
+        if re.search(r"\d|\w\.\w", word) or any(c.isupper() for c in word[1:]):
+            return True
+        if i > 0 and word[:1].isupper():
+            return True
+    return False
+
+
+# relate-v3 reads "don't" as "not" before this (so a word such as "don" is just a word)
+_NEGATING = frozenset("not no never without avoid stop 不 别 没 勿".split())
+
+
+def _negations(seq: Sequence[str]) -> int:
+    return sum(1 for u in seq if u in _NEGATING)
+
+
+def _changed_marker(text: str) -> bool:
+    return any(w in _CHANGED for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()))
+
+
+def relate(a: str, b: str, cosine: float | None = None) -> Relation:
+    """How statement ``b`` relates to statement ``a`` by the offline evidence (relate-v3):
+
+    * a changed value — one short span swapped and everything else equal — is ``replace``
+      when the swapped span is a name or a value (``pnpm`` ↔ ``npm``, ``15`` ↔ ``16``, an
+      antonym, or "now"/"改用" says it changed), ``unclear`` otherwise (the person decides);
+    * a negation on one side only is ``unclear``;
+    * the same content (after canonical words: "prefers"/"likes", "DB"/"database",
+      "回答"/"答复"), or one adding words to the other, or a close ``cosine`` of the same
+      names with much shared content, is ``duplicate``;
+    * anything else — notably two or more spans swapped (another subject *and* another value:
+      "frontend on Vercel" / "docs on Netlify") — is ``unrelated``: offline, two facts."""
     if normalise(a) == normalise(b):
         return "duplicate"
-    ta, tb = content_tokens(a), content_tokens(b)
-    sa, sb = set(ta), set(tb)
-    if sa == sb:
-        return "duplicate" if ta == tb else "unclear"
-    only_a, only_b = sa - sb, sb - sa
-    shared = len(sa & sb)
-    if not only_a or not only_b:
-        added = only_a | only_b
-        if added & NEGATIONS:
-            return "unclear"
-        return "duplicate" if shared >= 1 else "unrelated"
-    if shared >= 2 and len(only_a) == 1 and len(only_b) == 1:
+    ua, ub = units(a), units(b)
+    if not ua or not ub:
+        return "unrelated"
+    if ua == ub:
+        return "duplicate"  # the same content in other function words
+    swap = _swap(ua, ub)
+    if swap is not None and any(frozenset((x, y)) in ANTONYMS for x in swap[0] for y in swap[1]):
+        return "replace"  # "always" → "never", "likes" → "dislikes": a change of mind
+    if (_negations(ua) % 2) != (_negations(ub) % 2):
+        shared = set(ua) & set(ub)
+        return "unclear" if len(shared - {"not"}) >= 2 else "unrelated"
+    if swap is not None:
+        return _swapped(swap, a, b, cosine)
+    if set(ua) == set(ub) and _negations(ua):
+        return "unclear"  # the same words around a "not" in another order: which one is "not"?
+    return _same_or_not(ua, ub, a, b, cosine)
+
+
+def _swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """The one short span ``a`` has where ``b`` has another, the rest equal (else ``None``)."""
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    left, right = list(ua[i1:i2]), list(ub[j1:j2])
+    if len(ua) - len(left) < 1 or set(left) & set(right):
+        return None
+    cjk = all(re.match(rf"[{_CJK}]", u) for u in (*left, *right))
+    limit = 3 if cjk else 2
+    if len(left) > limit or len(right) > limit:
+        return None
+    return left, right
+
+
+def _swapped(swap: tuple[list[str], list[str]], a: str, b: str, cosine: float | None) -> Relation:
+    left, right = swap
+    if any(frozenset((x, y)) in ANTONYMS for x in left for y in right):
         return "replace"
-    if shared >= 1 and len(only_a) <= 3 and len(only_b) <= 3:
-        return "unclear"
+    named = any(_anchor(u, a) for u in left) or any(_anchor(u, b) for u in right)
+    counted = all(_CJK_NUMERAL.match(u) for u in (*left, *right))  # 周二 ↔ 周五
+    one_word = len(left) == len(right) == 1 and not re.search(rf"[{_CJK}]", a + b)
+    if named or counted or one_word or _changed_marker(b):
+        return "replace"  # a value swapped in an otherwise equal statement
+    if cosine is not None and cosine >= SAME_COSINE:
+        return "duplicate"  # one common word for another, and the meaning stays: a synonym
+    return "unclear"
+
+
+def _same_or_not(
+    ua: Sequence[str], ub: Sequence[str], a: str, b: str, cosine: float | None
+) -> Relation:
+    ua = [u for u in ua if u not in _NEGATING]
+    ub = [u for u in ub if u not in _NEGATING]
+    sa, sb = set(ua), set(ub)
+    shared = sa & sb
+    if not shared:
+        return "unrelated"
+    names_a = {u for u in sa if _anchor(u, a)}
+    names_b = {u for u in sb if _anchor(u, b)}
+    if names_a - sb and names_b - sa:
+        return "unrelated"  # each names something the other does not: two facts
+    close = cosine is not None and cosine >= SAME_COSINE
+    if (names_a - sb or names_b - sa) and sa - sb and sb - sa and not close:
+        return "unrelated"  # a name on one side only, other words on both: another fact
+    if any(frozenset((x, y)) in ANTONYMS for x in sa - sb for y in sb - sa):
+        return "unrelated" if len(shared) < 2 else "unclear"
+    if sa <= sb or sb <= sa:
+        return "duplicate"
+    cover = len(shared) / min(len(sa), len(sb))
+    if _spans(ua, ub) >= 2 and (cosine is None or cosine < SAME_COSINE):
+        return "unrelated"  # another subject and another value: two facts
+    if cosine is not None and (cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and cover >= 0.5)):
+        return "duplicate"
+    if cosine is None and cover >= 0.75 and len(shared) >= 2:
+        return "duplicate"
     return "unrelated"
+
+
+def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
+    """How many spans of ``a`` stand where ``b`` has other words (a reordering is not one)."""
+    ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+    return sum(1 for op in ops if op[0] == "replace" and not set(ua[op[1] : op[2]]) & set(ub))
+
+
+SAME_COSINE = 0.8  # relate-v3: a cosine this close with no evidence against is the same fact
+NEAR_COSINE = 0.6  # … or this close with half the content shared
 
 
 def candidate_pairs(
@@ -119,3 +336,51 @@ def candidate_pairs(
             for b in members[i + 1 :]:
                 out.setdefault((a, b), 1.0)
     return [(a, b, cos) for (a, b), cos in out.items()]
+
+
+NEIGHBOURS = 6  # memories recalled for each memory: its candidates for "the same fact"
+FLOOR = 0.25  # a vector neighbour below this cosine is noise whatever the embedder
+
+
+def neighbour_pairs(
+    names: Sequence[str],
+    matrix: np.ndarray[Any, Any],
+    keyword: Mapping[str, Iterable[str]],
+    k: int = NEIGHBOURS,
+) -> list[tuple[str, str, float | None]]:
+    """Candidate pairs from recall over each memory (issue 22): its ``k`` nearest vectors and
+    the keyword matches in ``keyword[name]``, as ``(a, b, cosine)`` with ``a < b`` by position
+    in ``names`` (a name without a vector row sorts last; its cosine is ``None``)."""
+    out: dict[tuple[str, str], float | None] = {}
+    rows = {name: i for i, name in enumerate(names)}
+    n = len(names)
+    for start in range(0, n, BLOCK):
+        block = matrix[start : start + BLOCK] @ matrix.T
+        for r in range(block.shape[0]):
+            row = block[r]
+            top = np.argpartition(-row, min(k, n - 1))[: k + 1] if n > k + 1 else range(n)
+            for col in (int(c) for c in top):
+                if col != start + r and row[col] >= FLOOR:
+                    out[_ordered(names, start + r, col)] = float(row[col])
+    for name, hits in keyword.items():
+        for other in hits:
+            x, y = rows.get(name), rows.get(other)
+            if other == name:
+                continue
+            if x is None or y is None:
+                first, second = sorted((name, other))
+                out.setdefault((first, second), None)
+                continue
+            out.setdefault(_ordered(names, x, y), float(matrix[x] @ matrix[y]))
+    return [(a, b, cos) for (a, b), cos in out.items()]
+
+
+def _ordered(names: Sequence[str], i: int, j: int) -> tuple[str, str]:
+    return (names[i], names[j]) if i < j else (names[j], names[i])
+
+
+def calibrated(cosine: float | None, threshold: float) -> float | None:
+    """A cosine on the scale ``relate`` reads (the multilingual USE's, where paraphrases start
+    near 0.6): each embedder spreads cosines differently, and the policy's per-model
+    ``duplicates.similarity`` says where its paraphrases start."""
+    return None if cosine is None else cosine - threshold + 0.6

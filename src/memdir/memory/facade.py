@@ -22,6 +22,8 @@ from ..records import (
     MemoryRecord,
 )
 from ..sessions import (
+    Distill,
+    PruneReport,
     Session,
 )
 
@@ -33,6 +35,10 @@ if TYPE_CHECKING:
 from .conversation import ConversationMemory
 
 __all__ = ["Memory"]
+
+
+def _names(value: object) -> builtins.list[str]:
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 class Memory(ConversationMemory):
@@ -121,15 +127,7 @@ class Memory(ConversationMemory):
         """C6: each session past retention goes through extraction, then to the archive (or
         away, if the policy says delete). A session whose extraction failed stays put."""
 
-        def distill(session: Session) -> None:
-            done = self.extract_session(session.path.stem, offline=offline)
-            if done.failures:
-                raise ExtractionError(
-                    f"extraction of session {session.path.stem} failed "
-                    f"({done.failures[0].error}); it stays until `memdir extract` succeeds"
-                )
-
-        pruned = self.prune_sessions(dry_run=dry_run, distill=distill, now=now)
+        pruned = self.prune_sessions(dry_run=dry_run, now=now, offline=offline)
         if dry_run:
             return [
                 f"session {a.session.id}: {a.reason} — would be distilled, then {a.action}d"
@@ -140,6 +138,42 @@ class Memory(ConversationMemory):
         return notes
 
     consolidate = sleep  # the alias SPEC H7 names
+
+    def prune_sessions(
+        self,
+        older_than: timedelta | None = None,
+        *,
+        dry_run: bool = False,
+        distill: Distill | None = None,
+        now: datetime | None = None,
+        offline: bool = False,
+    ) -> PruneReport:
+        """C6 retention that never loses what was asked for (issue 22): each expiring session is
+        extracted first (``distill``, by default extraction of its turns not yet done — rules
+        offline, the LLM where one is configured), then archived or deleted; a session whose
+        extraction failed stays where it is."""
+
+        def extract(session: Session) -> None:
+            from ..extract.turns import finished_turns
+
+            turns = finished_turns(session.messages)
+            said = [i for i, m in enumerate(session.messages) if m.get("role") == "user"]
+            if said and (not turns or said[-1] >= turns[-1].end):
+                raise ExtractionError(
+                    f"session {session.path.stem} ends on a message that was never answered, so "
+                    "it was never extracted; it stays: answer it (`memdir sessions resume`) or "
+                    "delete it yourself (`rm`) once nothing in it is needed"
+                )
+            done = self.extract_session(session.path.stem, offline=offline)
+            if done.failures:
+                raise ExtractionError(
+                    f"extraction of session {session.path.stem} failed "
+                    f"({done.failures[0].error}); it stays until `memdir extract` succeeds"
+                )
+
+        return super().prune_sessions(
+            older_than, dry_run=dry_run, distill=distill or extract, now=now
+        )
 
     def undo_run(self, run: str) -> builtins.list[Change]:
         """Revert every change of one run (``sleep-…``, ``confirm-…``, ``undo-…``) in every
@@ -244,6 +278,78 @@ class Memory(ConversationMemory):
         )
         return hits if explain else [Hit(h.record, h.score) for h in hits]
 
+    def forget(self, name: str, *, scope: Scope | None = None, reason: str | None = None) -> Change:
+        """Delete a memory (undoable) — and flag for review every memory sleep merged or
+        distilled from it (issue 22): nothing the person deleted lives on unseen in a summary.
+        Each is marked ``tentative`` with a ``review`` note; ``memdir confirm NAME`` keeps it."""
+        change = super().forget(name, scope=scope, reason=reason)
+        self._review_built_from(name)
+        return change
+
+    def _review_built_from(self, name: str) -> None:
+        for rec in self.list():
+            if name not in _names(rec.extra.get("merged_from")) or rec.confidence == "tentative":
+                continue
+            self.update(
+                rec.name,
+                scope=rec.scope,
+                reason=f"built in part from {name!r}, which was forgotten",
+                confidence="tentative",
+                review=f"built in part from {name}, which was forgotten: check it keeps nothing "
+                "you wanted gone, then `memdir confirm` it (or edit it)",
+            )
+
+    def recall_as_of(
+        self, query: str, when: str, *, top_k: int = 5, scopes: Iterable[Scope] | None = None
+    ) -> builtins.list[Hit]:
+        """What held at ``when`` (``recall --as-of``, issue 22): memories created by then and
+        not yet valid only later, plus archived ones superseded after ``when``."""
+        stamp = parse_time(when)
+        if stamp is None:
+            raise ValidationError(f"--as-of needs a date such as 2026-03-01 (got {when!r})")
+
+        def held(rec: MemoryRecord, archived: bool) -> bool:
+            since, until = rec.extra.get("valid_from"), rec.extra.get("valid_to")
+            if isinstance(since, str) and since > stamp:
+                return False
+            if archived:  # only a superseded memory held before it was archived
+                return isinstance(until, str) and until > stamp
+            return not (isinstance(until, str) and until <= stamp)
+
+        wide = max(top_k * 4, 20)
+        hits = [
+            h
+            for h in self.recall(query, top_k=wide, scopes=scopes, until=stamp, track=False)
+            if held(h.record, False)
+        ]
+        hits += [
+            h
+            for h in self.recall_archived(query, top_k=wide, scopes=scopes, until=stamp)
+            if held(h.record, True)
+        ]
+        return sorted(hits, key=lambda h: -h.score)[:top_k]
+
+    def supersession(self, name: str) -> builtins.list[MemoryRecord]:
+        """The chain a memory belongs to, oldest first: what it superseded and what superseded
+        it (``memdir history NAME``); just the memory when it has none."""
+        every = {r.name: r for r in (*self.archived(), *self.list())}
+        if name not in every:
+            return []
+        first = every[name]
+        seen = {first.name}
+        while True:  # walk back to the oldest
+            older = [n for n in _names(first.extra.get("supersedes")) if n in every]
+            if not older or older[0] in seen:
+                break
+            first = every[older[0]]
+            seen.add(first.name)
+        chain = [first]
+        while isinstance(nxt := chain[-1].extra.get("superseded_by"), str) and nxt in every:
+            if nxt in {r.name for r in chain}:
+                break
+            chain.append(every[nxt])
+        return chain
+
     def restore(self, name: str, *, scope: Scope | None = None) -> Change:
         """Bring an archived memory back among the others (undoable) — or, when none is
         archived under ``name``, put back the version memdir last wrote of a memory changed or
@@ -267,7 +373,9 @@ class Memory(ConversationMemory):
         (sleep never deletes them). Undoable like every change."""
         for s in self._sleep_scopes(scope):
             if self.store(s).archived().exists(name):
-                return self.store(s).delete_archived(
+                change = self.store(s).delete_archived(
                     name, actor=self.actor, reason=reason or "forgotten by request"
                 )
+                self._review_built_from(name)  # issue 22: no summary keeps it unseen
+                return change
         raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
