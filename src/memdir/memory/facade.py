@@ -255,3 +255,35 @@ class Memory(ConversationMemory):
                     name, actor=self.actor, reason=reason or "forgotten by request"
                 )
         raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
+
+    # -- the web page (issue 23) --
+    def version(self, digest: str | None, *, scope: Scope) -> bytes | None:
+        """The bytes a memory file had under content hash ``digest`` (a change's ``before`` or
+        ``after``), from the scope's object store; ``None`` when there is none (a create's
+        before, a delete's after)."""
+        log = self.store(scope).log
+        return log.load(digest) if digest and log.has(digest) else None
+
+    def apply_sleep_steps(
+        self, steps: Iterable[int], *, scope: Scope | None = None, now: datetime | None = None
+    ) -> SleepReport:
+        """Apply only the chosen steps (by position) of the plan an offline sleep makes now:
+        what a person accepted item by item. One run, undone with ``undo_run``."""
+        import dataclasses
+
+        from ..lifecycle import SleepReport, apply_plan, new_run_id
+
+        now = now or datetime.now(UTC)
+        plan = self.sleep(dry_run=True, now=now, scope=scope, offline=True, sessions=False).plan
+        chosen = set(steps)
+        if plan is None or not chosen <= set(range(len(plan.steps))):
+            raise ValidationError("no such step in the plan sleep makes now: review it again")
+        subset = dataclasses.replace(
+            plan, steps=tuple(s for i, s in enumerate(plan.steps) if i in chosen)
+        )
+        report = SleepReport(subset)
+        if subset.ops:
+            report.run = new_run_id(now)
+            stores = {s: self.store(s) for s in self._sleep_scopes(scope)}
+            report.changes = apply_plan(subset, stores, run=report.run)
+        return report

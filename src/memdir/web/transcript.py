@@ -1,0 +1,63 @@
+"""A session as the page shows it: each record's text with every secret the guard knows
+replaced by ``[REDACTED:<kind>]`` (a transcript holds what the person typed, keys included;
+the page never shows one in clear), the lines that could not be read (repairs), what the model
+would be sent next (the context, redacted the same way), and the memories written from it,
+placed at the turn whose text holds their quote."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..guard import redact
+from ..http.models import MemoryOut, info_out, memory_out
+from ..memory import Memory
+
+__all__ = ["session_view", "text_of"]
+
+
+def text_of(content: Any) -> str:
+    """The readable text of a record's content (a provider message or memdir's own note)."""
+    if isinstance(content, dict):
+        body = content.get("content", content.get("text"))
+        if isinstance(body, str):
+            return body
+        if isinstance(body, list):
+            parts = [b.get("text") if isinstance(b, dict) else None for b in body]
+            if all(isinstance(p, str) for p in parts) and parts:
+                return "\n".join(p for p in parts if isinstance(p, str))
+    return json.dumps(content, ensure_ascii=False, indent=1, default=str)
+
+
+def _clean(text: str) -> str:
+    return redact(text)[0]
+
+
+def session_view(m: Memory, session_id: str) -> dict[str, Any]:
+    session = m.read_session(session_id)
+    turns: list[dict[str, Any]] = [
+        {
+            "line": r.line,
+            "type": r.type,
+            "ts": r.ts,
+            "text": _clean(text_of(r.content)),
+            "memories": [],
+        }
+        for r in session.records
+    ]
+    unplaced: list[MemoryOut] = []
+    raw = [text_of(r.content) for r in session.records]  # quotes were taken before redaction
+    for record in m.list():
+        if record.session != session.id:
+            continue
+        quote = (record.quote or "").strip()
+        at = next((i for i, t in enumerate(raw) if quote and quote in t), None)
+        (turns[at]["memories"] if at is not None else unplaced).append(memory_out(record))
+    context = m.context(session, "text")
+    return {
+        "info": info_out(session.info()),
+        "turns": turns,
+        "problems": [p.reason for p in session.problems],
+        "unplaced": unplaced,
+        "context": _clean(context if isinstance(context, str) else json.dumps(context)),
+    }
