@@ -112,7 +112,7 @@ ALLOWED["providers"] |= {"derived"}
 ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
 # Issue 23: the web page, an adapter on the facade beside REST: it renders with REST's serializers
 # (http.models), logs in with its keys, masks secrets in transcripts with the guard's patterns.
-ALLOWED["web"] = _SERVED | {"guard", "http", "keys", "paths"}
+ALLOWED["web"] = _SERVED | {"guard", "http", "keys", "lifecycle", "paths"}
 ALLOWED["cli"] |= {"web"}  # `memdir ui` and `memdir serve --http` mount it
 
 

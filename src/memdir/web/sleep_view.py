@@ -16,13 +16,21 @@ from typing import Any
 
 from ..errors import ConflictError, ValidationError
 from ..history import Change
+from ..lifecycle import Plan
 from ..memory import Memory
 
 __all__ = ["apply_reviewed", "plan_view"]
 
 
-def _digest(steps: list[dict[str, Any]]) -> str:
-    return hashlib.sha256(json.dumps(steps, sort_keys=True, default=str).encode()).hexdigest()
+def _digest(plan: Plan | None) -> str:
+    """What identifies a plan across the review and the apply: each step's decision and, for
+    each op, the file it touches and that file's content hash when planned — not the
+    timestamps and strengths that the planning clock moves from one second to the next."""
+    steps = [
+        [s.action, s.scope, list(s.names), [[o.kind, o.scope, o.name, o.expect] for o in s.ops]]
+        for s in (plan.steps if plan else ())
+    ]
+    return hashlib.sha256(json.dumps(steps).encode()).hexdigest()
 
 
 def plan_view(m: Memory) -> dict[str, Any]:
@@ -31,9 +39,8 @@ def plan_view(m: Memory) -> dict[str, Any]:
     texts = {(r.scope, r.name): r.statement for r in m.list() + m.archived()}
     for step in steps:
         step["before"] = [(n, texts.get((step["scope"], n))) for n in step["names"]]
-    bare = [{k: v for k, v in s.items() if k != "before"} for s in steps]
     counts = report.plan.counts() if report.plan else {}
-    return {"steps": steps, "digest": _digest(bare), "counts": counts}
+    return {"steps": steps, "digest": _digest(report.plan), "counts": counts}
 
 
 def apply_reviewed(m: Memory, digest: str, chosen: list[int] | None) -> tuple[str | None, int]:
