@@ -302,3 +302,21 @@ def test_memdir_ui_bad_port_says_what_to_do(port: str) -> None:
         check=False,
     )
     assert done.returncode == 2 and "--port" in done.stderr
+
+
+def test_team_sessions_hide_secrets_and_server_paths(tmp_path: Path) -> None:
+    secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB"
+    with team_page(tmp_path / "server") as team:
+        alice = {"Authorization": f"Bearer {team.keys['alice']}"}
+        said = {"messages": [{"role": "user", "content": f"deploy with token {secret}"}]}
+        made = httpx.post(f"{team.base}/v1/sessions", headers=alice, json=said, timeout=120)
+        assert made.status_code == 201
+        session = made.json()["id"]
+        with _team_login(team.base, team.keys["alice"]) as as_alice:
+            assert session in as_alice.get("/ui/sessions").text
+            page = as_alice.get(f"/ui/sessions/{session}")
+            assert page.status_code == 200 and "[REDACTED:github-token]" in page.text
+            assert secret not in page.text and str(team.data) not in page.text
+        with _team_login(team.base, team.keys["bob"]) as as_bob:
+            assert as_bob.get(f"/ui/sessions/{session}").status_code == 404
+            assert session not in as_bob.get("/ui/sessions").text

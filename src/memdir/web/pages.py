@@ -253,7 +253,9 @@ async def sessions_page(request: Request) -> Response:
 @router.get("/sessions/{session_id}")
 async def session_page(request: Request, session_id: str) -> Response:
     async def build(who: Viewer) -> Response:
-        found = await run(request, who, lambda m: session_view(m, session_id))
+        users = getattr(request.app.state, "users", None)  # the team server's, else none
+        home = str(users.home(who.user)) if users is not None else None
+        found = await run(request, who, lambda m: session_view(m, session_id, home))
         return html(request, "session.html", who, record_out=record_out, **found)
 
     return await guarded(request, build)

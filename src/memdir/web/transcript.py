@@ -29,11 +29,13 @@ def text_of(content: Any) -> str:
     return json.dumps(content, ensure_ascii=False, indent=1, default=str)
 
 
-def _clean(text: str) -> str:
-    return redact(text)[0]
+def session_view(m: Memory, session_id: str, home: str | None = None) -> dict[str, Any]:
+    """``home``: the user's directory on a team server, shown as ``~`` (as REST shows it)."""
 
+    def _clean(text: str) -> str:
+        text = redact(text)[0]
+        return text.replace(home, "~") if home else text
 
-def session_view(m: Memory, session_id: str) -> dict[str, Any]:
     session = m.read_session(session_id)
     turns: list[dict[str, Any]] = [
         {
