@@ -152,6 +152,10 @@ def test_the_whole_loop_in_a_browser(mem: Memory, browser: Browser, shots: Path)
         expect(page.locator("ol.turns")).to_contain_text("[REDACTED:github-token]")
         assert SECRET not in page.content()
         page.screenshot(path=shots / "session.png", full_page=True)
+        page.get_by_role("link", name="What the model was sent for this reply").first.click()
+        expect(page.locator("main pre")).to_contain_text("Remember that staging is db-stage-2")
+        expect(page.locator("main pre")).not_to_contain_text("Noted: staging")  # the reply itself
+        assert SECRET not in page.content()
         page.get_by_role("link", name="Timeline").click()
         page.screenshot(path=shots / "timeline.png", full_page=True)
 

@@ -23,7 +23,7 @@ from .auth import Refused, Viewer
 from .render import diff_lines
 from .site import PREFIX, answer_error, html, run, viewer
 from .sleep_view import plan_view
-from .transcript import session_view
+from .transcript import context_before, session_view
 
 __all__ = ["guarded", "router"]
 
@@ -250,11 +250,30 @@ async def sessions_page(request: Request) -> Response:
     return await guarded(request, build)
 
 
+def _home(request: Request, who: Viewer) -> str | None:
+    """The viewer's directory on a team server (shown as ``~``); ``None`` for ``memdir ui``."""
+    users = getattr(request.app.state, "users", None)
+    return str(users.home(who.user)) if users is not None else None
+
+
+@router.get("/sessions/{session_id}/context")
+async def turn_context(request: Request, session_id: str) -> Response:
+    line = request.query_params.get("line", "")
+
+    async def build(who: Viewer) -> Response:
+        if not line.isdigit():
+            raise Refused(422, "line is the record's line number, such as ?line=3")
+        home = _home(request, who)
+        text = await run(request, who, lambda m: context_before(m, session_id, int(line), home))
+        return html(request, "context.html", who, session_id=session_id, line=line, text=text)
+
+    return await guarded(request, build)
+
+
 @router.get("/sessions/{session_id}")
 async def session_page(request: Request, session_id: str) -> Response:
     async def build(who: Viewer) -> Response:
-        users = getattr(request.app.state, "users", None)  # the team server's, else none
-        home = str(users.home(who.user)) if users is not None else None
+        home = _home(request, who)
         found = await run(request, who, lambda m: session_view(m, session_id, home))
         return html(request, "session.html", who, record_out=record_out, **found)
 

@@ -9,11 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from ..errors import NotFoundError
 from ..guard import redact
 from ..http.models import MemoryOut, info_out, memory_out
 from ..memory import Memory
 
-__all__ = ["session_view", "text_of"]
+__all__ = ["context_before", "session_view", "text_of"]
 
 
 def text_of(content: Any) -> str:
@@ -63,3 +64,15 @@ def session_view(m: Memory, session_id: str, home: str | None = None) -> dict[st
         "unplaced": unplaced,
         "context": _clean(context if isinstance(context, str) else json.dumps(context)),
     }
+
+
+def context_before(m: Memory, session_id: str, line: int, home: str | None = None) -> str:
+    """What the model was sent for the reply at ``line``: the context assembled from the
+    records before it (the session as it was then; a read-only copy, nothing is written)."""
+    session = m.read_session(session_id)
+    if not any(r.line == line for r in session.records):
+        raise NotFoundError(f"session {session_id} has no record at line {line}")
+    session.records = [r for r in session.records if r.line < line]
+    context = m.context(session, "text")
+    text = redact(context if isinstance(context, str) else json.dumps(context))[0]
+    return text.replace(home, "~") if home else text
