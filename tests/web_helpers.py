@@ -59,7 +59,9 @@ class LocalPage:
 
 @contextmanager
 def local_page(memory: Memory, token: str = "one-time-token") -> Iterator[LocalPage]:
-    app, backend = local_app(memory, token)
+    # the page's own Memory (as `memdir ui` has): its SQLite connections live on the page's
+    # thread, while the test reads and writes through the one it was given
+    app, backend = local_app(memory.as_actor("user"), token)
     # bind first so the Host check knows the port (as `memdir ui` does)
     with serving(app) as (base, port):
         backend.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}

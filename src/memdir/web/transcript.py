@@ -13,6 +13,7 @@ from ..errors import NotFoundError
 from ..guard import redact
 from ..http.models import MemoryOut, info_out, memory_out
 from ..memory import Memory
+from ..records import MemoryRecord
 
 __all__ = ["context_before", "session_view", "text_of"]
 
@@ -28,6 +29,20 @@ def text_of(content: Any) -> str:
             if all(isinstance(p, str) for p in parts) and parts:
                 return "\n".join(p for p in parts if isinstance(p, str))
     return json.dumps(content, ensure_ascii=False, indent=1, default=str)
+
+
+def _written_from(m: Memory, session_id: str) -> list[MemoryRecord]:
+    """The memories whose ``session`` is ``session_id``, found in the index's metadata (no
+    file opened but theirs)."""
+    found = []
+    for scope in m.scopes():
+        if not m.store(scope).dirs.memory.is_dir():
+            continue
+        index = m.index(scope)
+        index.sync()
+        names = [d.name for d in index.docs().values() if d.session == session_id]
+        found += [m.get(name, scope=scope) for name in names]
+    return found
 
 
 def session_view(m: Memory, session_id: str, home: str | None = None) -> dict[str, Any]:
@@ -50,9 +65,7 @@ def session_view(m: Memory, session_id: str, home: str | None = None) -> dict[st
     ]
     unplaced: list[MemoryOut] = []
     raw = [text_of(r.content) for r in session.records]  # quotes were taken before redaction
-    for record in m.list():
-        if record.session != session.id:
-            continue
+    for record in _written_from(m, session.id):
         quote = (record.quote or "").strip()
         at = next((i for i, t in enumerate(raw) if quote and quote in t), None)
         (turns[at]["memories"] if at is not None else unplaced).append(memory_out(record))
