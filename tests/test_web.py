@@ -320,3 +320,17 @@ def test_team_sessions_hide_secrets_and_server_paths(tmp_path: Path) -> None:
         with _team_login(team.base, team.keys["bob"]) as as_bob:
             assert as_bob.get(f"/ui/sessions/{session}").status_code == 404
             assert session not in as_bob.get("/ui/sessions").text
+
+
+def test_history_of_one_memory_is_history_filtered(mem: Memory) -> None:
+    """The memory page's fast history (only the lines naming it are decoded) is exactly
+    ``history(name)``: edits, a rename, a forget and its undo, and a neighbour whose name
+    contains this one's."""
+    mem.remember("Use pnpm, not npm", type="feedback", name="pnpm")
+    mem.remember("Use pnpm workspaces", type="feedback", name="pnpm-workspaces")
+    mem.update("pnpm", importance=3)
+    mem.rename("pnpm", "use-pnpm")
+    mem.undo(mem.forget("use-pnpm").id)
+    for name in ("pnpm", "use-pnpm", "pnpm-workspaces", "nothing-here"):
+        assert mem.history_of(name, scope="user") == mem.history(name, scope="user"), name
+    assert [c.op for c in mem.history_of("pnpm", scope="user")][:2] == ["create", "update"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -263,6 +265,26 @@ class Memory(ConversationMemory):
         before, a delete's after)."""
         log = self.store(scope).log
         return log.load(digest) if digest and log.has(digest) else None
+
+    def history_of(self, name: str, *, scope: Scope) -> builtins.list[Change]:
+        """``history(name, scope=scope)``, decoding only the log lines that hold the name (the
+        log is written with ``ensure_ascii=False``): one memory's page on a store with 10k
+        changes parsed them all (bench/results/web.md)."""
+        needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
+        path = self.store(scope).dirs.changes
+        try:
+            with path.open("rb") as handle:
+                lines = [raw for raw in handle if needle in raw and raw.endswith(b"\n")]
+        except FileNotFoundError:
+            return []
+        found = []
+        for raw in lines:
+            with contextlib.suppress(ValueError):  # a torn line: skipped, as entries() does
+                data = json.loads(raw)
+                change = Change.from_dict(data) if isinstance(data, dict) else None
+                if change is not None and change.name == name:
+                    found.append(change)
+        return sorted(found, key=lambda c: c.time)
 
     def apply_sleep_steps(
         self, steps: Iterable[int], *, scope: Scope | None = None, now: datetime | None = None

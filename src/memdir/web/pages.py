@@ -204,7 +204,7 @@ async def search(request: Request) -> Response:
 def _memory_page(m: Memory, scope: Any, name: str) -> dict[str, Any]:
     record = m.get(name, scope=scope)
     doc = m.index(record.scope).docs().get(name)
-    changes = m.history(name, scope=record.scope)
+    changes = m.history_of(name, scope=record.scope)
     history = [
         (
             change_out(c),
