@@ -150,6 +150,16 @@ def write(rows: list[tuple[str, float, float, float]], n: int, embedder: str) ->
             "",
             *table,
             "",
+            *(
+                [
+                    f"The load average ({load:.0f}) was far over the {os.cpu_count()} cores: "
+                    "every request here waited its turn for a core, so these times are not "
+                    "the page's cost on a quiet machine. Run it again there to check the target.",
+                    "",
+                ]
+                if load > (os.cpu_count() or 1)
+                else []
+            ),
         ]
     )
     RESULTS.write_text(text, encoding="utf-8")
