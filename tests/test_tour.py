@@ -49,6 +49,7 @@ def test_tour_runs(tmp_path: Path) -> None:
     assert "from this turn: the-staging-database-is-db-stage-2 (project, source user" in out
     assert "not stored: grants a permission" in result.stderr
     assert "refuse" in out.split("memdir history | tail -n 2", 1)[1]
+    assert "the page answered 200: Memories" in out  # step 10: memdir ui --check
     [demo] = tmp_path.glob("memdir-tour.*")
     assert (demo / "home" / "memory" / "backend-engineer.md").is_file()  # undo restored it
     assert not (Path.home() / ".agent" / "memory" / "backend-engineer.md").exists()

@@ -23,6 +23,7 @@ from . import (  # noqa: F401  (registers the commands)
     serve,
     sessions,
     sleep,
+    ui,
 )
 from .app import cli
 

@@ -131,6 +131,9 @@ def serve(
     from ..keys import default_data_dir
 
     app = create_app(data_dir or default_data_dir(), max_body=max_body)
+    from ..web import mount_keys
+
+    mount_keys(app)  # the web page at /ui behind the same keys, and /docs served offline
     uvicorn.run(app, host=host, port=port, log_level="info")
 
 

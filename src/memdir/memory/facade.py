@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import builtins
+import contextlib
+import json
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -379,3 +381,55 @@ class Memory(ConversationMemory):
                 self._review_built_from(name)  # issue 22: no summary keeps it unseen
                 return change
         raise NotFoundError(f"no archived memory named {name!r}: see `memdir list --archived`")
+
+    # -- the web page (issue 23) --
+    def version(self, digest: str | None, *, scope: Scope) -> bytes | None:
+        """The bytes a memory file had under content hash ``digest`` (a change's ``before`` or
+        ``after``), from the scope's object store; ``None`` when there is none (a create's
+        before, a delete's after)."""
+        log = self.store(scope).log
+        return log.load(digest) if digest and log.has(digest) else None
+
+    def history_of(self, name: str, *, scope: Scope) -> builtins.list[Change]:
+        """``history(name, scope=scope)``, decoding only the log lines that hold the name (the
+        log is written with ``ensure_ascii=False``): one memory's page on a store with 10k
+        changes parsed them all (bench/results/web.md)."""
+        needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
+        path = self.store(scope).dirs.changes
+        try:
+            with path.open("rb") as handle:
+                lines = [raw for raw in handle if needle in raw and raw.endswith(b"\n")]
+        except FileNotFoundError:
+            return []
+        found = []
+        for raw in lines:
+            with contextlib.suppress(ValueError):  # a torn line: skipped, as entries() does
+                data = json.loads(raw)
+                change = Change.from_dict(data) if isinstance(data, dict) else None
+                if change is not None and change.name == name:
+                    found.append(change)
+        return sorted(found, key=lambda c: c.time)
+
+    def apply_sleep_steps(
+        self, steps: Iterable[int], *, scope: Scope | None = None, now: datetime | None = None
+    ) -> SleepReport:
+        """Apply only the chosen steps (by position) of the plan an offline sleep makes now:
+        what a person accepted item by item. One run, undone with ``undo_run``."""
+        import dataclasses
+
+        from ..lifecycle import SleepReport, apply_plan, new_run_id
+
+        now = now or datetime.now(UTC)
+        plan = self.sleep(dry_run=True, now=now, scope=scope, offline=True, sessions=False).plan
+        chosen = set(steps)
+        if plan is None or not chosen <= set(range(len(plan.steps))):
+            raise ValidationError("no such step in the plan sleep makes now: review it again")
+        subset = dataclasses.replace(
+            plan, steps=tuple(s for i, s in enumerate(plan.steps) if i in chosen)
+        )
+        report = SleepReport(subset)
+        if subset.ops:
+            report.run = new_run_id(now)
+            stores = {s: self.store(s) for s in self._sleep_scopes(scope)}
+            report.changes = apply_plan(subset, stores, run=report.run)
+        return report

@@ -1,0 +1,121 @@
+"""Real servers for the web page's tests: uvicorn on a free loopback port, in a thread of the
+test process (the page's own threads, sockets and SQLite files are all real). ``started`` is
+an event set by the server itself once it listens, so no test waits on a clock."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import uvicorn
+from fastapi import FastAPI
+
+from memdir import Memory
+from memdir.http import create_app
+from memdir.keys import KeyRing
+from memdir.web import LocalBackend, local_app, mount_keys
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, app: FastAPI) -> None:
+        super().__init__(uvicorn.Config(app, log_level="warning", lifespan="off"))
+        self.listening = threading.Event()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.listening.set()
+
+
+@contextmanager
+def serving(app: FastAPI) -> Iterator[tuple[str, int]]:
+    """``app`` served on 127.0.0.1:<free port> until the block ends: (base URL, port)."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = _Server(app)
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    assert server.listening.wait(60), "the server did not start"
+    try:
+        yield f"http://127.0.0.1:{port}", port
+    finally:
+        server.should_exit = True
+        thread.join(60)
+
+
+@dataclass
+class LocalPage:
+    base: str
+    login_url: str  # the one-time URL `memdir ui` prints
+    memory: Memory
+    backend: LocalBackend
+
+
+@contextmanager
+def local_page(memory: Memory, token: str = "one-time-token") -> Iterator[LocalPage]:
+    # the page's own Memory (as `memdir ui` has): its SQLite connections live on the page's
+    # thread, while the test reads and writes through the one it was given
+    app, backend = local_app(memory.as_actor("user"), token)
+    # bind first so the Host check knows the port (as `memdir ui` does)
+    with serving(app) as (base, port):
+        backend.hosts = {f"127.0.0.1:{port}", f"localhost:{port}"}
+        yield LocalPage(base, f"{base}/ui/login?token={token}", memory, backend)
+    backend.close()
+
+
+@dataclass
+class TeamPage:
+    base: str
+    data: Path
+    keys: dict[str, str]  # user → API key
+
+
+@contextmanager
+def team_page(data: Path, users: tuple[str, ...] = ("alice", "bob")) -> Iterator[TeamPage]:
+    ring = KeyRing(data)
+    keys = {u: ring.create(u)[1] for u in users}
+    app = create_app(data, embedder=None)
+    mount_keys(app)
+    with serving(app) as (base, _):
+        yield TeamPage(base, data, keys)
+    app.state.users.close()
+
+
+class Markup(HTMLParser):
+    """Every element and attribute of a page, to check that nothing a memory holds became
+    markup: no script element, no ``on*`` handler, no ``javascript:`` (or other script) URL."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+
+    def live(self) -> list[Any]:
+        """What would run in a browser: script/iframe/object elements, handlers, script URLs."""
+        found: list[Any] = []
+        for tag, attrs in self.tags:
+            refresh = tag == "meta" and any(k == "http-equiv" for k, _ in attrs)
+            if refresh or tag in ("script", "iframe", "object", "embed", "svg", "math", "base"):
+                found.append(tag)
+            for key, value in attrs:
+                url = "".join((value or "").split()).lower()
+                if key.startswith("on") or (
+                    key in ("href", "src", "action", "formaction", "srcdoc", "style")
+                    and url.startswith(("javascript:", "vbscript:", "data:text", "expression"))
+                ):
+                    found.append((tag, key, value))
+        return found
+
+
+def live_markup(html: str) -> list[Any]:
+    parser = Markup()
+    parser.feed(html)
+    return parser.live()
