@@ -110,6 +110,21 @@ ALLOWED["derived"] = {"paths"}
 ALLOWED["index"] |= {"derived"}
 ALLOWED["providers"] |= {"derived"}
 ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
+# Issue 24: moving memory (export/import archives, chat importers, sync, the wiki view) sits on
+# the facade like the CLI; it reads and writes a scope's truth files under the scope's lock, and
+# reads chats with the offline rules and the guard.
+ALLOWED["portable"] = {
+    "errors",
+    "extract",
+    "files",
+    "guard",
+    "history",
+    "markdown",
+    "memory",
+    "paths",
+    "records",
+}
+ALLOWED["cli"] |= {"portable"}
 
 
 def _internal_imports(path: Path) -> set[str]:

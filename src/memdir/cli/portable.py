@@ -1,0 +1,126 @@
+"""Commands that move memory: export, import (archives and chat histories)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+
+if TYPE_CHECKING:
+    from ..portable.imports import ImportPlan
+
+
+@cli.command("export")
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@scope_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["archive", "card"]),
+    default="archive",
+    show_default=True,
+    help="archive: a lossless tar.gz for `memdir import`; card: plain text to paste elsewhere.",
+)
+@json_option
+@click.pass_context
+def export_command(
+    ctx: click.Context, file: Path, scope: str | None, fmt: str, as_json: bool
+) -> None:
+    """Write the memories to FILE: a lossless archive (Markdown files, change log with its
+    objects, policy and a manifest of hashes), or with --format card a plain-text memory
+    card (FILE '-' prints it)."""
+    from ..portable.archive import write_archive
+    from ..portable.export import collect, memory_card
+
+    m = memory(ctx)
+    scopes = [as_scope(scope)] if scope else None
+    if fmt == "card":
+        card = memory_card(m, scopes)  # type: ignore[arg-type]
+        if str(file) == "-":
+            click.echo(card, nl=False)
+            return
+        file.write_text(card, encoding="utf-8")
+        if as_json:
+            emit_json({"path": str(file), "format": "card", "chars": len(card)})
+        else:
+            click.echo(f"Wrote a memory card of {len(card)} characters to {file}.")
+        return
+    archive = collect(m, scopes)  # type: ignore[arg-type]
+    digest = write_archive(file, archive)
+    counts = _counts(archive.members)
+    if as_json:
+        emit_json({"path": str(file), "format": "archive", "sha256": digest, "counts": counts})
+        return
+    per_scope = ", ".join(f"{s}: {n}" for s, n in counts["memories"].items()) or "none"
+    click.echo(
+        f"Exported memories ({per_scope}), {counts['changes']} changes and "
+        f"{counts['objects']} stored versions to {file}\n{digest}"
+    )
+
+
+def _counts(members: dict[str, bytes]) -> dict[str, Any]:
+    memories: dict[str, int] = {}
+    for path in members:
+        parts = path.split("/")
+        if len(parts) == 3 and parts[1] == "memory":
+            memories[parts[0]] = memories.get(parts[0], 0) + 1
+    changes = sum(d.count(b"\n") for p, d in members.items() if p.endswith("changes.jsonl"))
+    objects = sum(1 for p in members if "/history/objects/" in p)
+    return {"memories": memories, "changes": changes, "objects": objects}
+
+
+IMPORT_FORMATS = ("auto", "archive")
+
+
+@cli.command("import")
+@click.argument("path", type=click.Path(path_type=Path))
+@scope_option
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(IMPORT_FORMATS),
+    default="auto",
+    show_default=True,
+    help="What PATH is (auto: found from its content).",
+)
+@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
+@json_option
+@click.pass_context
+def import_command(
+    ctx: click.Context, path: Path, scope: str | None, fmt: str, dry_run: bool, as_json: bool
+) -> None:
+    """Bring memories in from PATH: a memdir archive (from `memdir export`), checked whole
+    before anything is written; names that collide arrive renamed and are listed."""
+    from ..portable.archive import read_archive
+    from ..portable.imports import apply_import, plan_import
+
+    m = memory(ctx)
+    archive = read_archive(path)
+    plan = plan_import(m, archive, str(path), scopes=[as_scope(scope)] if scope else None)  # type: ignore[list-item]
+    if not dry_run:
+        apply_import(m, plan)
+    if as_json:
+        emit_json(plan.to_dict() | {"dry_run": dry_run})
+        return
+    _print_plan(plan, dry_run)
+
+
+def _print_plan(plan: ImportPlan, dry_run: bool) -> None:
+    counts = plan.counts()
+    verb = "Would import" if dry_run else "Imported"
+    new = counts.get("write", 0)
+    click.echo(
+        f"{verb} {plan.source}: {new} new files, {counts.get('same', 0)} already here, "
+        f"{counts.get('rename', 0)} renamed for a name collision, "
+        f"{counts.get('append', 0)} daily logs extended; "
+        + ", ".join(f"{s}: +{p.log_lines} history lines" for s, p in plan.scopes.items())
+    )
+    for step in plan.collisions():
+        click.echo(f"  {step.scope}: {step.member} → {step.target} ({step.reason})")
+    if dry_run:
+        click.echo("Dry run: nothing was written. Import with the same command without --dry-run.")
+    sys.stdout.flush()
