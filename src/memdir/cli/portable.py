@@ -8,9 +8,11 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from .app import as_scope, cli, emit_json, json_option, memory, scope_option
+from .app import ProgressBar, as_scope, cli, emit_json, json_option, memory, scope_option
 
 if TYPE_CHECKING:
+    from ..memory import Memory
+    from ..portable.chats import ChatReport
     from ..portable.imports import ImportPlan
 
 
@@ -73,7 +75,16 @@ def _counts(members: dict[str, bytes]) -> dict[str, Any]:
     return {"memories": memories, "changes": changes, "objects": objects}
 
 
-IMPORT_FORMATS = ("auto", "archive")
+IMPORT_FORMATS = (
+    "auto",
+    "archive",
+    "chatgpt",
+    "claude",
+    "claude-code",
+    "codex",
+    "markdown",
+    "jsonl",
+)
 
 
 @cli.command("import")
@@ -87,26 +98,98 @@ IMPORT_FORMATS = ("auto", "archive")
     show_default=True,
     help="What PATH is (auto: found from its content).",
 )
-@click.option("--dry-run", is_flag=True, help="Say what would be imported; write nothing.")
+@click.option(
+    "--dry-run", is_flag=True, help="Say what would be imported, with a sample; write nothing."
+)
 @json_option
 @click.pass_context
 def import_command(
     ctx: click.Context, path: Path, scope: str | None, fmt: str, dry_run: bool, as_json: bool
 ) -> None:
     """Bring memories in from PATH: a memdir archive (from `memdir export`), checked whole
-    before anything is written; names that collide arrive renamed and are listed."""
+    before anything is written, or a chat history (ChatGPT or Claude export, Claude Code or
+    Codex sessions, generic JSONL) or a folder of Markdown notes. Nothing is overwritten;
+    importing the same thing twice stores nothing new."""
+    from ..errors import ValidationError
+    from ..portable.importers import detect
+
+    if not path.exists():
+        raise ValidationError(f"{path} does not exist: give the export file or folder to import")
+    m = memory(ctx)
+    fmt = detect(path) if fmt == "auto" else fmt
+    if fmt == "archive":
+        _import_archive(m, path, scope, dry_run, as_json)
+        return
+    bar = ProgressBar(f"importing {fmt}", enabled=not as_json, minimum=5)
+    try:
+        if fmt == "markdown":
+            from ..portable.importers.markdown import import_notes
+
+            report = import_notes(m, path, scope=as_scope(scope), dry_run=dry_run, progress=bar)
+        else:
+            from ..portable.chats import import_conversations
+            from ..portable.importers import reader
+
+            report = import_conversations(
+                m,
+                reader(fmt)(path),
+                source=path,
+                fmt=fmt,
+                dry_run=dry_run,
+                scope=as_scope(scope),
+                progress=bar,
+            )
+    finally:
+        bar.close()
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    _print_report(report)
+
+
+def _import_archive(m: Memory, path: Path, scope: str | None, dry_run: bool, as_json: bool) -> None:
     from ..portable.archive import read_archive
     from ..portable.imports import apply_import, plan_import
 
-    m = memory(ctx)
     archive = read_archive(path)
-    plan = plan_import(m, archive, str(path), scopes=[as_scope(scope)] if scope else None)  # type: ignore[list-item]
+    scopes = [as_scope(scope)] if scope else None
+    plan = plan_import(m, archive, str(path), scopes=scopes)  # type: ignore[arg-type]
     if not dry_run:
         apply_import(m, plan)
     if as_json:
         emit_json(plan.to_dict() | {"dry_run": dry_run})
         return
     _print_plan(plan, dry_run)
+
+
+def _print_report(report: ChatReport) -> None:
+    click.echo(
+        f"Read {report.conversations} conversations ({report.messages} messages) from "
+        f"{report.source} [{report.format}]"
+        + (f", {report.resumed} already imported" if report.resumed else "")
+        + "."
+    )
+    if report.dry_run:
+        click.echo(f"Proposed {report.proposed} memories ({report.redacted} secrets to redact).")
+    else:
+        click.echo(
+            f"Proposed {report.proposed} memories: stored {report.stored}, merged with existing "
+            f"{report.merged}, refused by the guard {report.refused}; "
+            f"secrets redacted {report.redacted}."
+        )
+    for refusal in report.refusals[:10]:
+        click.echo(f"  refused: {refusal['text']!r} — {refusal['reason']}")
+    if report.skipped:
+        click.echo(f"Skipped {len(report.skipped)}:")
+        for skip in report.skipped[:20]:
+            click.echo(f"  {skip.where}: {skip.reason}")
+    if report.dry_run:
+        if report.sample:
+            click.echo("Sample of what would be stored:")
+        for item in report.sample:
+            what = item.get("text") or item.get("file") or item.get("name")
+            click.echo(f"  [{item.get('type')}, {item.get('scope') or '-'}] {what}")
+        click.echo("Dry run: nothing was written. Import with the same command without --dry-run.")
 
 
 def _print_plan(plan: ImportPlan, dry_run: bool) -> None:
