@@ -207,3 +207,58 @@ def _print_plan(plan: ImportPlan, dry_run: bool) -> None:
     if dry_run:
         click.echo("Dry run: nothing was written. Import with the same command without --dry-run.")
     sys.stdout.flush()
+
+
+@cli.command("sync")
+@click.argument("folder", required=False, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--git", "git_url", metavar="URL", help="Sync through this git remote instead.")
+@scope_option
+@click.option("--dry-run", is_flag=True, help="Say what would change here; write nothing.")
+@json_option
+@click.pass_context
+def sync_command(
+    ctx: click.Context,
+    folder: Path | None,
+    git_url: str | None,
+    scope: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> None:
+    """Exchange memory changes with your other devices through FOLDER (one that Syncthing, a
+    cloud drive or any tool keeps in step) or a git remote (--git URL). Changes made on one
+    side arrive on the other; when both changed the same memory, both versions are kept,
+    marked tentative, and listed."""
+    from ..errors import ValidationError
+    from ..portable.sync import sync_folder, sync_git
+
+    if (folder is None) == (git_url is None):
+        raise ValidationError(
+            "give a shared FOLDER or --git URL (one of them): memdir sync ~/Sync/memdir"
+        )
+    m = memory(ctx)
+    scopes = [as_scope(scope)] if scope else None
+    if git_url is not None:
+        report = sync_git(m, git_url, scopes=scopes, dry_run=dry_run)  # type: ignore[arg-type]
+    else:
+        assert folder is not None
+        report = sync_folder(m, folder, scopes=scopes, dry_run=dry_run)  # type: ignore[arg-type]
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    verb = "Would take" if dry_run else "Took"
+    peers = ", ".join(report.peers) or "none yet"
+    click.echo(f"Device {report.device} ⇄ {report.folder} (other devices: {peers}).")
+    if report.resumed:
+        click.echo("Finished the sync an earlier run left half done.")
+    click.echo(f"{verb} {len(report.taken)} changes from other devices.")
+    for c in report.conflicts:
+        copy = f" and {c['copy']}" if c["copy"] else ""
+        click.echo(
+            f"  conflict: {c['scope']}/{c['name']} changed here and on {c['with']} — kept "
+            f"{c['name']}{copy}, both tentative: keep one with `memdir confirm NAME`"
+        )
+    for w in report.waiting:
+        where = f"{w['scope']}/{w['name']} from {w['from']}"
+        click.echo(f"  waiting: {where} (its content has not arrived in the folder yet)")
+    if dry_run:
+        click.echo("Dry run: nothing was written.")
