@@ -262,3 +262,38 @@ def sync_command(
         click.echo(f"  waiting: {where} (its content has not arrived in the folder yet)")
     if dry_run:
         click.echo("Dry run: nothing was written.")
+
+
+@cli.command("wiki")
+@click.option("--force", is_flag=True, help="Regenerate even if the user's memory did not change.")
+@click.option("--check", is_flag=True, help="Only say whether the view is current (exit 1 if not).")
+@json_option
+@click.pass_context
+def wiki_command(ctx: click.Context, force: bool, check: bool, as_json: bool) -> None:
+    """Project the user's memory into the workspace as a read-only wiki under .memory/
+    (hot.md, index.md, log.md, wiki/{concepts,entities,references,synthesis,journal}/),
+    regenerated when the user's memory changed. Hand edits there are kept aside and reported."""
+    from ..portable.wiki import is_current, project, workspace
+
+    m = memory(ctx)
+    if check:
+        current = is_current(m)
+        if as_json:
+            emit_json({"root": str(workspace(m)), "current": current})
+        else:
+            state = "current" if current else "out of date: run `memdir wiki`"
+            click.echo(f"{workspace(m)} is {state}.")
+        ctx.exit(0 if current else 1)
+    report = project(m, force=force)
+    if as_json:
+        emit_json(report.to_dict())
+        return
+    for edit in report.hand_edits:
+        click.echo(
+            f"hand edit in {edit['file']} kept at {edit['kept_at']}: the wiki is generated — "
+            "change the memory itself (`memdir edit NAME`) to change what it shows"
+        )
+    if report.regenerated:
+        click.echo(f"Wrote {report.files} files under {report.root}.")
+    else:
+        click.echo(f"{report.root} is current ({report.files} files); nothing to do.")
