@@ -61,6 +61,7 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
     "the default embedder, see docs/recall.md; 0 returns every candidate).",
 )
 @click.option("--archived", is_flag=True, help="Search the archived memories instead (sleep).")
+@click.option("--kind", type=click.Choice(["memory", "knowledge"]), help="Only this kind.")
 @json_option
 @click.pass_context
 def recall(
@@ -76,6 +77,7 @@ def recall(
     min_score: float | None,
     archived: bool,
     as_json: bool,
+    kind: str | None = None,
 ) -> None:
     """Find the memories that best answer QUERY (keywords + meaning + entities)."""
     m = memory(ctx)
@@ -91,7 +93,7 @@ def recall(
     floor = {} if archived else {"min_score": min_score}
     found = search(
         query,
-        top_k=top_k,
+        top_k=top_k if not kind else 100,  # the kind is filtered below: look wider first
         scopes=scopes,
         types=types,
         tags=tags,
@@ -100,6 +102,11 @@ def recall(
         explain=True,
         **floor,
     )
+    if kind:
+        found = [h for h in found if h.record.kind == kind]
+        found = [h for h in found if not h.below_min_score][:top_k] + [
+            h for h in found if h.below_min_score
+        ]
     hits = [h for h in found if not h.below_min_score]
     cut = [h for h in found if h.below_min_score] if explain else []
     if as_json:

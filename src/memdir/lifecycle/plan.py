@@ -97,6 +97,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     # a symlinked memory, and the file it points to, are left where they are: moving either
     # would leave the other dangling
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
+    records = [r for r in records if r.kind != "knowledge"]  # issue 24: sleep leaves it alone
     return ScopeState(
         scope=store.dirs.scope,
         records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
