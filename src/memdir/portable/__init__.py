@@ -8,6 +8,8 @@
 ``chats``     the chat-history importers' common pipeline (conversations → offline rules →
               guarded ``remember_many``), with a checkpoint per conversation
 ``importers`` one module per export format (ChatGPT, Claude, Claude Code, Codex, Markdown, JSONL)
+``sync``      change exchange between devices through a shared folder or a git remote
+``wiki``      the read-only projection of user memory into the workspace (``.memory/``)
 
 Everything here sits above the ``Memory`` facade: memories are written through it (the guard,
 the change log), and the archive reads and writes each scope's files under its write lock.
