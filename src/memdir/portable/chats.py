@@ -37,7 +37,7 @@ from ..extract import rules
 from ..guard import redact
 from ..history import append_jsonl, crash_point
 from ..paths import Scope
-from ..records import default_scope
+from ..records import default_scope, shorten
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -171,6 +171,9 @@ def _items(conv: Conversation, scope: Scope | None) -> Iterator[dict[str, Any]]:
         for cand in rules.extract(text, previous_assistant=previous) if text else ():
             yield {
                 "text": cand.text,
+                # what remember() would derive after redacting, given up front: a refused
+                # secret's change-log line is then named without any of the secret in it
+                "description": shorten(redact(cand.text)[0], at_word=True),
                 "type": cand.type,
                 "source": "imported",
                 "confidence": cand.confidence,
