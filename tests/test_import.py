@@ -226,3 +226,24 @@ def test_cli_import_reports_and_never_tracebacks(sandbox: Path) -> None:
     assert forced.returncode == 0 and json.loads(forced.stdout)["skipped"]
     missing = _cli(sandbox, "import", str(sandbox / "nope.json"))
     assert missing.returncode == 1 and "does not exist" in missing.stderr
+
+
+def test_agent_memory_files_come_with_the_transcripts(sandbox: Path) -> None:
+    done = _cli(sandbox, "import", str(CASES["claude-code"]), "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["format"] == "claude-code" and report["memory_files"] == 2
+    home = Memory(home=sandbox / "home", cwd=sandbox / "project")
+    role = home.get("user_role")  # Claude Code's auto-memory file, as it was, provenance added
+    assert role.type == "user" and role.source == "imported"
+    assert (
+        home.get("feedback_testing").why == "a mocked test passed while the prod migration failed."
+    )
+    codex = _cli(sandbox, "import", str(FIXTURES / "codex"), "--json")
+    assert codex.returncode == 0, codex.stderr
+    assert json.loads(codex.stdout)["memory_files"] == 1
+    statements = {r.statement for r in home.list()}
+    assert {
+        "Prefer ripgrep over grep when searching code.",
+        "Never commit directly to main.",
+    } <= statements

@@ -139,6 +139,14 @@ def import_command(
                 scope=as_scope(scope),
                 progress=bar,
             )
+            if fmt in ("claude-code", "codex"):  # the agent's own memory travels with it
+                from ..portable.importers.markdown import agent_memory_files, import_notes
+
+                files = agent_memory_files(path)
+                if files:
+                    report.add(
+                        import_notes(m, path, scope=as_scope(scope), dry_run=dry_run, files=files)
+                    )
     finally:
         bar.close()
     if as_json:
@@ -167,6 +175,7 @@ def _print_report(report: ChatReport) -> None:
         f"Read {report.conversations} conversations ({report.messages} messages) from "
         f"{report.source} [{report.format}]"
         + (f", {report.resumed} already imported" if report.resumed else "")
+        + (f", and {report.memory_files} of its memory files" if report.memory_files else "")
         + "."
     )
     if report.dry_run:

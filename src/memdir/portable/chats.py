@@ -103,6 +103,7 @@ class ChatReport:
     conversations: int = 0
     messages: int = 0
     resumed: int = 0  # conversations already done by an earlier run (checkpoint)
+    memory_files: int = 0  # the agent's own memory files read too (CLAUDE.md, memory/ …)
     proposed: int = 0
     stored: int = 0
     merged: int = 0
@@ -112,10 +113,20 @@ class ChatReport:
     skipped: builtins.list[Skipped] = field(default_factory=builtins.list)
     sample: builtins.list[dict[str, Any]] = field(default_factory=builtins.list)
 
+    def add(self, other: ChatReport) -> None:
+        """Count ``other`` (the agent's memory files read with its transcripts) in this one."""
+        for key in ("proposed", "stored", "merged", "refused", "redacted"):
+            setattr(self, key, getattr(self, key) + getattr(other, key))
+        self.memory_files += other.conversations
+        self.refusals += other.refusals
+        self.skipped += other.skipped
+        self.sample += other.sample[: max(0, SAMPLE - len(self.sample))]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "source": self.source,
             "format": self.format,
+            "memory_files": self.memory_files,
             "dry_run": self.dry_run,
             "conversations": self.conversations,
             "messages": self.messages,

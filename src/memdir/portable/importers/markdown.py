@@ -38,7 +38,7 @@ from ..chats import ChatReport, Skipped
 if TYPE_CHECKING:
     from ...memory import Memory
 
-__all__ = ["INSTRUCTION_FILES", "import_notes", "notes"]
+__all__ = ["INSTRUCTION_FILES", "agent_memory_files", "import_notes", "notes"]
 
 FORMAT = "markdown"
 INSTRUCTION_FILES = ("CLAUDE.md", "CLAUDE.local.md", "AGENTS.md", "AGENT.md")
@@ -172,6 +172,18 @@ class _Notes:
                 self.report.merged += 1
 
 
+def agent_memory_files(root: Path) -> list[Path]:
+    """A coding agent's own memory under ``root`` (``~/.claude``, ``~/.codex`` or a folder of
+    them): its instruction files and the files of its memory folders (Claude Code's
+    ``projects/<p>/memory/``, a ``memories/`` folder), indexes left out."""
+    if not root.is_dir():
+        return []
+    found = [p for name in INSTRUCTION_FILES for p in root.rglob(name)]
+    for folder in ("memory", "memories"):
+        found += [p for p in root.rglob(f"{folder}/*.md") if p.name != "MEMORY.md"]
+    return sorted({p for p in found if p.is_file() and not p.is_symlink()})
+
+
 def import_notes(
     memory: Memory,
     root: Path,
@@ -179,10 +191,12 @@ def import_notes(
     scope: Scope | None = None,
     dry_run: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    files: list[Path] | None = None,
 ) -> ChatReport:
-    """Import the notes under ``root`` (a folder or one file); see the module doc."""
+    """Import the notes under ``root`` (a folder or one file), or only ``files`` of it; see
+    the module doc."""
     job = _Notes(memory.as_actor("import"), root, scope, dry_run)
-    files = notes(root)
+    files = notes(root) if files is None else files
     for position, file in enumerate(files, 1):
         job.report.conversations += 1
         _one(job, file)
