@@ -166,3 +166,20 @@ def test_sync_through_a_git_remote(tmp_path: Path) -> None:
     for mem in (a, b, a):
         sync_git(mem, url)
     assert _files(a) == _files(b) and len(_files(a)) == 2
+
+
+def test_conflict_copy_of_a_long_name_is_still_a_valid_name(tmp_path: Path) -> None:
+    from memdir.records import check_name
+
+    a, b, shared = _device(tmp_path, "a"), _device(tmp_path, "b"), tmp_path / "shared"
+    long = "n" * 80
+    a.remember("I keep a very long name", type="user", name=long)
+    sync_folder(a, shared)
+    sync_folder(b, shared)
+    a.update(long, statement="I keep a very long name, version A")
+    b.update(long, statement="I keep a very long name, version B")
+    for mem in (a, b, a):
+        sync_folder(mem, shared)
+    names = [n[:-3] for n in a.store("user").memory_names()]
+    assert len(names) == 2 and all(check_name(n) == n for n in names)
+    assert _files(a) == _files(b)

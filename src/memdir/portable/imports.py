@@ -35,6 +35,7 @@ from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope, policy_file
 from ..records import check_name
 from .archive import Archive, ArchiveError
+from .sync import fit_name
 
 if TYPE_CHECKING:
     from ..files import FileStore
@@ -105,7 +106,7 @@ class ImportPlan:
 
 def _free_name(directory: Path, stem: str, taken: set[str]) -> str:
     for n in range(1, 10_000):
-        candidate = f"{stem}-imported" + (f"-{n}" if n > 1 else "")
+        candidate = fit_name(stem, "-imported" + (f"-{n}" if n > 1 else ""))
         if candidate.lower() not in taken and not (directory / f"{candidate}.md").exists():
             taken.add(candidate.lower())
             return candidate

@@ -50,6 +50,7 @@ from ..errors import ConfigError, ValidationError
 from ..history import atomic_write, crash_point, inside
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope
+from ..records import MAX_NAME_BYTES, MAX_NAME_CHARS
 
 if TYPE_CHECKING:
     from ..files import FileStore
@@ -106,6 +107,15 @@ def device_id(memory: Memory) -> str:
 
 def _hash(data: bytes | None) -> str:
     return NONE if data is None else content_hash(data)
+
+
+def fit_name(base: str, suffix: str) -> str:
+    """``base + suffix``, ``base`` cut so that the result is still a valid memory name."""
+    while base and (
+        len(base + suffix) > MAX_NAME_CHARS or len((base + suffix).encode()) > MAX_NAME_BYTES
+    ):
+        base = base[:-1]
+    return base.rstrip("-_.") + suffix
 
 
 def _tentative(data: bytes, name: str | None = None) -> bytes:
@@ -230,7 +240,7 @@ def _conflict(
         report.conflicts.append({"scope": side.scope, "name": name, "with": peer, "copy": ""})
         return
     first, second = sorted((mine, theirs), key=content_hash)
-    copy = f"{name}-conflict-{content_hash(second).removeprefix('sha256:')[:8]}"
+    copy = fit_name(name, f"-conflict-{content_hash(second).removeprefix('sha256:')[:8]}")
     target[name] = _tentative(first)
     target[copy] = _tentative(second, copy)
     side.seen[name].add(_hash(target[name]))
