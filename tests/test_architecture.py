@@ -122,6 +122,7 @@ ALLOWED["portable"] = {
     "markdown",
     "memory",
     "paths",
+    "providers",
     "records",
 }
 ALLOWED["cli"] |= {"portable"}

@@ -247,3 +247,35 @@ def test_agent_memory_files_come_with_the_transcripts(sandbox: Path) -> None:
         "Prefer ripgrep over grep when searching code.",
         "Never commit directly to main.",
     } <= statements
+
+
+def test_llm_extraction_keeps_only_the_persons_quoted_words(mem: Memory) -> None:
+    from llm_fakes import ScriptedLLM, ops
+
+    quoted = {
+        "op": "ADD",
+        "type": "feedback",
+        "text": "Prefers tabs in Python files",
+        "quote": "I prefer tabs over spaces in Python files",
+        "source": "user",
+        "why": "said so",
+        "how_to_apply": "when writing Python",
+    }
+    inferred = {"op": "ADD", "type": "user", "text": "Works in logistics", "source": "inferred"}
+    model = ScriptedLLM(ops(quoted, inferred), "not json at all", "still not json")
+    path = CASES["chatgpt"]
+    report = import_conversations(
+        mem, reader("chatgpt")(path), source=path, fmt="chatgpt", llm=model
+    )
+    assert {r.statement for r in mem.list()} == {"Prefers tabs in Python files"}
+    record = mem.list()[0]
+    assert record.source == "imported" and record.session.endswith("#n-user-1")  # type: ignore[union-attr]
+    # the second conversation's answer was unusable twice: reported, not checkpointed
+    failed = [
+        s for s in report.skipped if "conversation 6839a1c0-0000-4000-8000-000000000002" in s.where
+    ]
+    assert failed and "unusable" in failed[0].reason
+    again = import_conversations(
+        mem, reader("chatgpt")(path), source=path, fmt="chatgpt", llm=ScriptedLLM()
+    )
+    assert again.resumed == 1  # the first is done; the failed one was read again

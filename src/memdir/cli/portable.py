@@ -101,10 +101,19 @@ IMPORT_FORMATS = (
 @click.option(
     "--dry-run", is_flag=True, help="Say what would be imported, with a sample; write nothing."
 )
+@click.option(
+    "--llm", "use_llm", is_flag=True, help="Extract with the configured LLM instead of the rules."
+)
 @json_option
 @click.pass_context
 def import_command(
-    ctx: click.Context, path: Path, scope: str | None, fmt: str, dry_run: bool, as_json: bool
+    ctx: click.Context,
+    path: Path,
+    scope: str | None,
+    fmt: str,
+    dry_run: bool,
+    as_json: bool,
+    use_llm: bool = False,
 ) -> None:
     """Bring memories in from PATH: a memdir archive (from `memdir export`), checked whole
     before anything is written, or a chat history (ChatGPT or Claude export, Claude Code or
@@ -116,6 +125,14 @@ def import_command(
     if not path.exists():
         raise ValidationError(f"{path} does not exist: give the export file or folder to import")
     m = memory(ctx)
+    llm = m.llm if use_llm else None
+    if use_llm and llm is None:
+        from ..errors import ConfigError
+
+        raise ConfigError(
+            "--llm needs a configured model: `memdir config set llm.base_url …` (see "
+            "`memdir config`), or import without --llm (offline rules)"
+        )
     fmt = detect(path) if fmt == "auto" else fmt
     if fmt == "archive":
         _import_archive(m, path, scope, dry_run, as_json)
@@ -138,6 +155,7 @@ def import_command(
                 dry_run=dry_run,
                 scope=as_scope(scope),
                 progress=bar,
+                llm=llm,
             )
             if fmt in ("claude-code", "codex"):  # the agent's own memory travels with it
                 from ..portable.importers.markdown import agent_memory_files, import_notes

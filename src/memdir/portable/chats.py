@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import MemdirError, RefusedError
+from ..errors import ExtractionError, MemdirError, ProviderError, RefusedError
 from ..extract import rules
 from ..guard import redact
 from ..history import append_jsonl, crash_point
@@ -41,6 +41,7 @@ from ..records import default_scope, shorten
 
 if TYPE_CHECKING:
     from ..memory import Memory
+    from ..providers.llm import LLM
 
 __all__ = [
     "ChatReport",
@@ -198,6 +199,46 @@ def _items(conv: Conversation, scope: Scope | None) -> Iterator[dict[str, Any]]:
             }
 
 
+# how many messages one model call reads: a conversation is extracted in batches of this size
+LLM_BATCH = 24
+
+
+def _llm_items(llm: LLM, conv: Conversation, scope: Scope | None) -> Iterator[dict[str, Any]]:
+    """What the configured model proposes for ``conv``, one call per ``LLM_BATCH`` messages.
+    Only ADD operations whose quote is the person's own words are kept (``check_provenance``
+    says so): an import stores what the person said, not what a model concluded from it."""
+    from ..extract.llm import plan_turn
+    from ..extract.turns import Turn
+
+    for start in range(0, len(conv.messages), LLM_BATCH):
+        part = conv.messages[start : start + LLM_BATCH]
+        said = [m for m in part if m.role == "user" and len(m.text) <= MAX_MESSAGE_CHARS]
+        if not said:
+            continue
+        answers = tuple(m.text for m in part if m.role == "assistant")
+        turn = Turn(start, start + len(part), tuple(m.text for m in said), answers, ())
+        for op in plan_turn(llm, turn, []).operations:
+            if op.op != "ADD" or not op.text or not op.type or op.source != "user":
+                continue
+            quote = op.quote or ""
+            msg = next((m for m in said if quote and quote in m.text), said[0])
+            yield {
+                "text": op.text,
+                "description": shorten(redact(op.description or op.text)[0], at_word=True),
+                "type": op.type,
+                "source": "imported",
+                "confidence": op.confidence,
+                "quote": op.quote,
+                "why": op.why,
+                "how_to_apply": op.how_to_apply,
+                "session": f"{conv.format}:{conv.id}#{msg.id}",
+                "created": msg.time,
+                "reason": f"imported from {conv.format} conversation {conv.id}, message "
+                f"{msg.id} ({llm.model_id})",
+                "scope": scope,
+            }
+
+
 def _clean(item: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in item.items() if v is not None}
 
@@ -212,11 +253,15 @@ def import_conversations(
     scope: Scope | None = None,
     progress: Callable[[int, int], None] | None = None,
     total: int = 0,
+    llm: LLM | None = None,
 ) -> ChatReport:
     """Import ``conversations`` (an importer's output) into ``memory``; see the module doc.
     ``progress(done, total)`` is called per conversation. The crash tests kill the import at
     ``crash_point("import-written")`` (a conversation's memories written, its checkpoint not
-    yet) and ``crash_point("import-checkpoint")`` (its checkpoint on disk)."""
+    yet) and ``crash_point("import-checkpoint")`` (its checkpoint on disk). With ``llm`` the
+    model proposes the memories (``_llm_items``) instead of the offline rules; a conversation
+    whose extraction failed is reported in ``skipped`` and not checkpointed (the next run
+    tries it again)."""
     report = ChatReport(source=str(source), format=fmt, dry_run=dry_run)
     checkpoint = checkpoint_path(memory, fmt, source)
     done = _done(checkpoint)
@@ -233,7 +278,11 @@ def import_conversations(
         if key in done:
             report.resumed += 1
         else:
-            _import_one(writer, entry, report, dry_run=dry_run, scope=scope)
+            try:
+                _import_one(writer, entry, report, dry_run=dry_run, scope=scope, llm=llm)
+            except (ExtractionError, ProviderError) as exc:
+                report.skipped.append(Skipped(f"{fmt} conversation {entry.id}", str(exc)))
+                continue
             if not dry_run:
                 crash_point("import-written")
                 append_jsonl(checkpoint, {"key": key, "title": entry.title[:80]})
@@ -245,9 +294,16 @@ def import_conversations(
 
 
 def _import_one(
-    writer: Memory, conv: Conversation, report: ChatReport, *, dry_run: bool, scope: Scope | None
+    writer: Memory,
+    conv: Conversation,
+    report: ChatReport,
+    *,
+    dry_run: bool,
+    scope: Scope | None,
+    llm: LLM | None = None,
 ) -> None:
-    items = [_clean(i) for i in _items(conv, scope)]
+    found = _llm_items(llm, conv, scope) if llm is not None else _items(conv, scope)
+    items = [_clean(i) for i in found]
     report.proposed += len(items)
     report.redacted += sum(redact(i["text"])[1] for i in items)
     if dry_run:
