@@ -133,6 +133,22 @@ ALLOWED["lifecycle"] |= {"writes"}
 ALLOWED["settings"] |= {"history"}
 ALLOWED["keys"] |= {"history"}
 ALLOWED["extract"] |= {"history"}
+# Issue 24: moving memory (export/import archives, chat importers, sync, the wiki view) sits on
+# the facade like the CLI; it reads and writes a scope's truth files under the scope's lock, and
+# reads chats with the offline rules and the guard.
+ALLOWED["portable"] = {
+    "errors",
+    "extract",
+    "files",
+    "guard",
+    "history",
+    "markdown",
+    "memory",
+    "paths",
+    "providers",
+    "records",
+}
+ALLOWED["cli"] |= {"portable"}
 
 
 def _internal_imports(path: Path) -> set[str]:

@@ -288,10 +288,15 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
 
     @server.tool(name="list", annotations=READ)
     async def list_(
-        scope: ScopeName | None = None, type: TypeName | None = None, tags: list[Str] | None = None
+        scope: ScopeName | None = None,
+        type: TypeName | None = None,
+        tags: list[Str] | None = None,
+        kind: Literal["memory", "knowledge"] | None = None,
     ) -> ListOut:
-        """Every memory, optionally of one scope, type or set of tags."""
+        """Every memory, optionally of one scope, type, set of tags or kind (``knowledge``:
+        imported reference material)."""
         records = await adapter.call(lambda: m.list(scope=scope, type=type, tags=tags or ()))
+        records = [r for r in records if kind is None or r.kind == kind]
         return ListOut(memories=[_memory(r) for r in records])
 
     @server.tool(annotations=READ)

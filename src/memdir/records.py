@@ -56,6 +56,7 @@ CONFIDENCES: tuple[Confidence, ...] = ("confirmed", "tentative")
 
 REQUIRED = ("name", "description", "type")
 # The order memdir writes keys in a new file; keys already in a file keep their place.
+KINDS = ("memory", "knowledge")  # the ``kind`` key (issue 24)
 FIELD_ORDER = (
     "name",
     "description",
@@ -332,6 +333,8 @@ def check_field(key: str, value: Any) -> Any:
         if not isinstance(value, str):
             raise ValidationError(f"{key} must be text")
         return value
+    if key == "kind":  # issue 24: reference material kept apart from the person's memories
+        return _choice(key, value, KINDS)
     return value
 
 
@@ -364,6 +367,12 @@ class MemoryRecord:
     # names of very similar memories it found, pointed out without blocking
     is_new: bool | None = field(default=None, compare=False)
     similar_to: tuple[str, ...] = field(default=(), compare=False)
+
+    @property
+    def kind(self) -> str:
+        """``knowledge`` for imported reference material (kept out of the guide and of sleep's
+        merging, searched on request), else ``memory``: the frontmatter key, default memory."""
+        return "knowledge" if self.extra.get("kind") == "knowledge" else "memory"
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict (what ``--json`` prints)."""

@@ -152,6 +152,7 @@ def _warn_skipped(ctx: click.Context) -> None:
     "--tentative", is_flag=True, help="Only tentative memories, waiting for `memdir confirm`."
 )
 @click.option("--archived", is_flag=True, help="The archived memories instead (see sleep).")
+@click.option("--kind", type=click.Choice(["memory", "knowledge"]), help="Only this kind.")
 @json_option
 @click.pass_context
 def list_(
@@ -162,6 +163,7 @@ def list_(
     tentative: bool,
     archived: bool,
     as_json: bool,
+    kind: str | None = None,
 ) -> None:
     """List memories (files that do not parse are skipped; see doctor)."""
     m = memory(ctx)
@@ -174,6 +176,8 @@ def list_(
             records = m.list(scope=as_scope(scope), type=type_, tags=tags)
         if tentative:
             records = [r for r in records if r.confidence == "tentative"]
+        if kind:
+            records = [r for r in records if r.kind == kind]
     except ConfigError:
         if scope != "project":
             raise

@@ -75,6 +75,7 @@ def _explain_lines(explain: dict[str, float]) -> list[str]:
     help="What held then (2026-03-01): superseded memories still valid at that date, none "
     "created later (issue 22).",
 )
+@click.option("--kind", type=click.Choice(["memory", "knowledge"]), help="Only this kind.")
 @json_option
 @click.pass_context
 def recall(
@@ -91,6 +92,7 @@ def recall(
     archived: bool,
     as_of: str | None,
     as_json: bool,
+    kind: str | None = None,
 ) -> None:
     """Find the memories that best answer QUERY (keywords + meaning + entities)."""
     m = memory(ctx)
@@ -115,7 +117,7 @@ def recall(
     floor = {} if archived else {"min_score": min_score}
     found = search(
         query,
-        top_k=top_k,
+        top_k=top_k if not kind else 100,  # the kind is filtered below: look wider first
         scopes=scopes,
         types=types,
         tags=tags,
@@ -124,6 +126,11 @@ def recall(
         explain=True,
         **floor,
     )
+    if kind:
+        found = [h for h in found if h.record.kind == kind]
+        found = [h for h in found if not h.below_min_score][:top_k] + [
+            h for h in found if h.below_min_score
+        ]
     hits = [h for h in found if not h.below_min_score]
     cut = [h for h in found if h.below_min_score] if explain else []
     if as_json:

@@ -90,7 +90,12 @@ def _block(groups: dict[str, list[str]], skipped: int, scope: str) -> str:
 def render_index(records: list[MemoryRecord], skipped: int, scope: str) -> str:
     """The generated block of ``MEMORY.md``: one pointer line per memory, grouped by type."""
     groups: dict[str, list[str]] = {
-        t: [pointer_line(r) for r in sorted((r for r in records if r.type == t), key=_name)]
+        t: [
+            pointer_line(r)
+            for r in sorted(
+                (r for r in records if r.type == t and r.kind != "knowledge"), key=_name
+            )
+        ]
         for t in TYPES
     }
     return _block(groups, skipped, scope)
@@ -203,7 +208,7 @@ class Rendered:
         if st is None:
             return
         entry = _Entry(entry_hash(file, st), None, bad=bad and record is None)
-        if record is not None:
+        if record is not None and record.kind != "knowledge":  # knowledge: not in the guide
             entry.type, entry.name, entry.line = record.type, record.name, pointer_line(record)
             names = self.names[record.type]
             at = bisect.bisect_left(names, record.name)

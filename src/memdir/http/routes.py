@@ -72,9 +72,12 @@ async def list_memories(
     tag: Annotated[list[Annotated[str, Field(max_length=200)]], Query(max_length=20)] = [],  # noqa: B006
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    kind: Annotated[Literal["memory", "knowledge"] | None, Query()] = None,
 ) -> MemoryPage:
-    """Memories in name order (scope, then name), ``limit`` at a time from ``offset``."""
+    """Memories in name order (scope, then name), ``limit`` at a time from ``offset``;
+    ``kind=knowledge``: only imported reference material (``memory``: everything else)."""
     records = await run(request, user, lambda m: m.list(scope=scope, type=type, tags=tag))
+    records = [r for r in records if kind is None or r.kind == kind]
     records = sorted(records, key=lambda r: (r.scope, r.name))
     page = records[offset : offset + limit]
     following = offset + limit if offset + limit < len(records) else None

@@ -110,6 +110,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     # a symlinked memory, and the file it points to, are left where they are: moving either
     # would leave the other dangling
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
+    records = [r for r in records if r.kind != "knowledge"]  # issue 24: sleep leaves it alone
     keyword = {r.name: list(index.keyword(query_terms(r.statement), NEIGHBOURS)) for r in records}
     return ScopeState(
         scope=store.dirs.scope,

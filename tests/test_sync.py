@@ -1,0 +1,185 @@
+"""Sync across devices (issue 24, SPEC K3): two stores edit offline, sync in every order
+through a shared folder (and a git remote), and converge to the same files; a true conflict
+keeps both versions, tentative; a sync killed midway loses and doubles nothing."""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memdir import Memory
+from memdir.portable.sync import sync_folder, sync_git
+
+
+def _device(root: Path, name: str) -> Memory:
+    return Memory(home=root / name / "home", cwd=root / name)
+
+
+def _files(mem: Memory) -> dict[str, bytes]:
+    store = mem.store("user")
+    return {n: (store.dirs.memory / n).read_bytes() for n in store.memory_names()}
+
+
+def _start(tmp: Path) -> tuple[Memory, Memory, Path]:
+    """Two devices that share three memories (A wrote them, both synced once)."""
+    a, b, shared = _device(tmp, "a"), _device(tmp, "b"), tmp / "shared"
+    for text in ("I prefer tabs in Python", "I use Neovim", "I live in Lisbon"):
+        a.remember(text, type="user")
+    sync_folder(a, shared)
+    sync_folder(b, shared)
+    assert _files(a) == _files(b)
+    return a, b, shared
+
+
+def _offline_edits(a: Memory, b: Memory) -> None:
+    a.update("i-prefer-tabs-in-python", statement="I prefer spaces in Python")  # only A
+    a.remember("I drink tea, not coffee", type="user")  # new on A
+    b.forget("i-live-in-lisbon")  # only B
+    b.remember("I run on Tuesdays", type="user")  # new on B
+
+
+ORDERS = ["ab", "ba", "aab", "abab", "baba", "bba"]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_non_conflicting_changes_converge_in_any_order(tmp_path: Path, order: str) -> None:
+    a, b, shared = _start(tmp_path)
+    _offline_edits(a, b)
+    devices = {"a": a, "b": b}
+    for who in order:
+        sync_folder(devices[who], shared)
+    for who in "ab":  # one more round each: everything has arrived everywhere
+        sync_folder(devices[who], shared)
+    assert _files(a) == _files(b)
+    names = set(_files(a))
+    assert "i-live-in-lisbon.md" not in names
+    assert {"i-drink-tea-not-coffee.md", "i-run-on-tuesdays.md", "i-use-neovim.md"} <= names
+    assert a.get("i-prefer-tabs-in-python").statement == "I prefer spaces in Python"
+    assert not a.tentative() and not b.tentative()
+    # replay is idempotent: syncing again changes nothing and logs nothing
+    before = (_files(a), len(a.history()))
+    sync_folder(a, shared)
+    assert (_files(a), len(a.history())) == before
+
+
+@pytest.mark.parametrize("order", ["ab", "ba", "abab"])
+def test_true_conflict_keeps_both_tentative_and_converges(tmp_path: Path, order: str) -> None:
+    a, b, shared = _start(tmp_path)
+    a.update("i-use-neovim", statement="I use Helix")
+    b.update("i-use-neovim", statement="I use Emacs")
+    devices = {"a": a, "b": b}
+    reports = [sync_folder(devices[who], shared) for who in order]
+    for who in "ab":
+        sync_folder(devices[who], shared)
+    assert _files(a) == _files(b)
+    assert any(r.conflicts for r in reports)
+    statements = {r.statement for r in a.tentative()}
+    assert statements == {"I use Helix", "I use Emacs"}  # both kept, both tentative
+    assert {r.name for r in a.tentative()} == {r.name for r in b.tentative()}
+
+
+def test_edit_against_delete_keeps_the_edit(tmp_path: Path) -> None:
+    a, b, shared = _start(tmp_path)
+    a.update("i-use-neovim", statement="I use Neovim 0.10")
+    b.forget("i-use-neovim")
+    for mem in (b, a, b, a):
+        sync_folder(mem, shared)
+    assert _files(a) == _files(b)
+    assert a.get("i-use-neovim").statement == "I use Neovim 0.10"
+    assert a.get("i-use-neovim").confidence == "tentative"
+
+
+def test_every_interleaving_of_two_rounds_converges(tmp_path: Path) -> None:
+    for n, order in enumerate(sorted(set(itertools.permutations("aabb")))):
+        a, b, shared = _start(tmp_path / str(n))
+        _offline_edits(a, b)
+        a.update("i-use-neovim", statement="I use Helix")
+        b.update("i-use-neovim", statement="I use Emacs")
+        devices = {"a": a, "b": b}
+        for who in order:
+            sync_folder(devices[who], shared)
+        for who in "ab":
+            sync_folder(devices[who], shared)
+        assert _files(a) == _files(b), order
+
+
+def _cli(
+    home: Path, cwd: Path, *args: str, crash: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "MEMDIR_TEST_CRASH"}
+    env["MEMDIR_HOME"] = str(home)
+    if crash:
+        env["MEMDIR_TEST_CRASH"] = crash
+    return subprocess.run(
+        [sys.executable, "-m", "memdir.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_killed_sync_loses_and_doubles_nothing(tmp_path: Path) -> None:
+    a, b, shared = _start(tmp_path)
+    for n in range(5):
+        a.remember(f"I own guitar number {n}", type="user")
+    sync_folder(a, shared)
+    b_home, b_cwd = tmp_path / "b" / "home", tmp_path / "b"
+    killed = _cli(b_home, b_cwd, "sync", str(shared), crash="sync-applied:2")
+    assert killed.returncode == -9
+    assert len([n for n in b.store("user").memory_names() if "guitar" in n]) == 2
+    again = _cli(b_home, b_cwd, "sync", str(shared), "--json")
+    assert again.returncode == 0, again.stderr
+    b2 = Memory(home=b_home, cwd=b_cwd)
+    assert _files(b2) == _files(a)
+    creates = [c for c in b2.history() if c.op == "create" and "guitar" in c.name]
+    assert len(creates) == 5  # each written once: nothing doubled in the files or the log
+
+
+def test_cli_lists_conflicts(tmp_path: Path) -> None:
+    a, b, shared = _start(tmp_path)
+    a.update("i-use-neovim", statement="I use Helix")
+    b.update("i-use-neovim", statement="I use Emacs")
+    sync_folder(a, shared)
+    done = _cli(tmp_path / "b" / "home", tmp_path / "b", "sync", str(shared))
+    assert done.returncode == 0, done.stderr
+    assert (
+        "conflict" in done.stdout and "i-use-neovim" in done.stdout and "tentative" in done.stdout
+    )
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
+def test_sync_through_a_git_remote(tmp_path: Path) -> None:
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "--quiet", "--bare", str(remote)], check=True)
+    a, b = _device(tmp_path, "a"), _device(tmp_path, "b")
+    a.remember("I prefer tabs in Python", type="user")
+    b.remember("I use Neovim", type="user")
+    url = remote.as_uri()
+    for mem in (a, b, a):
+        sync_git(mem, url)
+    assert _files(a) == _files(b) and len(_files(a)) == 2
+
+
+def test_conflict_copy_of_a_long_name_is_still_a_valid_name(tmp_path: Path) -> None:
+    from memdir.records import check_name
+
+    a, b, shared = _device(tmp_path, "a"), _device(tmp_path, "b"), tmp_path / "shared"
+    long = "n" * 80
+    a.remember("I keep a very long name", type="user", name=long)
+    sync_folder(a, shared)
+    sync_folder(b, shared)
+    a.update(long, statement="I keep a very long name, version A")
+    b.update(long, statement="I keep a very long name, version B")
+    for mem in (a, b, a):
+        sync_folder(mem, shared)
+    names = [n[:-3] for n in a.store("user").memory_names()]
+    assert len(names) == 2 and all(check_name(n) == n for n in names)
+    assert _files(a) == _files(b)
