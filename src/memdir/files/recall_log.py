@@ -21,9 +21,10 @@ class FileRecallLog:
         self.store = store
 
     def append(self, entry: Mapping[str, Any]) -> None:
-        """Add one entry under the scope's lock; not fsynced: losing the last few uses in a
-        crash costs nothing that matters."""
-        with self.store.locked():
+        """Add one entry under the scope's log lock (``FileStore.log_locked``: no memory file is
+        parsed to log a line); not fsynced: losing the last few uses in a crash costs nothing
+        that matters."""
+        with self.store.log_locked():
             append_jsonl(self.store.dirs.recalls, dict(entry), sync=False)
 
     def entries(self) -> list[dict[str, Any]]:
