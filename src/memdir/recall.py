@@ -312,9 +312,7 @@ class Recaller:
 
         periods = query_periods(query)
         others = set(keyword) | set(entity) | set(translated) | set(concept)
-        cosines, plain = self._cosines(
-            index, qvec, docs, means, "cjk" in own, any(filters), others
-        )
+        cosines, plain = self._cosines(index, qvec, docs, means, "cjk" in own, any(filters), others)
         return [
             _Candidate(
                 scope,
@@ -335,7 +333,7 @@ class Recaller:
         ]
 
     def _concepts(
-        self, index: SqliteIndex, query: str, docs: Mapping[str, DocMeta], wanted: int
+        self, index: Index, query: str, docs: Mapping[str, DocMeta], wanted: int
     ) -> dict[str, float]:
         """Per memory naming an instance of a kind the query names: 1 (``SIBLING`` when it
         names only a sibling of a tool the query names). Matched or not, like an entity: BM25
