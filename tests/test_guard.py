@@ -383,3 +383,18 @@ def test_no_injection_survives_extraction(item: dict[str, Any]) -> None:
         assert source != "user", f"{item['id']}: a user-channel attack was stored: {cand}"
         assert cand.type not in ("user", "feedback"), cand
         assert find_grant(cand.text) is None and find_grant(cand.quote) is None, cand
+
+
+@pytest.mark.parametrize("secret", [GITHUB, OPENAI, GITHUB_PAT])
+def test_a_refused_secret_leaves_no_part_of_itself_in_the_change_log(
+    mem: Any, sandbox: Path, secret: str
+) -> None:
+    """The refusal is logged under the name the memory would have had — made from the text with
+    its secret redacted, not from the raw text (a token's first characters were in the log)."""
+    with pytest.raises(RefusedError):
+        mem.remember(f"the deploy token is {secret}", type="user")
+    logged = b"".join(p.read_bytes() for p in sandbox.rglob("*") if p.is_file())
+    for piece in (secret[:12], secret[4:16], secret[-12:]):
+        assert piece.lower().replace("_", "-").encode() not in logged.lower()
+        assert piece.encode() not in logged
+    assert mem.history()[0].op == "refuse"  # the refusal itself is still recorded

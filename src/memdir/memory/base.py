@@ -268,7 +268,7 @@ class MemoryBase:
         target = scope or default_scope(type)
         safe = self._guard(
             target,
-            name or slugify(description or shorten(text, at_word=True)),
+            name or _default_name(text, description),
             type=type,
             source=source,
             parts={
@@ -649,3 +649,14 @@ def _check_item(position: int, item: Mapping[str, Any]) -> None:
             f"item {position}: {'; '.join(problems)} "
             f"(an item holds remember()'s arguments: {', '.join(sorted(_REMEMBER_KEYS))})"
         )
+
+
+def _default_name(text: str, description: str | None) -> str:
+    """The name a memory without one is known by before it is stored — also the name a refusal
+    is logged under, so it is made from the text with its secrets redacted (a token's first
+    characters in the change log are a leak)."""
+    from .. import guard  # compiled on first use: remember needs it for the guard anyway
+
+    if description:
+        return slugify(guard.redact(description)[0])
+    return slugify(shorten(guard.redact(text)[0], at_word=True))  # redacted whole, then cut
