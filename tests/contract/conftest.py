@@ -8,11 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from contract_ports import Ports
 
 from memdir.backends import backend_names, open_backend
 from memdir.ports import Backend
 from memdir.providers.embeddings import get_embedder
+
+from .contract_ports import Ports
 
 
 @pytest.fixture(params=backend_names())

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from contract_ports import files_under
 
 from memdir import Memory
 from memdir.backends import FileBackend, backend_names, open_backend, register_backend
 from memdir.errors import ConfigError
+
+from .contract_ports import files_under
 
 
 def test_the_file_backend_is_registered_and_the_default() -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from contract_ports import Ports
+
+from .contract_ports import Ports
 
 
 @pytest.fixture

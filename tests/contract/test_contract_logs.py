@@ -4,9 +4,10 @@ exact objects, and bad input."""
 from __future__ import annotations
 
 import pytest
-from contract_ports import Ports
 
 from memdir.errors import NotFoundError, ValidationError
+
+from .contract_ports import Ports
 
 DIGEST = "sha256:" + "ab" * 32
 

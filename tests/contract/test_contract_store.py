@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from contract_ports import Ports
 
 from memdir.errors import BadFileError, ConflictError, NotFoundError, ValidationError
+
+from .contract_ports import Ports
 
 
 def test_create_read_exists_names(ports: Ports) -> None:
