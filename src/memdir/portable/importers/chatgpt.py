@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,18 @@ def _load(path: Path) -> Any:
 
 
 def read(path: Path) -> Iterator[Conversation | Skipped]:
+    return conversations_in(path, "mapping", dict, "ChatGPT", read_conversation)
+
+
+def conversations_in(
+    path: Path,
+    key: str,
+    shape: type,
+    label: str,
+    convert: Callable[[dict[str, Any], str], Conversation | Skipped],
+) -> Iterator[Conversation | Skipped]:
+    """Each conversation of an export that is a list of them (``conversations.json``, alone or
+    in the zip; ChatGPT's and Claude's alike), recognised by ``key`` holding a ``shape``."""
     try:
         data = _load(path)
     except Unreadable as exc:
@@ -59,10 +71,10 @@ def read(path: Path) -> Iterator[Conversation | Skipped]:
         return
     for position, item in enumerate(data):
         where = f"{path}[{position}]"
-        if not isinstance(item, dict) or not isinstance(item.get("mapping"), dict):
-            yield Skipped(where, "not a ChatGPT conversation (no mapping)")
+        if not isinstance(item, dict) or not isinstance(item.get(key), shape):
+            yield Skipped(where, f"not a {label} conversation (no {key})")
             continue
-        yield read_conversation(item, where)
+        yield convert(item, where)
 
 
 def _branch(mapping: dict[str, Any], current: Any) -> list[dict[str, Any]]:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import Conversation, Message, Skipped
-from .chatgpt import _load
-from .common import Unreadable, iso, parts_text
+from .chatgpt import conversations_in
+from .common import iso, parts_text
 
 __all__ = ["read"]
 
@@ -25,22 +25,7 @@ _ROLES = {"human": "user", "user": "user", "assistant": "assistant"}
 
 
 def read(path: Path) -> Iterator[Conversation | Skipped]:
-    try:
-        data = _load(path)
-    except Unreadable as exc:
-        yield Skipped(str(path), str(exc))
-        return
-    if isinstance(data, dict):
-        data = data.get("conversations", data)
-    if not isinstance(data, list):
-        yield Skipped(str(path), "not a list of conversations (is it conversations.json?)")
-        return
-    for position, item in enumerate(data):
-        where = f"{path}[{position}]"
-        if not isinstance(item, dict) or not isinstance(item.get("chat_messages"), list):
-            yield Skipped(where, "not a Claude conversation (no chat_messages)")
-            continue
-        yield _conversation(item, where)
+    return conversations_in(path, "chat_messages", list, "Claude", _conversation)
 
 
 def _conversation(item: dict[str, Any], where: str) -> Conversation:
