@@ -13,12 +13,16 @@ import hashlib
 import math
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
 from ..ports import LanguageSums, Near
 from .views import DocMeta
+
+if TYPE_CHECKING:
+    from ..providers.embeddings import Embedder, Vectors
+    from .views import Matrix
 
 __all__ = ["Centres", "language_sums", "nearest"]
 
@@ -127,3 +131,53 @@ def nearest(
         if name not in out and row is not None:
             out[name] = Near(name, float(sims[row]), float(plain[row]))
     return out
+
+
+class _Matrixed(Protocol):
+    """What ``VectorQueries`` needs of the index it is mixed into (``SqliteIndex``)."""
+
+    embedder: Embedder
+    _last: Matrix | None
+    _centres: tuple[object, Centres] | None
+
+    def vectors(self, context: float = 0.0) -> tuple[list[str], Vectors]: ...
+    def generation(self) -> object: ...
+    def docs(self) -> dict[str, DocMeta]: ...
+
+
+class VectorQueries:
+    """The vector queries of ``ports.Index`` over one process's matrix, for ``SqliteIndex``
+    (the arithmetic is the functions above)."""
+
+    _centres: tuple[object, Centres] | None = None  # per index state and means
+
+    def nearest(
+        self: _Matrixed,
+        query_vector: np.ndarray[Any, Any],
+        k: int,
+        *,
+        within: Collection[str] | None = None,
+        also: Iterable[str] = (),
+        context: float = 0.0,
+        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
+        chinese: bool = False,
+    ) -> dict[str, Near]:
+        """``ports.Index.nearest`` over this process's matrix (one product with the query)."""
+        names, matrix = self.vectors(context)
+        centres = None
+        if means is not None and names:
+            key = (self.generation(), context, means_key(means))
+            if self._centres is None or self._centres[0] != key:
+                rows_zh = chinese_rows(names, self.docs())
+                self._centres = (key, Centres.of(matrix, rows_zh, means))
+            centres = self._centres[1]
+        rows = self._last.rows if self._last is not None else {}
+        return nearest(
+            names, matrix, rows, query_vector, k,
+            within=within, also=also, centres=centres, chinese=chinese,
+        )  # fmt: skip
+
+    def language_sums(self: _Matrixed, context: float = 0.0) -> LanguageSums:
+        """``ports.Index.language_sums``: per language, the sum and count of the vectors."""
+        names, matrix = self.vectors(context)
+        return language_sums(names, matrix, self.docs(), self.embedder.dim)

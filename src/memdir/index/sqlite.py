@@ -39,7 +39,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Collection, Container, Iterable, Iterator
+from collections.abc import Callable, Container, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +50,6 @@ import numpy as np
 from ..errors import BadFileError, NotFoundError
 from ..files import FileStore
 from ..history import read_jsonl
-from ..ports import LanguageSums, Near
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
 from . import cache, contexts, nearest, snapshot
@@ -140,7 +139,7 @@ def _repeats(description: str, statement: str) -> bool:
     return not short or " ".join(statement.split()).startswith(short)
 
 
-class SqliteIndex:
+class SqliteIndex(nearest.VectorQueries):
     """Search index of one scope, kept in step with its files by ``sync()``."""
 
     def __init__(self, store: FileStore, embedder: Embedder) -> None:
@@ -793,40 +792,6 @@ class SqliteIndex:
         """Differences between the index and the files (empty when they agree;
         ``heal.differences``)."""
         return differences(self)
-
-    # -- the vector queries of ``ports.Index`` (the arithmetic is in index/nearest.py) -----
-    _centres: tuple[object, nearest.Centres] | None = None  # per index state and means
-
-    def nearest(
-        self,
-        query_vector: np.ndarray[Any, Any],
-        k: int,
-        *,
-        within: Collection[str] | None = None,
-        also: Iterable[str] = (),
-        context: float = 0.0,
-        means: tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]] | None = None,
-        chinese: bool = False,
-    ) -> dict[str, Near]:
-        """``ports.Index.nearest`` over this process's matrix (one product with the query)."""
-        names, matrix = self.vectors(context)
-        centres = None
-        if means is not None and names:
-            key = (self.generation(), context, nearest.means_key(means))
-            if self._centres is None or self._centres[0] != key:
-                rows_zh = nearest.chinese_rows(names, self.docs())
-                self._centres = (key, nearest.Centres.of(matrix, rows_zh, means))
-            centres = self._centres[1]
-        rows = self._last.rows if self._last is not None else {}
-        return nearest.nearest(
-            names, matrix, rows, query_vector, k,
-            within=within, also=also, centres=centres, chinese=chinese,
-        )  # fmt: skip
-
-    def language_sums(self, context: float = 0.0) -> LanguageSums:
-        """``ports.Index.language_sums``: per language, the sum and count of the vectors."""
-        names, matrix = self.vectors(context)
-        return nearest.language_sums(names, matrix, self.docs(), self.embedder.dim)
 
 
 # Every method that reads the file heals a damaged one and runs again (``heal.py``); applied
