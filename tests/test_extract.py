@@ -21,6 +21,7 @@ from memdir.cli import main
 from memdir.extract.llm import Existing, check_provenance, parse_operations, schema_for
 from memdir.extract.turns import Turn, finished_turns
 from memdir.extract.worker import Worker
+from waiting import HANG_GUARD_S
 
 TESTS = Path(__file__).parent
 
@@ -358,21 +359,21 @@ def test_after_turn_stores_explicit_requests_now_and_the_rest_in_the_background(
         result: list[list[Any]] = []
         caller = threading.Thread(target=lambda: result.append(m.after_turn(s)))
         caller.start()
-        caller.join(timeout=120)
+        caller.join(timeout=HANG_GUARD_S)
         assert not caller.is_alive(), "after_turn waited for the model"
         assert not llm.release.is_set()  # the model has still not answered
         (stored,) = result
     assert [r.statement for r in stored] and "PostgreSQL 15" in stored[0].statement
     assert [r.name for r in m.list()] == [stored[0].name]  # the model has not answered yet
     llm.release.set()
-    assert m.flush_extraction(timeout=30)
+    assert m.flush_extraction(timeout=HANG_GUARD_S)
     assert {r.statement for r in m.list()} >= {"PostgreSQL 15 is the main DB"}
     assert all(c.actor == "extractor" for c in m.history())
 
 
 CRASHER = textwrap.dedent(
     """
-    import sys, time
+    import sys, threading
     sys.path.insert(0, {tests!r})
     from llm_fakes import ScriptedLLM
     from memdir import Memory
@@ -384,7 +385,7 @@ CRASHER = textwrap.dedent(
     s.append({{"role": "assistant", "content": "Noted."}})
     m.after_turn(s)
     print(s.id, flush=True)
-    time.sleep(60)
+    threading.Event().wait()  # until the test kills it
     """
 )
 
@@ -414,7 +415,7 @@ def test_turns_pending_at_a_crash_are_picked_up_on_the_next_start(mem: Memory) -
     )
     m = Memory(llm=llm)
     assert m.resume_extraction() == [sid]
-    assert m.flush_extraction(timeout=30)
+    assert m.flush_extraction(timeout=HANG_GUARD_S)
     assert [r.statement for r in m.list()] == ["We use Kafka for events"]
     assert Memory(llm=ScriptedLLM()).resume_extraction() == []  # done: nothing pending
 
@@ -441,7 +442,7 @@ def test_queued_turns_are_flushed_at_a_normal_exit(mem: Memory) -> None:
         [sys.executable, "-c", EXITER.format(tests=str(TESTS))],
         capture_output=True,
         text=True,
-        timeout=60,
+        timeout=HANG_GUARD_S,
         check=False,
     )
     assert done.returncode == 0, done.stderr
@@ -454,7 +455,7 @@ def test_the_extraction_thread_leaves_ctrl_c_to_the_main_thread() -> None:
     seen: list[set[signal.Signals]] = []
     worker = Worker(name="test-extract")
     worker.submit(lambda: seen.append(signal.pthread_sigmask(signal.SIG_BLOCK, [])))
-    assert worker.flush(timeout=10)
+    assert worker.flush(timeout=HANG_GUARD_S)
     assert signal.SIGINT in seen[0]
     assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])  # main: untouched
     assert threading.current_thread() is threading.main_thread()
@@ -484,7 +485,7 @@ def test_a_request_after_a_greeting_is_stored_through_every_path(
         _turn(s, text)
         [record] = mem.after_turn(s)
     assert want in record.statement
-    assert mem.flush_extraction(timeout=30)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     assert [r.name for r in mem.list()] == [record.name]
     mem.forget(record.name)
     # memdir extract --offline on a session nobody extracted
@@ -502,7 +503,7 @@ def test_an_explicit_request_is_stored_once_per_turn_by_all_three_passes(mem: Me
         s.append({"role": "assistant", "content": "Noted."})
         later = mem.after_turn(s)  # the same message: not read again
     assert len(first) == 2 and later == []
-    assert mem.flush_extraction(timeout=30)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     assert sorted(_creates(mem)) == sorted(r.name for r in first)  # one write each, no more
     # the background pass said why it stored nothing
     report = mem.extract_session(s.id, everything=True, dry_run=True)
@@ -511,7 +512,7 @@ def test_an_explicit_request_is_stored_once_per_turn_by_all_three_passes(mem: Me
     with mem.session() as s2:
         _turn(s2, text)
         assert mem.after_turn(s2) == []
-    assert mem.flush_extraction(timeout=30)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     assert len(mem.list()) == 2
 
 
@@ -551,7 +552,7 @@ def _say(m: Memory, *lines: str, answer: str = "OK.") -> None:
         for line in lines:
             _turn(s, line, answer)
             m.after_turn(s)
-    assert m.flush_extraction(timeout=60)
+    assert m.flush_extraction(timeout=HANG_GUARD_S)
 
 
 def test_l2_offline_remembers_updates_forgets_and_does_not_misuse(mem: Memory) -> None:
@@ -604,7 +605,7 @@ def test_a_confirmation_strengthens_the_memory_it_confirms(mem: Memory) -> None:
         _turn(s, "Please write the DB tests.", "I wrote them with pytest fixtures, as before.")
         _turn(s, "yes, exactly like that — keep using fixtures")
         m.after_turn(s)
-    assert m.flush_extraction(timeout=60)
+    assert m.flush_extraction(timeout=HANG_GUARD_S)
     [confirmed] = m.list()
     assert confirmed.name == tentative.name and confirmed.confidence == "confirmed"
     assert (confirmed.importance or 0) > (tentative.importance or 5)
@@ -613,7 +614,7 @@ def test_a_confirmation_strengthens_the_memory_it_confirms(mem: Memory) -> None:
         _turn(s, "把数据库测试写一下。", "好了，数据库测试都用 pytest fixtures 写的。")
         _turn(s, "对，就这样做。")
         m.after_turn(s)
-    assert m.flush_extraction(timeout=60)
+    assert m.flush_extraction(timeout=HANG_GUARD_S)
     [again] = m.list()
     assert again.name == tentative.name and (again.importance or 0) > (confirmed.importance or 0)
     assert not any("就这样做" in r.statement for r in m.list())
