@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import Conversation, Message, Skipped
-from .common import iso, json_lines, parts_text
+from .common import each_line, iso, parts_text
 
 __all__ = ["read", "transcripts"]
 
@@ -50,26 +50,17 @@ def read(path: Path) -> Iterator[Conversation | Skipped]:
 
 def _read_file(file: Path) -> Iterator[Conversation | Skipped]:
     conv = Conversation(FORMAT, file.stem)
-    bad = 0
-    try:
-        for number, line in json_lines(file):
-            if isinstance(line, str):
-                bad += 1
-                continue
-            msg = _message(line, number)
-            if isinstance(line.get("sessionId"), str):
-                conv.id = line["sessionId"]
-            if line.get("type") == "summary" and isinstance(line.get("summary"), str):
-                conv.title = conv.title or line["summary"]
-            if msg is not None:
-                conv.messages.append(msg)
-    except OSError as exc:
-        yield Skipped(str(file), f"cannot be read ({exc.strerror or exc})")
-        return
-    if bad:
-        yield Skipped(str(file), f"{bad} line(s) that are not JSON objects (torn or corrupt)")
-    if conv.messages:
-        yield conv
+
+    def take(number: int, line: dict[str, Any]) -> None:
+        msg = _message(line, number)
+        if isinstance(line.get("sessionId"), str):
+            conv.id = line["sessionId"]
+        if line.get("type") == "summary" and isinstance(line.get("summary"), str):
+            conv.title = conv.title or line["summary"]
+        if msg is not None:
+            conv.messages.append(msg)
+
+    return each_line(file, conv, take)
 
 
 def _message(line: dict[str, Any], number: int) -> Message | None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import Conversation, Message, Skipped
-from .common import iso, json_lines, parts_text
+from .common import each_line, iso, parts_text
 
 __all__ = ["read"]
 
@@ -37,28 +37,19 @@ def read(path: Path) -> Iterator[Conversation | Skipped]:
 
 def _read_file(file: Path) -> Iterator[Conversation | Skipped]:
     conv = Conversation(FORMAT, file.stem.removeprefix("rollout-"))
-    bad = 0
-    try:
-        for number, line in json_lines(file):
-            if isinstance(line, str):
-                bad += 1
-                continue
-            payload = line.get("payload") if "payload" in line else line
-            if not isinstance(payload, dict):
-                continue
-            if line.get("type") == "session_meta" and isinstance(payload.get("id"), str):
-                conv.id = payload["id"]
-                continue
-            msg = _message(payload, line, number)
-            if msg is not None:
-                conv.messages.append(msg)
-    except OSError as exc:
-        yield Skipped(str(file), f"cannot be read ({exc.strerror or exc})")
-        return
-    if bad:
-        yield Skipped(str(file), f"{bad} line(s) that are not JSON objects (torn or corrupt)")
-    if conv.messages:
-        yield conv
+
+    def take(number: int, line: dict[str, Any]) -> None:
+        payload = line.get("payload") if "payload" in line else line
+        if not isinstance(payload, dict):
+            return
+        if line.get("type") == "session_meta" and isinstance(payload.get("id"), str):
+            conv.id = payload["id"]
+            return
+        msg = _message(payload, line, number)
+        if msg is not None:
+            conv.messages.append(msg)
+
+    return each_line(file, conv, take)
 
 
 def _message(payload: dict[str, Any], line: dict[str, Any], number: int) -> Message | None:

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from ..chats import Conversation, Skipped
+
 __all__ = [
     "MAX_JSON_BYTES",
     "MAX_LINE_BYTES",
+    "each_line",
     "first_json_lines",
     "iso",
     "json_lines",
@@ -111,3 +114,25 @@ def parts_text(
             if isinstance(text, str):
                 out.append(text)
     return "\n".join(t for t in out if t)
+
+
+def each_line(
+    file: Path, conv: Conversation, take: Callable[[int, dict[str, Any]], None]
+) -> Iterator[Conversation | Skipped]:
+    """A one-conversation JSONL transcript (Claude Code, Codex): ``take`` is handed each JSON
+    object with its line number and fills ``conv``; torn lines are counted, not fatal; ``conv``
+    comes out when it holds a message."""
+    bad = 0
+    try:
+        for number, line in json_lines(file):
+            if isinstance(line, str):
+                bad += 1
+            else:
+                take(number, line)
+    except OSError as exc:
+        yield Skipped(str(file), f"cannot be read ({exc.strerror or exc})")
+        return
+    if bad:
+        yield Skipped(str(file), f"{bad} line(s) that are not JSON objects (torn or corrupt)")
+    if conv.messages:
+        yield conv
