@@ -3,34 +3,11 @@ subprocesses (SPEC H7, I2)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
+from cli_runner import ago, data, run
 from conftest import snapshot
 from memdir import Memory
-
-ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
-
-
-def run(*args: str, ok: bool = True) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, *ENTRY, *args], capture_output=True, text=True, check=False
-    )
-    if ok:
-        assert result.returncode == 0, result.stderr
-    return result
-
-
-def data(*args: str) -> Any:
-    return json.loads(run(*args, "--json").stdout)
-
-
-def ago(days: float) -> str:
-    return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def tree(m: Memory) -> dict[str, bytes]:

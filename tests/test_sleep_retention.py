@@ -10,21 +10,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from cli_runner import ENTRY, data
 from memdir import Memory
-
-ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    result = subprocess.run(
-        [sys.executable, *ENTRY, *args], capture_output=True, text=True, check=False
-    )
-    assert result.returncode == 0, result.stderr
-    return result
-
-
-def data(*args: str) -> Any:
-    return json.loads(run(*args, "--json").stdout)
 
 
 def _expiring(folder: Path, sid: str, text: str, answer: str | None = "Noted.") -> Path:
