@@ -8,8 +8,9 @@ them. Start with ``Memory``::
     rec = m.remember("Use pnpm, not npm, in JS projects", type="feedback")
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from .lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
     from .config import Policy
@@ -49,15 +50,6 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    if name in __all__:
-        module = _importlib.import_module(f".{_HOME.get(name, 'errors')}", __name__)
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "AmbiguousError",
     "BadFileError",
@@ -81,4 +73,6 @@ __all__ = [
     "UnsafeNameError",
     "ValidationError",
 ]
+
+__getattr__ = _exports(__name__, __all__, _HOME, "errors")
 __version__ = "0.1.0"

@@ -5,8 +5,9 @@ over HTTP (``endpoint.py`` holds the shared timeout/retry policy), and ``get_llm
 the user configured. ``Embedder`` (``embeddings.py``) turns text into vectors for recall.
 """
 
-import importlib as _importlib
 import typing as _typing
+
+from ..lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
     from .anthropic import AnthropicMessages
@@ -31,15 +32,6 @@ _HOME = {
 }
 
 
-def __getattr__(name: str) -> _typing.Any:
-    if name in __all__:
-        module = _importlib.import_module(f".{_HOME.get(name, 'llm')}", __name__)
-        value = getattr(module, name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 __all__ = [
     "ARGUMENTS_ERROR",
     "LLM",
@@ -57,3 +49,5 @@ __all__ = [
     "get_llm",
     "llm_configured",
 ]
+
+__getattr__ = _exports(__name__, __all__, _HOME, "llm")
