@@ -117,18 +117,15 @@ def sleep(
     _sleep(ctx, dry_run, if_quiet, scope, offline, as_json)
 
 
-@cli.command(help="Another name for `memdir sleep` (same options).")
-@_sleep_options
-@click.pass_context
-def consolidate(
-    ctx: click.Context,
-    dry_run: bool,
-    if_quiet: str | None,
-    scope: str | None,
-    offline: bool,
-    as_json: bool,
-) -> None:
-    _sleep(ctx, dry_run, if_quiet, scope, offline, as_json)
+# the alias SPEC H7 names: the same callback and options under another name
+cli.add_command(
+    click.Command(
+        "consolidate",
+        callback=sleep.callback,
+        params=sleep.params,
+        help="Another name for `memdir sleep` (same options).",
+    )
+)
 
 
 @cli.command()
