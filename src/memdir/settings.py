@@ -52,6 +52,7 @@ __all__ = [
     "LLMSettings",
     "Setting",
     "Source",
+    "add_provider",
     "configured_backend",
     "env_var",
     "infer_provider",
@@ -64,13 +65,21 @@ __all__ = [
 ]
 
 Source = Literal["env", "file", "default"]
-PROVIDERS = ("openai", "anthropic")
+PROVIDERS = ["openai", "anthropic"]  # and any a plugin adds (add_provider)
 DEFAULT_BASE_URLS = {
     "openai": "https://api.openai.com/v1",
     "anthropic": "https://api.anthropic.com",
 }
 DEFAULT_TIMEOUT = 60.0
 DEFAULT_MAX_RETRIES = 2
+
+
+def add_provider(name: str, default_base_url: str) -> None:
+    """Accept ``llm.provider: name`` (``providers.register_llm_provider`` calls this), sending to
+    ``default_base_url`` unless ``llm.base_url`` says otherwise."""
+    if name not in PROVIDERS:
+        PROVIDERS.append(name)
+    DEFAULT_BASE_URLS.setdefault(name, default_base_url)
 
 
 def _provider(key: str, value: Any) -> str:

@@ -11,9 +11,9 @@ from ..lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
     from .anthropic import AnthropicMessages
-    from .embeddings import Embedder, HashingEmbedder, get_embedder
+    from .embeddings import Embedder, HashingEmbedder, get_embedder, register_embedder
     from .endpoint import Endpoint, RejectedRequest
-    from .factory import get_llm, llm_configured
+    from .factory import get_llm, llm_configured, register_llm_provider
     from .llm import ARGUMENTS_ERROR, LLM, RAW_ARGUMENTS, LLMResponse, StreamEvent, ToolCall
     from .openai import OpenAIChat
 
@@ -24,10 +24,12 @@ _HOME = {
     "Embedder": "embeddings",
     "HashingEmbedder": "embeddings",
     "get_embedder": "embeddings",
+    "register_embedder": "embeddings",
     "Endpoint": "endpoint",
     "RejectedRequest": "endpoint",
     "get_llm": "factory",
     "llm_configured": "factory",
+    "register_llm_provider": "factory",
     "OpenAIChat": "openai",
 }
 
@@ -48,6 +50,8 @@ __all__ = [
     "get_embedder",
     "get_llm",
     "llm_configured",
+    "register_embedder",
+    "register_llm_provider",
 ]
 
 __getattr__ = _exports(__name__, __all__, _HOME, "llm")

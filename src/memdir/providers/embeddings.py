@@ -28,7 +28,7 @@ import re
 import threading
 import unicodedata
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any, Literal
 
@@ -36,6 +36,7 @@ import numpy as np
 import numpy.typing as npt
 
 from ..errors import ConfigError
+from ..registry import Registry
 from .use_pooling import Pooler
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "HashingEmbedder",
     "Vectors",
     "get_embedder",
+    "register_embedder",
 ]
 
 Vectors = npt.NDArray[np.float32]
@@ -232,7 +234,19 @@ class USEEmbedder(_ModelEmbedder):
         return nullcontext() if limit is None else limit(limits=1, user_api="blas")
 
 
-EMBEDDERS = {"e5": E5Embedder, "use": USEEmbedder, "hashing": HashingEmbedder}
+# the embedders by name (``MEMDIR_EMBEDDER``); ``auto`` is the first of use, e5 that loads
+EMBEDDERS: Registry[Callable[[], Embedder]] = Registry(
+    "embedder", "set MEMDIR_EMBEDDER to auto or one of them", first="use", article="an"
+)
+for _name, _factory in (("use", USEEmbedder), ("e5", E5Embedder), ("hashing", HashingEmbedder)):
+    EMBEDDERS.register(_name, _factory)
+
+
+def register_embedder(name: str, factory: Callable[[], Embedder]) -> None:
+    """Make ``MEMDIR_EMBEDDER=name`` (and ``get_embedder(name)``) build ``factory()``."""
+    EMBEDDERS.register(name, factory)
+
+
 _LOADED: dict[str, Embedder] = {}
 _LOADING = threading.RLock()  # a server warms the embedder on a thread while requests arrive
 
@@ -256,11 +270,7 @@ def _load(name: str) -> Embedder:
             _LOADED["auto"] = embedder
             return embedder
         embedder = get_embedder("hashing")
-    elif name in EMBEDDERS:
-        embedder = EMBEDDERS[name]()
     else:
-        raise ConfigError(
-            f"unknown embedder {name!r}: set MEMDIR_EMBEDDER to one of auto, {', '.join(EMBEDDERS)}"
-        )
+        embedder = EMBEDDERS.get(name)()
     _LOADED[name] = embedder
     return embedder

@@ -10,13 +10,15 @@ set.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from ..errors import ProviderError
-from ..settings import LLMSettings, env_var, load_settings
+from ..registry import Registry
+from ..settings import DEFAULT_BASE_URLS, LLMSettings, add_provider, env_var, load_settings
 from .llm import LLM
 
-__all__ = ["get_llm", "llm_configured"]
+__all__ = ["LLM_PROVIDERS", "get_llm", "llm_configured", "register_llm_provider"]
 
 OLLAMA_EXAMPLE = "memdir config set llm.base_url http://localhost:11434/v1 llm.model qwen2.5:3b"
 
@@ -38,20 +40,16 @@ def _not_configured(settings: LLMSettings) -> ProviderError:
 
 def get_llm(settings: LLMSettings | None = None, *, home: Path | None = None) -> LLM:
     """The configured provider; ``ProviderError`` saying what to set when there is none."""
-    from .anthropic import AnthropicMessages  # httpx: only when a model is called for
-    from .openai import OpenAIChat
-
     settings = settings or load_settings(home)
     if not settings.configured or settings.model is None:
         raise _not_configured(settings)
-    if settings.provider == "anthropic":
-        return AnthropicMessages(
-            settings.model,
-            api_key=settings.api_key,
-            base_url=settings.base_url,
-            timeout=settings.timeout,
-            max_retries=settings.max_retries,
-        )
+    return LLM_PROVIDERS.get(settings.provider)(settings)
+
+
+def _openai(settings: LLMSettings) -> LLM:
+    from .openai import OpenAIChat  # httpx: only when a model is called for
+
+    assert settings.model is not None
     return OpenAIChat(
         settings.model,
         base_url=settings.base_url,
@@ -59,3 +57,35 @@ def get_llm(settings: LLMSettings | None = None, *, home: Path | None = None) ->
         timeout=settings.timeout,
         max_retries=settings.max_retries,
     )
+
+
+def _anthropic(settings: LLMSettings) -> LLM:
+    from .anthropic import AnthropicMessages
+
+    assert settings.model is not None
+    return AnthropicMessages(
+        settings.model,
+        api_key=settings.api_key,
+        base_url=settings.base_url,
+        timeout=settings.timeout,
+        max_retries=settings.max_retries,
+    )
+
+
+# the wire formats by ``llm.provider``; the built-ins register through the same door as a plugin
+LLM_PROVIDERS: Registry[Callable[[LLMSettings], LLM]] = Registry(
+    "LLM provider", "memdir config set llm.provider NAME", first="openai", article="an"
+)
+
+
+def register_llm_provider(
+    name: str, factory: Callable[[LLMSettings], LLM], *, default_base_url: str
+) -> None:
+    """Make ``llm.provider: name`` build ``factory(settings)``; ``default_base_url`` is where it
+    sends requests when ``llm.base_url`` is not set."""
+    LLM_PROVIDERS.register(name, factory)
+    add_provider(name, default_base_url)
+
+
+register_llm_provider("openai", _openai, default_base_url=DEFAULT_BASE_URLS["openai"])
+register_llm_provider("anthropic", _anthropic, default_base_url=DEFAULT_BASE_URLS["anthropic"])
