@@ -389,3 +389,28 @@ def ports(sandbox: Path, pg_dsn: str) -> Ports:  # noqa: F811
     return Ports(
         backend, store, backend.changes(store), backend.recalls(store), get_embedder("hashing")
     )
+
+
+def test_the_hnsw_path_reranks_to_the_same_answers(
+    pair: tuple[Index, PgIndex], embedder: Embedder
+) -> None:
+    """A scope past ``exact_limit`` takes its candidates from the HNSW indexes (own and
+    context vectors) and reranks them exactly: in a store smaller than the candidate set the
+    answers are the exact ones."""
+    sqlite, pg = pair
+    pg.candidates.exact_limit = 0
+    with psycopg.connect(pg.conninfo) as conn:
+        conn.execute("SET enable_seqscan = off")  # a store this small would be read whole
+        plan = conn.execute(
+            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s "
+            "ORDER BY vec::vector(256) <=> %s::vector(256) LIMIT 5",
+            (pg.model, "[" + ",".join(["0.1"] * 256) + "]"),
+        ).fetchall()
+    assert any("idx1_hnsw_vec" in line for (line,) in plan), plan
+    for query in QUERIES:
+        qvec = embedder.encode([query], "query")[0]
+        for context in (0.0, 0.35):
+            means = _means(sqlite, context)
+            for centre in (None, means):
+                args = {"context": context, "means": centre, "chinese": False}
+                _same_near(sqlite.nearest(qvec, 3, **args), pg.nearest(qvec, 3, **args))
