@@ -561,8 +561,10 @@ class PgIndex:
         ranks its matrix (``pg/index_vectors.py``)."""
         with self._lock:
             conn = self._connect()
+            cached = self._cache  # (a threshold: the docs' count as last read will do)
+            count = len(cached[1]) if cached is not None and cached[1] else self._count(conn)
             found, _ = self.candidates.nearest(
-                conn, self._count(conn), query_vector, k,
+                conn, count, query_vector, k,
                 within=within, also=also, context=context, means=means, chinese=chinese,
             )  # fmt: skip
             return found
@@ -594,8 +596,10 @@ class PgIndex:
         return LanguageSums((sums[0], sums[1]), (counts[0], counts[1]))
 
     def has_context(self, name: str) -> bool:
-        """Whether ``name`` has a context vector (its session neighbours)."""
-        return name in self._loaded()[1]
+        """Whether ``name`` has a context vector (its session neighbours), as of the docs last
+        read (recall asks it of every candidate, right after reading them)."""
+        cached = self._cache
+        return name in (cached[2] if cached is not None else self._loaded()[1])
 
     def stats(self) -> dict[str, Any]:
         with self._lock:

@@ -138,15 +138,20 @@ class Candidates:
         }  # fmt: skip
         small_within = within is not None and len(within) <= self.exact_limit
         if small_within or count <= self.exact_limit:
-            names = self._exact(conn, params, k, within, means, chinese)
+            rows = self._exact(conn, params, k, within, means, chinese)
+            names = [r[0] for r in rows]
         else:
-            names = self._ann(conn, params, k, means, chinese)
-        rows = conn.execute(
-            f"SELECT name, vec, ctx, zh FROM idx1_docs WHERE {self._where()} "
-            "AND (name = ANY(%(names)s) OR name = ANY(%(also)s)) ORDER BY id",
-            {**params, "names": names},
-            binary=True,
-        ).fetchall()
+            rows, names = [], self._ann(conn, params, k, means, chinese)
+        have = {r[0] for r in rows}
+        wanted = [n for n in names if n not in have] + [n for n in also if n not in have]
+        if wanted:
+            rows += conn.execute(
+                f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {self._where()} "
+                "AND name = ANY(%(names)s)",
+                {**params, "names": wanted},
+                binary=True,
+            ).fetchall()
+        rows.sort(key=lambda r: r[4])  # the matrix's row order: the docs' (SqliteIndex: rowid)
         return self._rank(rows, q, k, within, also, context, means, chinese)
 
     def _exact(
@@ -157,8 +162,9 @@ class Candidates:
         within: Collection[str] | None,
         means: Means | None,
         chinese: bool,
-    ) -> list[str]:
-        """The best ``k`` + a margin by the whole formula, computed in SQL for every row."""
+    ) -> list[tuple[Any, ...]]:
+        """The rows (name, vec, ctx, zh, id) of the best ``k`` + a margin by the whole formula,
+        computed in SQL for every row."""
         if means is not None:
             params.update(_centring(params["q"], means, chinese))
         limit = 2 * k + 16
@@ -167,10 +173,10 @@ class Candidates:
             where += " AND name = ANY(%(within)s)"
             params["within"] = list(within)
         query = (
-            f"SELECT name FROM idx1_docs WHERE {where} "
+            f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {where} "
             f"ORDER BY {_score_sql(means is not None, chinese)} DESC, id LIMIT {limit}"
         )
-        return [r[0] for r in conn.execute(query, params)]
+        return conn.execute(query, params, binary=True).fetchall()
 
     def _ann(
         self,
