@@ -399,14 +399,18 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
     answers are the exact ones."""
     sqlite, pg = pair
     pg.candidates.exact_limit = 0
+    pg.sync()  # past the limit: the rows go into the HNSW indexes
     with psycopg.connect(pg.conninfo) as conn:
         conn.execute("SET enable_seqscan = off")  # a store this small would be read whole
         plan = conn.execute(
-            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s "
+            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s AND ann "
             "ORDER BY vec::vector(256) <=> %s::vector(256) LIMIT 5",
             (pg.model, "[" + ",".join(["0.1"] * 256) + "]"),
         ).fetchall()
     assert any("idx1_hnsw_vec" in line for (line,) in plan), plan
+    with psycopg.connect(pg.conninfo) as conn:
+        conn.execute("SELECT set_config('memdir.owner', 'alice', false)")
+        assert conn.execute("SELECT bool_and(ann) FROM idx1_docs").fetchone() == (True,)
     for query in QUERIES:
         qvec = embedder.encode([query], "query")[0]
         for context in (0.0, 0.35):

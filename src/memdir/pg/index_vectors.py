@@ -116,7 +116,7 @@ class Candidates:
     def nearest(
         self,
         conn: Connection[Any],
-        count: int,
+        ann: bool,
         query_vector: np.ndarray[Any, Any],
         k: int,
         *,
@@ -127,8 +127,9 @@ class Candidates:
         chinese: bool,
     ) -> tuple[dict[str, Near], set[str]]:
         """The answer of ``ports.Index.nearest`` and the names among its rows that have a
-        context vector."""
-        if k < 1 or count == 0:
+        context vector. ``ann``: the scope's rows are in the HNSW indexes (it holds more than
+        ``exact_limit`` memories)."""
+        if k < 1:
             return {}, set()
         q = np.asarray(query_vector, dtype=np.float32)
         also = [n for n in also]
@@ -137,7 +138,7 @@ class Candidates:
             "c": float(context), "also": also,
         }  # fmt: skip
         small_within = within is not None and len(within) <= self.exact_limit
-        if small_within or count <= self.exact_limit:
+        if small_within or not ann:
             rows = self._exact(conn, params, k, within, means, chinese)
             names = [r[0] for r in rows]
         else:
@@ -199,7 +200,7 @@ class Candidates:
             for column in columns:
                 query = sql.SQL(
                     "SELECT name FROM idx1_docs WHERE owner = %(owner)s AND scope = %(scope)s "
-                    "AND model = {model} AND {col} IS NOT NULL "
+                    "AND model = {model} AND ann AND {col} IS NOT NULL "
                     "ORDER BY {col}::vector({dim}) <=> %(d)s::vector({dim}) LIMIT {n}"
                 ).format(
                     model=sql.Literal(self.model),  # a literal: the partial index's predicate
