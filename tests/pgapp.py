@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 APP_ROLE = "memdir_app"

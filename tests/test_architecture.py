@@ -165,7 +165,8 @@ ALLOWED["pg"] = {
     "settings",
 }
 ALLOWED["backends"] |= {"pg"}
-ALLOWED["cli"] |= {"backends"}
+ALLOWED["cli"] |= {"backends", "pg"}  # `memdir db` migrates the database backend's schema
+ALLOWED["portable"] |= {"ports"}  # a scope as an archive's tree, whatever backend keeps it
 
 
 def _internal_imports(path: Path) -> set[str]:

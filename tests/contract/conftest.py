@@ -10,12 +10,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
+from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 from memdir.backends import backend_names, open_backend
 from memdir.ports import Backend
 from memdir.providers.embeddings import get_embedder
-from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
-from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 from .contract_ports import Ports
 

@@ -23,7 +23,7 @@ import configparser
 import os
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
 from ..paths import Scope
@@ -34,7 +34,10 @@ from .connect import Database
 from .logs import PgRecallLog
 from .store import PgStore
 
-__all__ = ["PostgresBackend", "project_id"]
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["PostgresBackend", "check_role", "project_id"]
 
 _ROLE_FIX = (
     "connect as a role of its own: CREATE ROLE memdir LOGIN PASSWORD '…'; CREATE DATABASE "
@@ -56,19 +59,11 @@ class PostgresBackend:
             )
         self.db = Database(dsn, owner or configured_user())
         conn = self.db.connection()
-        with conn.cursor() as cur:
-            cur.execute(
-                "SELECT current_user, rolsuper OR rolbypassrls FROM pg_roles "
-                "WHERE rolname = current_user"
-            )
-            row = cur.fetchone()
-        if row is not None and row[1]:
+        try:
+            check_role(conn, self.db.where)
+        except ConfigError:
             self.db.close()
-            raise ConfigError(
-                f"memdir connects to {self.db.where} as {row[0]!r}, a role that row-level "
-                f"security does not hold (superuser or BYPASSRLS), so one user could read "
-                f"another's memories: {_ROLE_FIX}"
-            )
+            raise
         schema.check(conn)
 
     @property
@@ -101,6 +96,22 @@ class PostgresBackend:
 
     def close(self) -> None:
         self.db.close()
+
+
+def check_role(conn: psycopg.Connection[Any], where: str) -> None:
+    """Refuse a role that row-level security does not hold (superuser or ``BYPASSRLS``)."""
+    with conn.cursor() as cur:
+        cur.execute(
+            "SELECT current_user, rolsuper OR rolbypassrls FROM pg_roles "
+            "WHERE rolname = current_user"
+        )
+        row = cur.fetchone()
+    if row is not None and row[1]:
+        raise ConfigError(
+            f"memdir connects to {where} as {row[0]!r}, a role that row-level security does "
+            f"not hold (superuser or BYPASSRLS), so one user could read another's memories: "
+            f"{_ROLE_FIX}"
+        )
 
 
 def _pg(store: Store) -> PgStore:

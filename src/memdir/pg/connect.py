@@ -187,4 +187,3 @@ class Database:
         for conn in conns:
             conn.close()
         self._local = threading.local()
-

@@ -88,8 +88,20 @@ CREATE TABLE recalls (
 CREATE INDEX recalls_scope ON recalls (owner, scope, seq);
 """
 
+# a scope's other files that are truth, by path under its folder: the daily logs (``log/…``)
+_SCOPE_FILES = """
+CREATE TABLE scope_files (
+    owner text NOT NULL,
+    scope text NOT NULL,
+    path text NOT NULL,
+    data bytea NOT NULL,
+    PRIMARY KEY (owner, scope, path)
+);
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_truth", [_TRUTH, *(_POLICY.format(t=t) for t in TABLES)]),
+    Migration("0002_scope_files", [_SCOPE_FILES, _POLICY.format(t="scope_files")]),
 )
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
 from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record
@@ -39,6 +39,9 @@ from ..paths import Scope, ScopeDirs
 from ..records import FIELD_ORDER, MemoryRecord, check_name, check_text, now_iso
 from .connect import Database
 from .logs import PgChangeLog
+
+if TYPE_CHECKING:
+    from .tree import PgTree
 
 __all__ = ["PgStore"]
 
@@ -169,6 +172,17 @@ class PgStore:
             row = cur.fetchone()
         count, digest = (int(row[0]), str(row[1])) if row else (0, "")
         return "empty" if count == 0 else f"pg:{count}:{digest}"
+
+    def put(self, name: str, data: bytes, *, archived: bool = False) -> None:
+        """Put bytes as they are, no change logged: an import, whose change log comes along
+        (``pg.tree``). Everything else writes through the methods below."""
+        self._put(_At(check_name(name), archived), data, content_hash(data))
+
+    def tree(self) -> PgTree:
+        """This scope as the files an archive carries (``portable.tree.ScopeTree``)."""
+        from .tree import PgTree
+
+        return PgTree(self)
 
     def archived(self) -> PgStore:
         """The scope's archive: the same table, ``archived`` rows."""
@@ -392,9 +406,7 @@ class PgStore:
         with self.locked():
             current = self.read(name)
             if self.exists(new_name):
-                raise self._taken_error(
-                    new_name, "choose another name, or delete that one first"
-                )
+                raise self._taken_error(new_name, "choose another name, or delete that one first")
             renamed = set_fields(parse(self.read_bytes(name)), {"name": new_name}).dump()
             change = self._move(
                 _At(current.name), _At(new_name), renamed, expect=current.content_hash,
