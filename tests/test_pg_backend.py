@@ -67,7 +67,6 @@ def test_remember_update_rename_forget_undo_on_postgres(pg_app_dsn: str) -> None
 
 
 def test_recall_on_postgres(pg_app_dsn: str) -> None:  # noqa: F811
-    pytest.importorskip("memdir.pg.index", reason="the PostgreSQL index (helper pgindex)")
     mem = _pg(pg_app_dsn, embedder="hashing")
     mem.remember("Deploys go out with ops/deploy.sh on Fridays", type="project")
     mem.remember("The user prefers green tea", type="user")

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import importlib.util
-
 import numpy as np
 import pytest
 
-from memdir.ports import Backend
-
 from .contract_ports import Ports
-
-
-@pytest.fixture(autouse=True)
-def _index_available(backend: Backend) -> None:
-    if backend.name == "postgresql" and importlib.util.find_spec("memdir.pg.index") is None:
-        pytest.skip("the PostgreSQL index (memdir.pg.index, helper pgindex) is not merged yet")
 
 
 @pytest.fixture

@@ -31,7 +31,6 @@ from ..ports import ChangeLog, Index, RecallLog, Store
 from ..settings import configured_user
 from . import schema
 from .connect import Database
-from .logs import PgRecallLog
 from .store import PgStore
 
 if TYPE_CHECKING:
@@ -91,8 +90,7 @@ class PostgresBackend:
         return _pg(store).log
 
     def recalls(self, store: Store) -> RecallLog:
-        pg = _pg(store)
-        return PgRecallLog(self.db, pg.scope_id)
+        return _pg(store).recalls
 
     def close(self) -> None:
         self.db.close()

@@ -38,7 +38,7 @@ from ..markdown import (
 from ..paths import Scope, ScopeDirs
 from ..records import FIELD_ORDER, MemoryRecord, check_name, check_text, now_iso
 from .connect import Database
-from .logs import PgChangeLog
+from .logs import PgChangeLog, PgRecallLog
 
 if TYPE_CHECKING:
     from .tree import PgTree
@@ -83,6 +83,11 @@ class PgStore:
         self.log: PgChangeLog = log or PgChangeLog(db, scope, scope_id)
         self._key = (db.owner, scope_id)
         self._dirs = ScopeDirs(scope, Path("/memories") / scope)  # for records: scope only
+
+    @property
+    def recalls(self) -> PgRecallLog:
+        """The scope's recall log (the index folds it into use counts)."""
+        return PgRecallLog(self.db, self.scope_id)
 
     def __repr__(self) -> str:
         return f"PgStore({self.db.where}, owner={self.db.owner!r}, scope={self.scope_id!r})"
