@@ -74,6 +74,37 @@ def test_recall_on_postgres(pg_app_dsn: str) -> None:  # noqa: F811
     assert [h.record.name for h in hits][:1] == [mem.list(scope="project")[0].name]
 
 
+def test_the_everyday_commands_through_the_cli(
+    pg_app_dsn: str,  # noqa: F811
+    sandbox: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("MEMDIR_BACKEND", pg_app_dsn)
+    monkeypatch.setenv("MEMDIR_EMBEDDER", "hashing")
+
+    def run(*args: str) -> str:
+        assert main(list(args)) == 0, args
+        return capsys.readouterr().out
+
+    run("init")
+    run("remember", "--type", "project", "The deploy script lives in ops/deploy.sh")
+    name = json.loads(run("list", "--json"))[0]["name"]
+    assert "description: The deploy script lives in ops/deploy.sh" in run("show", name)
+    run("update", name, "--statement", "The deploy script lives in ops/ship.sh")
+    run("rename", name, "deploy")
+    hits = json.loads(run("recall", "where is the deploy script", "--json"))
+    assert "deploy" in json.dumps(hits)
+    run("forget", "deploy")
+    last = json.loads(run("history", "--json"))[-1]
+    assert last["op"] == "delete"
+    run("undo", last["id"])
+    assert "ops/ship.sh" in run("show", "deploy")
+    assert "readable" in run("doctor")
+    assert not (sandbox / "project" / ".agent" / "memory").exists()  # the rows are the truth
+    assert APP_PASSWORD not in capsys.readouterr().err
+
+
 def test_memory_md_features_say_they_need_the_file_backend(pg_app_dsn: str) -> None:  # noqa: F811
     mem = _pg(pg_app_dsn)
     mem.remember("Releases are tagged on Fridays", type="project")

@@ -15,7 +15,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, get_args
+from typing import TYPE_CHECKING, Any, Protocol, Self, get_args, runtime_checkable
 
 from ..backends import open_backend
 from ..errors import (
@@ -219,7 +219,7 @@ class MemoryBase:
             store.regenerate_index()
             created[scope] = store.dirs.memory
         gitignore = self.project_root / ".agent" / ".gitignore"
-        if not gitignore.exists():
+        if created and not gitignore.exists():  # a database backend made no folder here
             gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")
         return created
 
@@ -513,6 +513,14 @@ class MemoryBase:
         _refresh(store)
         return store.read(name)
 
+    def file_bytes(self, record: MemoryRecord) -> bytes:
+        """The whole file of ``record`` (frontmatter and body) as its backend keeps it: what
+        ``memdir show`` prints and ``memdir edit`` opens."""
+        store = self.store(record.scope)
+        if isinstance(store, _WholeFiles):
+            return store.read_bytes(record.name)
+        return record.path.read_bytes()
+
     def list(
         self,
         *,
@@ -637,6 +645,13 @@ class MemoryBase:
             if self.present(s)
             for p in self.index(s).verify()
         ]
+
+
+@runtime_checkable
+class _WholeFiles(Protocol):
+    """A store that keeps each memory's whole file somewhere other than ``record.path``."""
+
+    def read_bytes(self, name: str) -> bytes: ...
 
 
 def _refresh(store: Store) -> None:
