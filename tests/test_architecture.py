@@ -156,6 +156,24 @@ ALLOWED["portable"] = {
     "records",
 }
 ALLOWED["cli"] |= {"portable"}
+# Issue 20: the PostgreSQL backend implements the ports in rows (the same records and markdown
+# code as the files, so bytes move between them); the registry opens it for a DSN, and `memdir
+# db` / `memdir config set backend` reach it through the registry.
+ALLOWED["pg"] = {
+    "errors",
+    "files",
+    "history",
+    "index",
+    "markdown",
+    "paths",
+    "ports",
+    "providers",
+    "records",
+    "settings",
+}
+ALLOWED["backends"] |= {"pg"}
+ALLOWED["cli"] |= {"backends", "pg"}  # `memdir db` migrates the database backend's schema
+ALLOWED["portable"] |= {"ports"}  # a scope as an archive's tree, whatever backend keeps it
 
 
 def _internal_imports(path: Path) -> set[str]:

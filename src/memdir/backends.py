@@ -13,9 +13,8 @@ Only this module and the file backend's own modules know those directories exist
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from .errors import ConfigError
 from .files import FileStore
@@ -26,9 +25,16 @@ from .paths import Scope, scope_dirs
 from .ports import Backend, Index, RecallLog, Store
 from .settings import configured_backend
 
-__all__ = ["FileBackend", "backend_names", "open_backend", "register_backend"]
+__all__ = ["BackendFactory", "FileBackend", "backend_names", "open_backend", "register_backend"]
 
-BackendFactory = Callable[[], Backend]
+
+class BackendFactory(Protocol):
+    """Makes a backend from what chose it — the name, or the whole DSN for a database
+    (``postgresql://…``) — and the caller's options (``owner=`` for a per-user server)."""
+
+    def __call__(self, spec: str, /, **options: Any) -> Backend: ...
+
+
 _FACTORIES: dict[str, BackendFactory] = {}
 
 
@@ -47,25 +53,32 @@ def backend_names() -> list[str]:
     return sorted(_FACTORIES, key=lambda n: (n != "file", n))
 
 
-def open_backend(choice: str | Backend | None = None, *, home: Path | None = None) -> Backend:
-    """The backend ``choice`` names (or is); ``None``: the configured one."""
+def open_backend(
+    choice: str | Backend | None = None, *, home: Path | None = None, **options: Any
+) -> Backend:
+    """The backend ``choice`` names (or is); ``None``: the configured one. A DSN
+    (``postgresql://…``) names its backend by its scheme and reaches the factory whole;
+    ``options`` go to the factory too (``owner=``: whose memories a database backend opens)."""
     if choice is not None and not isinstance(choice, str):
         return choice
-    name = choice or configured_backend(home)
-    scheme = name.split(":", 1)[0] if "://" in name else name
+    spec = (choice or configured_backend(home)).strip()
+    scheme = spec.split(":", 1)[0] if "://" in spec else spec
     factory = _FACTORIES.get(scheme)
     if factory is None:
         raise ConfigError(
             f"no storage backend named {scheme!r}: the backends are {', '.join(backend_names())} "
             "(set MEMDIR_BACKEND or `backend:` in config.yaml to one of them)"
         )
-    return factory()
+    return factory(spec, **options)
 
 
 class FileBackend:
     """Scopes as directories of Markdown files, a JSONL change log and a SQLite index."""
 
     name = "file"
+
+    def __init__(self, spec: str = "file", /, **options: Any) -> None:
+        """``spec`` and ``options`` are what every factory is handed; files need neither."""
 
     def store(self, scope: str, *, home: Path, project_root: Path | None) -> FileStore | None:
         dirs = scope_dirs(_scope(scope), home=home, project_root=project_root)
@@ -96,4 +109,13 @@ def _files(store: Store) -> FileStore:
     return store
 
 
+def _postgres(spec: str, /, **options: Any) -> Backend:
+    """The PostgreSQL backend (``memdir.pg``), imported only when a DSN names it: psycopg is an
+    optional extra (``memdir[postgres]``)."""
+    from .pg.backend import PostgresBackend
+
+    return PostgresBackend(spec, **options)
+
+
 register_backend("file", FileBackend)
+register_backend("postgresql", _postgres)

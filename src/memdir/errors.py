@@ -15,6 +15,7 @@ their edge and show its message, which always says what to do next::
     ├── BadFileError           a memory file on disk does not parse (see ``memdir doctor``)
     │   └── LinkError          a symbolic link leads out of the scope; not followed
     ├── LockTimeoutError       another process held the scope's write lock for too long
+    ├── StorageUnavailableError the database behind the backend cannot be reached now
     ├── ProviderError          an LLM endpoint failed, timed out or is not configured
     └── ExtractionError        the extractor's model output stayed unusable after a retry
 """
@@ -36,6 +37,7 @@ __all__ = [
     "ProviderError",
     "RefusedError",
     "SessionBusyError",
+    "StorageUnavailableError",
     "UnsafeNameError",
     "ValidationError",
 ]
@@ -89,6 +91,11 @@ class LinkError(BadFileError):
 
 class LockTimeoutError(MemdirError):
     """The scope's write lock stayed held past the timeout."""
+
+
+class StorageUnavailableError(MemdirError):
+    """The database a backend keeps the memories in cannot be reached (down, refusing, the
+    connection lost mid-call): nothing was written; try again once it is back (REST: 503)."""
 
 
 class RefusedError(ValidationError):

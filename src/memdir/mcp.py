@@ -196,7 +196,7 @@ class _Adapter:
         ``/memories/<scope>`` (the file tools' paths), the project as ``.``, the home as ``~``
         (issue 26: an error text showed absolute server paths)."""
         m = self.memory
-        folders = [(str(m.store(s).dirs.memory), f"/memories/{s}") for s in m.scopes()]
+        folders = [(str(f), f"/memories/{s}") for s in m.scopes() if (f := m.folder(s))]
         if m.project_root is not None:
             folders.append((str(m.project_root), "."))
         folders.append((str(m.home), "~"))

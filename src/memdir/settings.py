@@ -34,6 +34,7 @@ This module only reads and writes settings; ``memdir.providers.get_llm`` turns t
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,14 +54,19 @@ __all__ = [
     "Setting",
     "Source",
     "add_provider",
+    "check_backend",
     "configured_backend",
+    "configured_user",
     "env_var",
     "infer_provider",
     "load_settings",
+    "mask_dsn",
     "mask_secret",
     "read_file",
+    "set_backend",
     "set_values",
     "settings_file",
+    "unset_backend",
     "unset_values",
 ]
 
@@ -188,15 +194,20 @@ def read_file(home: Path | None = None) -> dict[str, Any]:
     return values
 
 
-def _write(path: Path, values: Mapping[str, Any]) -> None:
-    """Write ``values`` as nested YAML, mode 0600, atomically (crash: old file or new file)."""
-    nested: dict[str, dict[str, Any]] = {}
+def _write(path: Path, values: Mapping[str, Any], backend: str | bool | None = True) -> None:
+    """Write ``values`` as nested YAML, mode 0600, atomically (crash: old file or new file).
+    ``backend``: the top-level ``backend:`` to write (``True``: keep the file's, ``None``: none)."""
+    if backend is True:
+        backend = _file_backend(path)
+    nested: dict[str, Any] = {}
     for key in KEYS:  # a stable order, whatever order the keys were set in
         if key in values:
             section, name = key.split(".", 1)
             nested.setdefault(section, {})[name] = values[key]
     path.parent.mkdir(parents=True, exist_ok=True)
     text = "# memdir user settings (memdir config set KEY VALUE)\n"
+    if isinstance(backend, str):  # the DSN may hold a password: this file is 0600 for it too
+        text += yaml.safe_dump({"backend": backend}, sort_keys=False, allow_unicode=True)
     if nested:
         text += yaml.safe_dump(nested, sort_keys=False, allow_unicode=True)
     # 0600 from creation, before any byte is written: the key is never world-readable
@@ -317,6 +328,69 @@ def load_settings(
         max_retries=values["llm.max_retries"],
         sources=sources,
     )
+
+
+def _file_backend(path: Path) -> str | None:
+    """The ``backend:`` the settings file at ``path`` holds (``None``: none, or no file)."""
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None
+    value = data.get("backend") if isinstance(data, dict) else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def check_backend(value: Any) -> str:
+    """``value`` as a backend choice: a name (``file``) or a URL DSN without spaces."""
+    text = value.strip() if isinstance(value, str) else ""
+    if not (text.isidentifier() or ("://" in text and not any(c.isspace() for c in text))):
+        raise ConfigError(
+            "backend must be a name such as 'file' or a DSN such as "
+            "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+        )
+    return text
+
+
+def set_backend(value: str, home: Path | None = None) -> str:
+    """Make ``value`` (``file`` or a DSN such as ``postgresql://user:pw@host/db``) the
+    configured backend, in config.yaml (0600: a DSN's password is as secret as an API key)."""
+    text = check_backend(value)
+    _write(settings_file(home), read_file(home), text)
+    return text
+
+
+def unset_backend(home: Path | None = None) -> bool:
+    """Remove ``backend:`` from config.yaml (the file backend applies again); whether it was set."""
+    path = settings_file(home)
+    if _file_backend(path) is None:
+        return False
+    _write(path, read_file(home), None)
+    return True
+
+
+def mask_dsn(value: str) -> str:
+    """A DSN as it may be printed: its password replaced by ``***`` (URL or key=value form)."""
+    parts = urlsplit(value)
+    if "://" in value and parts.password is not None:
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        return parts._replace(netloc=f"{user}:***@{host}").geturl()
+    return re.sub(r"(password\s*=\s*)('[^']*'|\S+)", r"\1***", value)
+
+
+def configured_user(environ: Mapping[str, str] | None = None) -> str:
+    """Whose memories a database backend opens for the CLI and the library: ``$MEMDIR_USER``,
+    else the OS user name (REST passes its API key's user instead)."""
+    env = os.environ if environ is None else environ
+    chosen = (env.get("MEMDIR_USER") or "").strip()
+    if chosen:
+        return chosen
+    import getpass
+
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no user name for this uid (a bare container)
+        raise ConfigError("no user name is known here: set MEMDIR_USER") from None
 
 
 def configured_backend(home: Path | None = None, environ: Mapping[str, str] | None = None) -> str:

@@ -349,7 +349,9 @@ class MemoryTool:
     def _virtual(self, message: str) -> str:
         """``message`` with real scope directories shown as the model's ``/memories`` paths."""
         for scope in self.memory.scopes():
-            message = message.replace(str(self.memory.store(scope).dirs.memory), f"{ROOT}/{scope}")
+            folder = self.memory.folder(scope)
+            if folder is not None:
+                message = message.replace(str(folder), f"{ROOT}/{scope}")
         return message
 
     @staticmethod
@@ -382,7 +384,7 @@ class MemoryTool:
         rest = parts[1:]
         if len(rest) > 2 or (len(rest) == 2 and rest[0] not in FOLDERS):
             raise _refuse(shown, "memories are files directly in /memories/<scope>/")
-        base = self.memory.store(scope).dirs.memory
+        base = self.memory.files(scope, "the memory tool").dirs.memory
         real = base.joinpath(*rest)
         inside, full = os.path.realpath(base), os.path.realpath(real)
         if full != inside and not full.startswith(inside + os.sep):
@@ -429,7 +431,7 @@ class MemoryTool:
         if not target.real.is_file():
             raise _Reply(f"The path {target.shown} does not exist. Please provide a valid path.")
         if target.parts == ("MEMORY.md",) and target.scope is not None:
-            self.memory.store(target.scope).refresh_index()
+            self.memory.files(target.scope, "the memory tool").refresh_index()
         if target.real.stat().st_size > MAX_FILE_BYTES:
             raise _Reply(f"Error: {target.shown} is over 1 MiB; memory files are small")
         try:
@@ -464,7 +466,8 @@ class MemoryTool:
         if target.real is None:  # the root: each scope is one level down, its files two
             total = 0
             for scope in (s for s in SCOPES if s in self.memory.scopes()):
-                scope_rows = self._walk(self.memory.store(scope).dirs.memory, f"{ROOT}/{scope}", 1)
+                base = self.memory.files(scope, "the memory tool").dirs.memory
+                scope_rows = self._walk(base, f"{ROOT}/{scope}", 1)
                 total += scope_rows[0][0]
                 rows += scope_rows
             rows.insert(0, (total, ROOT))

@@ -59,7 +59,7 @@ def test_update_changes_fields_and_a_no_op_records_nothing(ports: Ports) -> None
 def test_replace_bytes_checks_the_hash_and_the_format(ports: Ports) -> None:
     name = ports.add("The API listens on port 8080")
     record = ports.store.read(name)
-    data = record.path.read_bytes() if record.path else b""
+    data = ports.changes.load(record.content_hash)  # the bytes of the version it has now
     new = data.replace(b"8080", b"9090")
     updated, change = ports.store.replace_bytes(
         name, new, actor="contract", reason=None, expect_hash=record.content_hash

@@ -16,6 +16,7 @@ from ..records import escape_controls
 from . import (  # noqa: F401  (registers the commands)
     chat,
     config,
+    db,
     edits,
     extract,
     memories,

@@ -21,6 +21,36 @@ if TYPE_CHECKING:  # settings load yaml: imported by the commands, not for every
     from ..settings import Setting
 
 SECRET_KEYS = frozenset({"llm.api_key"})
+BACKEND = "backend"  # top-level, not an llm.* key: a name or a DSN, shown with its password masked
+
+
+def _check_backend(value: str) -> None:
+    """Refuse a backend no registered one answers to (a typo in the scheme), or a bad DSN."""
+    from ..backends import backend_names
+    from ..errors import ConfigError
+    from ..settings import check_backend
+
+    text = check_backend(value)
+    scheme = text.split("://", 1)[0] if "://" in text else text
+    if scheme not in backend_names():
+        raise ConfigError(
+            f"no storage backend named {scheme!r}: the backends are {', '.join(backend_names())}"
+            " (a DSN starts with postgresql://)"
+        )
+
+
+def _backend() -> tuple[str, str]:
+    """The effective backend, masked, and where it comes from (env, file, default)."""
+    import os
+
+    from ..settings import configured_backend, mask_dsn, read_file, settings_file
+
+    read_file()  # a broken file is reported with its fix, as for every other key
+    value = mask_dsn(configured_backend())
+    if (os.environ.get("MEMDIR_BACKEND") or "").strip():
+        return value, "env"
+    text = settings_file().read_text(encoding="utf-8") if settings_file().is_file() else ""
+    return value, "file" if "backend:" in text else "default"
 
 
 def _shown(setting: Setting, reveal: bool = False) -> Any:
@@ -39,10 +69,13 @@ def _text(value: Any) -> str:
 
 @cli.group()
 def config() -> None:
-    """User settings: which LLM endpoint memdir uses (in $MEMDIR_HOME/config.yaml).
+    """User settings: which LLM endpoint memdir uses, and where memories are kept (in
+    $MEMDIR_HOME/config.yaml, mode 0600).
 
-    Keys: llm.provider, llm.base_url, llm.model, llm.api_key, llm.timeout, llm.max_retries.
-    MEMDIR_LLM_* environment variables override the file. See docs/llm.md.
+    Keys: llm.provider, llm.base_url, llm.model, llm.api_key, llm.timeout, llm.max_retries,
+    and backend (file, or a DSN such as postgresql://USER:PASSWORD@HOST/DB; its password is
+    never printed). MEMDIR_LLM_* and MEMDIR_BACKEND override the file. See docs/llm.md and
+    docs/postgres.md.
     """
 
 
@@ -52,7 +85,15 @@ def config() -> None:
 @click.argument("pairs", nargs=-1, required=True, metavar="KEY VALUE [KEY VALUE ...]")
 def set_(pairs: tuple[str, ...]) -> None:
     """Set one or more keys; every value is checked first, and nothing is written if one is bad."""
-    from ..settings import env_var, load_settings, mask_secret, set_values, settings_file
+    from ..settings import (
+        env_var,
+        load_settings,
+        mask_dsn,
+        mask_secret,
+        set_backend,
+        set_values,
+        settings_file,
+    )
 
     if len(pairs) % 2:
         raise click.UsageError(
@@ -60,7 +101,12 @@ def set_(pairs: tuple[str, ...]) -> None:
             "http://localhost:11434/v1 llm.model qwen2.5:3b"
         )
     wanted = dict(zip(pairs[::2], pairs[1::2], strict=True))
-    checked = set_values(wanted)
+    backend = wanted.pop(BACKEND, None)
+    if backend is not None:  # checked before anything is written, like every other value
+        _check_backend(backend)
+    checked = set_values(wanted) if wanted else {}
+    if backend is not None:
+        click.echo(f"backend = {mask_dsn(set_backend(backend))}")
     for key, value in checked.items():
         shown = mask_secret(str(value)) if key in SECRET_KEYS else _text(value)
         click.echo(f"{key} = {shown}")
@@ -73,14 +119,26 @@ def set_(pairs: tuple[str, ...]) -> None:
 
 @config.command()
 @click.argument("key")
-@click.option("--reveal", is_flag=True, help="Print the API key in full instead of masked.")
+@click.option(
+    "--reveal", is_flag=True, help="Print the API key (or the DSN's password) instead of masked."
+)
 @json_option
 def get(key: str, reveal: bool, as_json: bool) -> None:
     """Print one key's effective value (environment over file over default)."""
-    from ..settings import KEYS, load_settings
+    from ..settings import KEYS, configured_backend, load_settings
 
+    if key == BACKEND:
+        value, source = _backend()
+        value = configured_backend() if reveal else value
+        if as_json:
+            emit_json({"key": key, "value": value, "source": source})
+        else:
+            click.echo(value)
+        return
     if key not in KEYS:
-        raise click.BadParameter(f"unknown key; the keys are {', '.join(KEYS)}", param_hint="KEY")
+        raise click.BadParameter(
+            f"unknown key; the keys are {', '.join(KEYS)}, {BACKEND}", param_hint="KEY"
+        )
     setting = next(s for s in load_settings().items() if s.key == key)
     if as_json:
         emit_json({"key": key, "value": _shown(setting, reveal), "source": setting.source})
@@ -95,20 +153,19 @@ def list_(as_json: bool) -> None:
     from ..settings import env_var, load_settings, settings_file
 
     settings = load_settings()
+    backend, backend_source = _backend()
     if as_json:
+        shown = {s.key: {"value": _shown(s), "source": s.source} for s in settings.items()}
+        shown[BACKEND] = {"value": backend, "source": backend_source}
         emit_json(
-            {
-                "file": str(settings_file()),
-                "configured": settings.configured,
-                "settings": {
-                    s.key: {"value": _shown(s), "source": s.source} for s in settings.items()
-                },
-            }
+            {"file": str(settings_file()), "configured": settings.configured, "settings": shown}
         )
         return
     for setting in settings.items():
         source = env_var(setting.key) if setting.source == "env" else setting.source
         click.echo(f"{setting.key:<16} {_text(_shown(setting)):<40} ({source})")
+    source = "MEMDIR_BACKEND" if backend_source == "env" else backend_source
+    click.echo(f"{BACKEND:<16} {backend:<40} ({source})")
     if not settings.configured:
         click.echo(f"\nno LLM configured yet: set {', '.join(settings.missing)} (see docs/llm.md)")
 
@@ -117,9 +174,11 @@ def list_(as_json: bool) -> None:
 @click.argument("keys", nargs=-1, required=True, metavar="KEY [KEY ...]")
 def unset(keys: tuple[str, ...]) -> None:
     """Remove keys from the file (their defaults, or environment variables, apply again)."""
-    from ..settings import unset_values
+    from ..settings import unset_backend, unset_values
 
-    removed = unset_values(keys)
+    removed = unset_values([k for k in keys if k != BACKEND])
+    if BACKEND in keys and unset_backend():
+        removed.append(BACKEND)
     for key in keys:
         click.echo(f"{key} unset" if key in removed else f"{key} was not set in the file")
 

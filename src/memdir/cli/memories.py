@@ -201,9 +201,9 @@ def list_(
     _warn_skipped(ctx)
 
 
-def _show_text(rec: MemoryRecord) -> str:
+def _show_text(rec: MemoryRecord, data: bytes) -> str:
     head = f"{rec.name} · {rec.type} · {rec.scope} scope · {rec.path}"
-    return f"{head}\n{'─' * min(len(head), 80)}\n{rec.path.read_text(encoding='utf-8-sig')}"
+    return f"{head}\n{'─' * min(len(head), 80)}\n{data.decode('utf-8-sig')}"
 
 
 @cli.command()
@@ -213,11 +213,12 @@ def _show_text(rec: MemoryRecord) -> str:
 @click.pass_context
 def show(ctx: click.Context, name: str, scope: str | None, as_json: bool) -> None:
     """Show one memory: its file, as it is on disk. NAME may be a unique prefix."""
-    rec = memory(ctx).get(resolved(ctx, name, scope), scope=as_scope(scope))
+    m = memory(ctx)
+    rec = m.get(resolved(ctx, name, scope), scope=as_scope(scope))
     if as_json:
         emit_json(rec.to_dict())
     else:
-        click.echo(escape_controls(_show_text(rec)), nl=False)
+        click.echo(escape_controls(_show_text(rec, m.file_bytes(rec))), nl=False)
 
 
 @cli.command()
@@ -233,7 +234,7 @@ def edit(ctx: click.Context, name: str, scope: str | None) -> None:
 
     m = memory(ctx)
     rec = m.get(resolved(ctx, name, scope), scope=as_scope(scope))
-    original = rec.path.read_bytes()
+    original = m.file_bytes(rec)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     fd, tmp_name = tempfile.mkstemp(prefix=f"memdir-{rec.name[:40]}-", suffix=".md")
     tmp = Path(tmp_name)

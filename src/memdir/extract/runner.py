@@ -608,7 +608,7 @@ def _same_statement(writer: Memory, op: Operation) -> MemoryRecord | None:
     store = writer.store(scope)
     for base in bases:
         for name in [base] + [f"{base}-{n}" for n in range(2, 5)]:
-            if not store.path_for(name).exists():
+            if not store.exists(name):
                 break
             try:
                 record = writer.get(name, scope=scope)

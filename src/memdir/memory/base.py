@@ -15,7 +15,7 @@ import inspect
 import re
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Self, get_args
+from typing import TYPE_CHECKING, Any, Protocol, Self, get_args, runtime_checkable
 
 from ..backends import open_backend
 from ..errors import (
@@ -27,10 +27,10 @@ from ..errors import (
     ValidationError,
 )
 from ..files import BODY_PARTS, FileStore
-from ..history import Change, append_jsonl
+from ..history import Change
 from ..index.sqlite import SyncReport
 from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir
-from ..ports import Backend, Index
+from ..ports import Backend, Index, Store
 from ..providers.embeddings import Embedder, get_embedder
 from ..providers.llm import LLM
 from ..recall import Hit, Recaller, parse_time
@@ -94,7 +94,7 @@ class MemoryBase:
         else:
             self.project_root = find_project_root(Path(cwd or Path.cwd()), self.home)
         self.actor = actor
-        self._stores: dict[Scope, FileStore] = {}
+        self._stores: dict[Scope, Store] = {}
         self._embedder_choice = embedder
         self._indexes: dict[Scope, Index] = {}
         self._recallers: dict[tuple[Scope, ...], Recaller] = {}
@@ -127,8 +127,9 @@ class MemoryBase:
         )
 
     # -- scopes --------------------------------------------------------------------------
-    def store(self, scope: Scope) -> FileStore:
-        """The file store of ``scope``; ``ConfigError`` for ``project`` outside a project."""
+    def store(self, scope: Scope) -> Store:
+        """The store of ``scope`` (``ports.Store``, from the backend); ``ConfigError`` for
+        ``project`` outside a project."""
         if scope not in SCOPES:
             raise ValidationError(f"scope must be one of {', '.join(SCOPES)} (got {scope!r})")
         if scope not in self._stores:
@@ -138,21 +139,38 @@ class MemoryBase:
                     f"no project found from {Path.cwd()}: run `memdir init` in the project's "
                     "root, or pass --project DIR"
                 )
-            if not isinstance(opened, FileStore):
-                # the facade still reads a scope's directories (MEMORY.md, sessions, log/):
-                # what a second backend must first take over (docs/architecture.md)
-                raise ConfigError(
-                    f"the {self.backend.name} backend's store is not file-based, and this "
-                    "version of the facade needs one: use the file backend (MEMDIR_BACKEND=file)"
-                )
             self._stores[scope] = opened
         return self._stores[scope]
+
+    def files(self, scope: Scope, feature: str) -> FileStore:
+        """The file store of ``scope``, for a ``feature`` that keeps files beside the memories
+        (MEMORY.md, sleep's daily log, the memory tool's tree, sync); ``ConfigError`` on a
+        backend whose scopes are not directories (docs/postgres.md says what it does instead)."""
+        store = self.store(scope)
+        if not isinstance(store, FileStore):
+            raise ConfigError(
+                f"{feature} works on the file backend only for now; this memdir keeps its "
+                f"memories in the {self.backend.name} backend (docs/postgres.md)"
+            )
+        return store
+
+    def present(self, scope: Scope) -> bool:
+        """Whether ``scope`` may hold memories: a file scope once its directory exists (reading
+        never creates one), a database scope always."""
+        folder = self.folder(scope)
+        return folder.is_dir() if folder is not None else True
+
+    def folder(self, scope: Scope) -> Path | None:
+        """The directory of a file scope (``None`` for a database scope): for showing paths
+        as the memory tool names them."""
+        store = self.store(scope)
+        return store.dirs.memory if isinstance(store, FileStore) else None
 
     def scopes(self) -> builtins.list[Scope]:
         """The scopes available here: always ``user``, and ``project`` inside a project."""
         return ["project", "user"] if self.project_root is not None else ["user"]
 
-    def _locate(self, name: str, scope: Scope | None) -> FileStore:
+    def _locate(self, name: str, scope: Scope | None) -> Store:
         if scope is not None:
             return self.store(scope)
         found = [s for s in self.scopes() if self.store(s).exists(name)]
@@ -195,11 +213,13 @@ class MemoryBase:
         created: dict[str, Path] = {}
         for scope in SCOPES:
             store = self.store(scope)
+            if not isinstance(store, FileStore):
+                continue  # a database scope needs no folder: the schema is made at open
             store.dirs.memory.mkdir(parents=True, exist_ok=True)
             store.regenerate_index()
             created[scope] = store.dirs.memory
         gitignore = self.project_root / ".agent" / ".gitignore"
-        if not gitignore.exists():
+        if created and not gitignore.exists():  # a database backend made no folder here
             gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")
         return created
 
@@ -309,7 +329,7 @@ class MemoryBase:
 
     def _create_or_reinforce(
         self,
-        store: FileStore,
+        store: Store,
         statement: str,
         meta: dict[str, Any],
         *,
@@ -348,13 +368,13 @@ class MemoryBase:
             )
         return dataclasses.replace(record, is_new=True, similar_to=tuple(near))
 
-    def _reinforce(self, store: FileStore, record: MemoryRecord) -> MemoryRecord:
+    def _reinforce(self, store: Store, record: MemoryRecord) -> MemoryRecord:
         """The same statement was remembered again: ``record`` gains a use (a line in the
         scope's recall log, which use counts are replayed from) and a fresh ``updated``."""
         stamp = now_iso()
         line = {"time": stamp, "query": record.statement[:200], "top_k": 1}
         line |= {"formula": "remember-again", "returned": [record.name], "scores": {}}
-        append_jsonl(store.dirs.recalls, line, sync=False)
+        self.backend.recalls(store).append(line)
         if record.updated != stamp:
             record, _ = store.update(
                 record.name, {"updated": stamp}, actor=self.actor, reason="remembered again"
@@ -426,7 +446,7 @@ class MemoryBase:
         texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
         if texts:
             safe = self._guard(
-                store.dirs.scope,
+                current.scope,
                 name,
                 type=checked.get("type") or current.type,
                 source=checked.get("source") or current.source,
@@ -454,7 +474,7 @@ class MemoryBase:
         current = store.read(name)
         text = content.decode("utf-8", errors="replace")
         safe = self._guard(
-            store.dirs.scope, name, type=current.type, source=current.source, parts={"file": text}
+            current.scope, name, type=current.type, source=current.source, parts={"file": text}
         )
         if safe["redacted"]:
             content = (safe["file"] or "").encode("utf-8")
@@ -490,8 +510,16 @@ class MemoryBase:
     def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord:
         """The memory called ``name`` (looked up in both scopes unless ``scope`` is given)."""
         store = self._locate(name, scope)
-        store.refresh_index()
+        _refresh(store)
         return store.read(name)
+
+    def file_bytes(self, record: MemoryRecord) -> bytes:
+        """The whole file of ``record`` (frontmatter and body) as its backend keeps it: what
+        ``memdir show`` prints and ``memdir edit`` opens."""
+        store = self.store(record.scope)
+        if isinstance(store, _WholeFiles):
+            return store.read_bytes(record.name)
+        return record.path.read_bytes()
 
     def list(
         self,
@@ -507,7 +535,7 @@ class MemoryBase:
         out: builtins.list[MemoryRecord] = []
         for s in [scope] if scope else self.scopes():
             store = self.store(s)
-            store.refresh_index()
+            _refresh(store)
             records, _ = store.scan()
             out += [
                 r for r in records if (type is None or r.type == type) and wanted.issubset(r.tags)
@@ -574,7 +602,7 @@ class MemoryBase:
                 raise ValidationError(f"type must be one of {', '.join(TYPES)} (got {t!r})")
         # a scope with no directory yet has no memories: reading it must not create its index
         # (in a repository nobody ran memdir in, that would be litter in `git status`)
-        key = tuple(sorted(s for s in chosen if self.store(s).dirs.memory.is_dir()))
+        key = tuple(sorted(s for s in chosen if self.present(s)))
         if not key:
             return []
         if key not in self._recallers:
@@ -599,7 +627,7 @@ class MemoryBase:
         it is derived from the files). ``progress(done, total)`` is called while embedding."""
         reports: dict[Scope, SyncReport] = {}
         for s in [scope] if scope else self.scopes():
-            if not self.store(s).dirs.memory.is_dir():
+            if not self.present(s):
                 continue  # no memories yet, and reading creates nothing (made by a first write)
             index = self.index(s)
             if rebuild:
@@ -614,9 +642,23 @@ class MemoryBase:
         return [
             f"{s}: {p}"
             for s in ([scope] if scope else self.scopes())
-            if self.store(s).dirs.memory.is_dir()
+            if self.present(s)
             for p in self.index(s).verify()
         ]
+
+
+@runtime_checkable
+class _WholeFiles(Protocol):
+    """A store that keeps each memory's whole file somewhere other than ``record.path``."""
+
+    def read_bytes(self, name: str) -> bytes: ...
+
+
+def _refresh(store: Store) -> None:
+    """Bring a file scope's MEMORY.md up to date with hand edits (SPEC A5) before a read; a
+    database scope has no MEMORY.md to keep in step (docs/postgres.md)."""
+    if isinstance(store, FileStore):
+        store.refresh_index()
 
 
 def _holds(record: MemoryRecord, key: str, value: Any) -> bool:

@@ -21,7 +21,7 @@ from ..context import (
     recorded_guide,
 )
 from ..extract.state import Failure, all_states
-from ..files import Problem, inside
+from ..files import FileStore, Problem, inside
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, ensure_agent_dir, policy_file, sessions_dir
@@ -84,6 +84,8 @@ class ConversationMemory(MemoryBase):
         index: dict[Scope, Path | None] = {"project": None, "user": None}
         for s in self.scopes():
             store = self.store(s)
+            if not isinstance(store, FileStore):
+                continue  # a database scope has no MEMORY.md (docs/postgres.md): recall finds
             if store.dirs.memory.is_dir():
                 store.refresh_index()
             index[s] = store.dirs.index_file
@@ -253,7 +255,7 @@ class ConversationMemory(MemoryBase):
             )
             return (safe["file"] or "").encode("utf-8") if safe["redacted"] else data
 
-        record, _ = self.store(scope).create_bytes(
+        record, _ = self.files(scope, "creating a memory from a whole file").create_bytes(
             name, content, actor=self.actor, reason=reason, defaults=checked, vet=vet
         )
         return record
@@ -330,18 +332,19 @@ class ConversationMemory(MemoryBase):
     def unreadable(self) -> builtins.list[Problem]:
         """The memory files every read skips (``doctor``'s errors), found by a scan alone — no
         change log, no extraction state, no second parse: what ``memdir list`` warns about."""
-        return [p for s in self.scopes() for p in self.store(s).unreadable()]
+        return [p for s in self.scopes() for p in self.store(s).scan()[1]]
 
     def doctor(self, *, fix: bool = False) -> builtins.list[Problem]:
         """Every problem found in the scope directories, and every failed extraction; nothing
         is changed unless ``fix``: then a write a crash cut short is completed and each change
         made outside memdir is logged (undoable) first (issue 26)."""
-        if fix:
-            for s in self.scopes():
-                self.store(s).fix()
+        files = [st for s in self.scopes() if isinstance(st := self.store(s), FileStore)]
+        if fix:  # a database has no hand edits or torn writes to settle: transactions
+            for store in files:
+                store.fix()
         problems = [p for s in self.scopes() for p in self.store(s).problems()]
-        for s in self.scopes():  # issue 26: a damaged index, and the copies set aside
-            problems += problems_of(self.store(s).dirs.derived / "index.sqlite")
+        for store in files:  # issue 26: a damaged index, and the copies set aside
+            problems += problems_of(store.dirs.derived / "index.sqlite")
         for session_id, failure in self.extraction_failures():
             problems.append(
                 Problem(

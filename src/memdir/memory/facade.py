@@ -16,6 +16,7 @@ from ..errors import (
     NotFoundError,
     ValidationError,
 )
+from ..files import FileStore
 from ..history import Change
 from ..index.sqlite import SqliteIndex
 from ..paths import Scope
@@ -109,7 +110,10 @@ class Memory(ConversationMemory):
         policy = self.policy()
         limits = {"project": policy.long_memory.project, "user": policy.long_memory.user}
         scopes = self._sleep_scopes(scope)
-        states = [take_snapshot(self.store(s), self._whole(s), limits[s].max_chars) for s in scopes]
+        states = [
+            take_snapshot(self.files(s, "sleep"), self._whole(s), limits[s].max_chars)
+            for s in scopes
+        ]
         llm = None if offline else self.llm
         plan = plan_sleep(
             states, policy=policy, now=now, judge=LLMJudge(llm) if llm is not None else None
@@ -117,7 +121,7 @@ class Memory(ConversationMemory):
         report = SleepReport(plan, dry_run=dry_run)
         if not dry_run and plan.ops:
             report.run = new_run_id(now)
-            stores = {s: self.store(s) for s in scopes}
+            stores = {s: self.files(s, "sleep") for s in scopes}
             report.changes = apply_plan(plan, stores, run=report.run)  # actor "sleep"
         if sessions:
             report.notes += self._expire_sessions(dry_run=dry_run, now=now, offline=offline)
@@ -182,7 +186,8 @@ class Memory(ConversationMemory):
         scope, newest first: all of it, or — if a file moved on since — nothing."""
         from ..lifecycle import undo_run
 
-        return undo_run({s: self.store(s) for s in self.scopes()}, run.strip(), actor=self.actor)
+        stores = {s: self.files(s, "undoing a run") for s in self.scopes()}
+        return undo_run(stores, run.strip(), actor=self.actor)
 
     def tentative(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
         """Memories marked ``tentative`` (a conflict sleep could not settle, or an uncertain
@@ -203,7 +208,8 @@ class Memory(ConversationMemory):
         from ..lifecycle import settle
 
         store = self._locate(name, scope)
-        return settle(store, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
+        files = self.files(store.read(name).scope, "confirming a tentative memory")
+        return settle(files, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
 
     def log_note(
         self,
@@ -226,7 +232,7 @@ class Memory(ConversationMemory):
             raise ValidationError(f"a note's source is user or inferred (got {source!r})")
         target = scope or ("project" if self.project_root is not None else "user")
         safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
-        store = self.store(target)
+        store = self.files(target, "the daily log")
         with store.locked():
             store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
             return append_note(
@@ -259,7 +265,8 @@ class Memory(ConversationMemory):
         chosen = tuple(sorted(scopes if scopes is not None else self.scopes()))
         indexes = {}
         for s in chosen:
-            if not self.store(s).dirs.archive.is_dir():
+            store = self.store(s)
+            if isinstance(store, FileStore) and not store.dirs.archive.is_dir():
                 continue  # nothing archived: reading creates no index (nor a directory)
             if s not in self._archive_indexes:
                 self._archive_indexes[s] = self.backend.index(
@@ -362,7 +369,9 @@ class Memory(ConversationMemory):
                 return self.store(s).restore(name, actor=self.actor, reason="restored by request")
         for s in self._sleep_scopes(scope):
             if any(c.name == name for c in self.store(s).log.entries()):
-                return self.store(s).restore_version(name, actor=self.actor)
+                return self.files(s, "restoring a hand-edited file").restore_version(
+                    name, actor=self.actor
+                )
         raise NotFoundError(
             f"no archived memory named {name!r}, and none in the history: see "
             "`memdir list --archived` and `memdir history`"
@@ -394,8 +403,11 @@ class Memory(ConversationMemory):
         """``history(name, scope=scope)``, decoding only the log lines that hold the name (the
         log is written with ``ensure_ascii=False``): one memory's page on a store with 10k
         changes parsed them all (bench/results/web.md)."""
+        store = self.store(scope)
+        if not isinstance(store, FileStore):  # a database looks the name up by its column
+            return sorted((c for c in store.log.entries() if c.name == name), key=lambda c: c.time)
         needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
-        path = self.store(scope).dirs.changes
+        path = store.dirs.changes
         try:
             with path.open("rb") as handle:
                 lines = [raw for raw in handle if needle in raw and raw.endswith(b"\n")]
@@ -430,6 +442,6 @@ class Memory(ConversationMemory):
         report = SleepReport(subset)
         if subset.ops:
             report.run = new_run_id(now)
-            stores = {s: self.store(s) for s in self._sleep_scopes(scope)}
+            stores = {s: self.files(s, "sleep") for s in self._sleep_scopes(scope)}
             report.changes = apply_plan(subset, stores, run=report.run)
         return report

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 
 from ..errors import AmbiguousError, BadFileError, NotFoundError, UnsafeNameError
 from ..files import FileStore
+from ..ports import Store
 from ..records import MemoryRecord
 
 __all__ = ["SIMILAR_RATIO", "described", "normalised", "prefixed", "same_statement", "similar"]
@@ -41,14 +42,17 @@ def _loose(text: str) -> str:
     return " ".join(re.findall(r"[^\W_]+", normalised(text)))
 
 
-def _index_text(store: FileStore) -> str:
+def _index_text(store: Store) -> str:
+    """The scope's MEMORY.md; for a store with none (a database), its lines made from a scan."""
+    if not isinstance(store, FileStore):
+        return "".join(f"- [{r.name}]({r.name}.md) — {r.description}\n" for r in store.scan()[0])
     try:
         return store.dirs.index_file.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
 
 
-def described(store: FileStore, needle: str = "") -> list[tuple[str, str]]:
+def described(store: Store, needle: str = "") -> list[tuple[str, str]]:
     """``(name, description)`` of the lines of the scope's MEMORY.md (none if it is absent)
     that contain ``needle`` (case-folded; empty: every line). The needle is found by
     ``str.find`` over the folded file, so a 10k-memory MEMORY.md costs a few milliseconds."""
@@ -68,7 +72,7 @@ def described(store: FileStore, needle: str = "") -> list[tuple[str, str]]:
 
 
 def same_statement(
-    store: FileStore, statement: str, bases: Iterable[str], description: str
+    store: Store, statement: str, bases: Iterable[str], description: str
 ) -> MemoryRecord | None:
     """The memory of ``store`` whose statement equals ``statement`` once normalised, looked for
     under the derived names ``bases`` (and their ``-N`` siblings) and the MEMORY.md lines with
@@ -94,14 +98,16 @@ def same_statement(
     return _first_same(store, candidates, wanted)
 
 
-def _exists(store: FileStore, name: str) -> bool:
+def _exists(store: Store, name: str) -> bool:
     try:
+        if not isinstance(store, FileStore):
+            return store.exists(name)
         return store.path_for(name).is_file()
     except UnsafeNameError:  # a hand-written MEMORY.md line: not a name memdir made
         return False
 
 
-def _first_same(store: FileStore, candidates: list[str], wanted: str) -> MemoryRecord | None:
+def _first_same(store: Store, candidates: list[str], wanted: str) -> MemoryRecord | None:
     for name in dict.fromkeys(candidates):
         try:
             record = store.read(name)
@@ -118,7 +124,7 @@ def _anchor(loose: str) -> str:
     return max(loose.split(), key=len, default="")[:6]
 
 
-def similar(store: FileStore, description: str, *, exclude: str | None = None) -> list[str]:
+def similar(store: Store, description: str, *, exclude: str | None = None) -> list[str]:
     """Names whose MEMORY.md description is very similar to ``description`` (best first)."""
     mine = _loose(description)
     if not mine:

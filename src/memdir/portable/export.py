@@ -11,12 +11,12 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..history import inside
 from ..paths import Scope, policy_file
 from .archive import Archive
+from .tree import tree_of
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -24,44 +24,12 @@ if TYPE_CHECKING:
 __all__ = ["collect", "memory_card"]
 
 
-def _files(directory: Path, *, suffix: str = ".md") -> builtins.list[Path]:
-    """The regular files of ``directory`` with ``suffix`` (hidden and temp files left out)."""
-    try:
-        names = sorted(p.name for p in directory.iterdir())
-    except (FileNotFoundError, NotADirectoryError):
-        return []
-    out = []
-    for name in names:
-        path = directory / name
-        if name.startswith(".") or not name.endswith(suffix) or name == "MEMORY.md":
-            continue
-        if path.is_file() and not path.is_symlink():
-            out.append(path)
-    return out
-
-
 def _scope_members(memory: Memory, scope: Scope) -> dict[str, bytes]:
-    store = memory.store(scope)
-    dirs = store.dirs
-    if not dirs.memory.is_dir():
+    tree = tree_of(memory.store(scope))
+    if not tree.present():
         return {}  # nothing was ever written here: nothing to carry (and nothing is created)
-    members: dict[str, bytes] = {}
-    with store.locked():
-        root = dirs.memory
-        for sub, prefix in ((root, "memory/"), (dirs.archive, "memory/archive/")):
-            for path in _files(sub):
-                members[prefix + path.name] = inside(root, path).read_bytes()
-        for path in _files(dirs.log):
-            members["memory/log/" + path.name] = inside(root, path).read_bytes()
-        for log, member in ((dirs.changes, "changes.jsonl"), (dirs.recalls, "recalls.jsonl")):
-            if log.is_file():
-                members["history/" + member] = inside(root, log).read_bytes()
-        objects = dirs.objects
-        if objects.is_dir():
-            for fan in sorted(p for p in objects.iterdir() if p.is_dir()):
-                for path in _files(fan, suffix=""):
-                    rel = f"history/objects/{fan.name}/{path.name}"
-                    members[rel] = inside(root, path).read_bytes()
+    with tree.locked():
+        members = tree.members()
     return {f"{scope}/{rel}": data for rel, data in members.items()}
 
 

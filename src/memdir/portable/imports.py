@@ -30,15 +30,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ConflictError, MemdirError
-from ..history import atomic_write, inside
+from ..history import atomic_write
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope, policy_file
 from ..records import check_name
 from .archive import Archive, ArchiveError
 from .sync import fit_name
+from .tree import ScopeTree, tree_of
 
 if TYPE_CHECKING:
-    from ..files import FileStore
     from ..memory import Memory
 
 __all__ = ["ImportPlan", "Step", "apply_import", "plan_import"]
@@ -104,13 +104,14 @@ class ImportPlan:
         }
 
 
-def _free_name(directory: Path, stem: str, taken: set[str]) -> str:
+def _free_name(tree: ScopeTree, folder: str, stem: str, taken: set[str]) -> str:
     for n in range(1, 10_000):
         candidate = fit_name(stem, "-imported" + (f"-{n}" if n > 1 else ""))
-        if candidate.lower() not in taken and not (directory / f"{candidate}.md").exists():
+        rel = f"{folder}/{candidate}.md" if folder else f"{candidate}.md"
+        if candidate.lower() not in taken and tree.read(rel) is None:
             taken.add(candidate.lower())
             return candidate
-    raise ConflictError(f"no free name for {stem!r} in {directory}: rename some memories first")
+    raise ConflictError(f"no free name for {stem!r} in {folder or 'memory'}: rename some first")
 
 
 def _log_ids(data: bytes) -> set[str]:
@@ -140,20 +141,18 @@ def _check_member_name(member: str) -> None:
         raise ArchiveError(f"the archive holds {member!r}, not a memory file name: {exc}") from None
 
 
-def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, store: FileStore) -> None:
-    dirs = store.dirs
+def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, tree: ScopeTree) -> None:
     prefix = f"{scope}/memory/"
     mine = archive.under(prefix)
-    here = store.memory_names()
-    fresh = not here and not dirs.changes.exists() and not dirs.archive.is_dir()
-    sp = _ScopePlan(fresh=fresh)
+    here = tree.memory_names()
+    sp = _ScopePlan(fresh=tree.fresh())
     taken = {n[:-3].lower() for n in here}
     renamed: set[str] = set()
     for rel, data in sorted(mine.items()):
         member = prefix + rel
         if not rel.startswith("log/"):
             _check_member_name(member)
-        now = _read(inside(dirs.memory, dirs.memory / rel))
+        now = tree.read(rel)
         if now is None:
             plan.steps.append(Step("write", scope, member, rel))
         elif now == data:
@@ -163,18 +162,18 @@ def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, store: FileSto
         else:
             folder, _, file = rel.rpartition("/")
             stem = file[:-3]
-            new = _free_name(dirs.memory / folder if folder else dirs.memory, stem, taken)
+            new = _free_name(tree, folder, stem, taken)
             target = f"{folder}/{new}.md" if folder else f"{new}.md"
             renamed.add(stem)
             why = f"a different memory named {stem!r} is here; the incoming one is {new!r}"
             plan.steps.append(Step("rename", scope, member, target, why))
     log = archive.members.get(f"{scope}/history/changes.jsonl", b"")
     recalls = archive.members.get(f"{scope}/history/recalls.jsonl", b"")
-    if fresh:
+    if sp.fresh:
         sp.log, sp.recalls = log, recalls
         sp.log_lines = log.count(b"\n")
     else:
-        known = _log_ids(_read(dirs.changes) or b"")
+        known = _log_ids(tree.log_bytes())
         kept = []
         for raw in log.splitlines(keepends=True):
             try:
@@ -187,13 +186,13 @@ def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, store: FileSto
                 continue  # that memory arrived under another name: its history stays behind
             kept.append(raw if raw.endswith(b"\n") else raw + b"\n")
         sp.log, sp.log_lines = b"".join(kept), len(kept)
-        seen = set((_read(dirs.recalls) or b"").splitlines())
+        seen = set(tree.recall_bytes().splitlines())
         sp.recalls = b"".join(r + b"\n" for r in recalls.splitlines() if r and r not in seen)
     objects = archive.under(f"{scope}/history/objects/")
     for rel, data in objects.items():
         if content_hash(data) != "sha256:" + rel.replace("/", ""):
             raise ArchiveError(f"the object {rel} in the archive does not hash to its name")
-        if not (dirs.objects / rel).exists():
+        if not tree.has_object(rel):
             sp.objects[rel] = data
     plan.scopes[scope] = sp
 
@@ -214,7 +213,7 @@ def plan_import(
                 "--scope user to import only the user's memories"
             )
     for scope in wanted:
-        _plan_scope(plan, archive, scope, memory.store(scope))
+        _plan_scope(plan, archive, scope, tree_of(memory.store(scope)))
     incoming = archive.members.get("policy/memory-policy.yaml")
     if incoming is not None:
         path = policy_file(home=memory.home, project_root=memory.project_root)
@@ -249,47 +248,40 @@ def _append_missing_lines(now: bytes, incoming: bytes) -> bytes:
     return now + (b"" if now.endswith(b"\n") or not now else b"\n") + joined
 
 
-def _apply_scope(plan: ImportPlan, scope: str, store: FileStore) -> None:
+def _apply_scope(plan: ImportPlan, scope: str, tree: ScopeTree) -> None:
     assert plan.archive is not None
-    dirs, sp = store.dirs, plan.scopes[scope]
+    sp = plan.scopes[scope]
     steps = [s for s in plan.steps if s.scope == scope]
-    with store.locked():
+    with tree.locked():
         for step in steps:
-            path = inside(dirs.memory, dirs.memory / step.target)
-            if step.action in ("write", "rename") and path.exists():
+            if step.action in ("write", "rename") and tree.read(step.target) is not None:
                 raise ConflictError(
-                    f"{path} appeared while importing; nothing more was written — run the "
-                    "import again (what is already in is recognised as the same)"
+                    f"{scope}/{step.target} appeared while importing; nothing more was written — "
+                    "run the import again (what is already in is recognised as the same)"
                 )
-        for rel, data in sorted(sp.objects.items()):
-            target = inside(dirs.memory, dirs.objects / rel)
-            target.parent.mkdir(parents=True, exist_ok=True)
-            atomic_write(target, data)
-        for name, extra in ((dirs.changes, sp.log), (dirs.recalls, sp.recalls)):
-            if extra:
-                name.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(name, (_read(name) or b"") + extra)
+        tree.write_objects(sp.objects)
+        tree.append_logs(sp.log, sp.recalls)
         for step in steps:
             data = plan.archive.members[step.member]
-            path = inside(dirs.memory, dirs.memory / step.target)
-            path.parent.mkdir(parents=True, exist_ok=True)
             if step.action == "write":
-                atomic_write(path, data)
+                tree.write(step.target, data)
             elif step.action == "append":
-                atomic_write(path, _append_missing_lines(path.read_bytes(), data))
+                now = tree.read(step.target) or b""
+                tree.write(step.target, _append_missing_lines(now, data))
             elif step.action == "rename":
-                _write_renamed(store, step, path, data, plan.source)
-        store.regenerate_index()
+                _write_renamed(tree, step, data, plan.source)
+        tree.done()
 
 
-def _write_renamed(store: FileStore, step: Step, path: Path, data: bytes, source: str) -> None:
+def _write_renamed(tree: ScopeTree, step: Step, data: bytes, source: str) -> None:
     """The incoming memory under its free name, logged as a create naming the collision."""
-    data = _renamed_bytes(data, path.stem)
+    stem = step.target.rsplit("/", 1)[-1][:-3]
+    data = _renamed_bytes(data, stem)
     digest = content_hash(data)
-    store.log.keep(digest, data)
-    store.log.append(
+    tree.log.keep(digest, data)
+    tree.log.append(
         op="create",
-        name=path.stem,
+        name=stem,
         actor=ACTOR,
         source="imported",
         before=None,
@@ -297,14 +289,14 @@ def _write_renamed(store: FileStore, step: Step, path: Path, data: bytes, source
         reason=f"imported from {source}: {step.reason}",
         path=step.target if "/" in step.target else None,
     )
-    atomic_write(path, data)
+    tree.write(step.target, data)
 
 
 def apply_import(memory: Memory, plan: ImportPlan) -> ImportPlan:
     """Carry out ``plan`` (from ``plan_import``); returns it."""
     assert plan.archive is not None
     for scope in plan.scopes:
-        _apply_scope(plan, scope, memory.store(scope))  # type: ignore[arg-type]
+        _apply_scope(plan, scope, tree_of(memory.store(scope)))  # type: ignore[arg-type]
     for step in plan.steps:
         if step.scope == "policy" and step.action in ("write", "policy"):
             target = Path(step.target)

@@ -135,7 +135,7 @@ class _Scope:
     """One scope's side of a sync: local files, seen sets, the shared folder."""
 
     def __init__(self, memory: Memory, scope: Scope, folder: Path, device: str) -> None:
-        self.store: FileStore = memory.store(scope)
+        self.store: FileStore = memory.files(scope, "sync")
         self.scope, self.device = scope, device
         self.shared = folder / scope
         self.state = memory.home / "sync" / f"{scope}-{_folder_key(folder)}.seen.json"

@@ -66,7 +66,7 @@ def _active(m: Memory) -> builtins.list[Item]:
     list of 10 000 costs no file reads (bench/results/web.md)."""
     items = []
     for scope in m.scopes():
-        if not m.store(scope).dirs.memory.is_dir():
+        if not m.present(scope):
             continue  # reading creates nothing
         index = m.index(scope)
         index.sync()

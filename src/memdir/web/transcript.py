@@ -36,7 +36,7 @@ def _written_from(m: Memory, session_id: str) -> list[MemoryRecord]:
     file opened but theirs)."""
     found = []
     for scope in m.scopes():
-        if not m.store(scope).dirs.memory.is_dir():
+        if not m.present(scope):
             continue
         index = m.index(scope)
         index.sync()
