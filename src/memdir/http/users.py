@@ -14,7 +14,10 @@ safely — writes under each scope's cross-process lock, the index synced under 
 the reads of one user proceed side by side. ``call`` (every write, and anything not known to be
 a read) first takes the user's write lock — an ``asyncio.Lock`` on the event loop, so a waiting
 write holds no thread — and the scope's own lock still serialises it against other processes
-(``--processes``, the CLI).
+(``--processes``, the CLI). A user's writes all run on one thread (the user's *writer*, the
+thread with the fewest writers when the user was loaded), through the same facade: a store
+re-renders only the lines of MEMORY.md a write touched when it was the last to write it (else it
+re-reads every file), so one writing facade per user keeps every write incremental.
 
 **A bounded set of loaded users.** At most ``max_users`` users are loaded (least recently used
 first out); a user with a call in flight is never released. Releasing one closes its facades'
@@ -65,31 +68,36 @@ UNAVAILABLE = _unavailable()
 
 
 class Pool:
-    """``size`` threads taking jobs from one queue; ``everywhere`` runs a chore on each one
-    (before its next job, or at once if it is idle)."""
+    """``size`` threads taking jobs from one queue, or a job meant for one of them (``on``);
+    ``everywhere`` runs a chore on each thread (before its next job, or at once if idle)."""
 
     def __init__(self, size: int, name: str = "memdir-api") -> None:
         self._ready = threading.Condition()
-        self._jobs: deque[tuple[Callable[[_Thread], Any], Future[Any]]] = deque()
-        self._threads = [_Thread(i) for i in range(size)]
+        self._jobs: deque[_Job] = deque()
+        self.threads = [_Thread(i) for i in range(size)]
         self._closing = False
-        for t in self._threads:
+        for t in self.threads:
             t.thread = threading.Thread(target=self._loop, args=(t,), name=f"{name}-{t.number}")
             t.thread.daemon = True
             t.thread.start()
 
-    def submit(self, fn: Callable[[_Thread], T]) -> Future[T]:
+    def submit(self, fn: Callable[[_Thread], T], on: _Thread | None = None) -> Future[T]:
+        """Run ``fn`` on the first free thread, or on thread ``on`` (after its earlier jobs)."""
         future: Future[T] = Future()
         with self._ready:
             if self._closing:
                 raise RuntimeError("the server is shutting down")
-            self._jobs.append((fn, future))
-            self._ready.notify()
+            if on is None:
+                self._jobs.append((fn, future))
+                self._ready.notify()
+            else:
+                on.jobs.append((fn, future))
+                self._ready.notify_all()  # the one thread that may run it must wake
         return future
 
     def everywhere(self, chore: Callable[[_Thread], None]) -> None:
         with self._ready:
-            for t in self._threads:
+            for t in self.threads:
                 t.chores.append(chore)
             self._ready.notify_all()
 
@@ -98,18 +106,25 @@ class Pool:
         with self._ready:
             self._closing = True
             self._ready.notify_all()
-        for t in self._threads:
+        for t in self.threads:
             assert t.thread is not None
             t.thread.join()
 
+    def _next(self, me: _Thread) -> tuple[list[Callable[[_Thread], None]], _Job | None, bool]:
+        """What ``me`` does next: its chores first, then its own jobs, then anyone's."""
+        with self._ready:
+            while not (me.chores or me.jobs or self._jobs or self._closing):
+                self._ready.wait()
+            chores, me.chores = me.chores, []
+            job = None
+            if not chores:
+                job = me.jobs.popleft() if me.jobs else self._jobs.popleft() if self._jobs else None
+            stop = self._closing and not (chores or job or me.jobs or self._jobs)
+            return chores, job, stop
+
     def _loop(self, me: _Thread) -> None:
         while True:
-            with self._ready:
-                while not (me.chores or self._jobs or self._closing):
-                    self._ready.wait()
-                chores, me.chores = me.chores, []
-                job = self._jobs.popleft() if self._jobs and not chores else None
-                stop = self._closing and not self._jobs and not chores
+            chores, job, stop = self._next(me)
             for chore in chores:
                 chore(me)
             if job is not None:
@@ -132,7 +147,12 @@ class _Thread:
     number: int
     thread: threading.Thread | None = None
     chores: list[Callable[[_Thread], None]] = field(default_factory=list)
+    jobs: deque[_Job] = field(default_factory=deque)  # jobs only this thread may run
     memories: dict[str, Memory] = field(default_factory=dict)
+    writers: int = 0  # loaded users whose writes run here
+
+
+_Job = tuple[Callable[[_Thread], Any], "Future[Any]"]
 
 
 @dataclass(eq=False)
@@ -140,6 +160,7 @@ class _Lane:
     """A loaded user: its write lock, and how many calls of it are in flight."""
 
     user: str
+    writer: _Thread  # the thread all of this user's writes run on
     writes: asyncio.Lock = field(default_factory=asyncio.Lock)
     busy: int = 0
     ready: bool = False  # its scopes were created (``Memory.init``) by the first facade
@@ -195,7 +216,7 @@ class Users:
         lane = self._enter(user)
         try:
             async with lane.writes:
-                return await self._run(lane, fn)
+                return await self._run(lane, fn, on=lane.writer)
         finally:
             self._leave(lane)
 
@@ -210,7 +231,9 @@ class Users:
         with self._lock:
             lane = self._lanes.get(user)
             if lane is None:
-                lane = self._lanes[user] = _Lane(user)
+                writer = min(self._pool.threads, key=lambda t: t.writers)
+                writer.writers += 1
+                lane = self._lanes[user] = _Lane(user, writer)
             self._lanes.move_to_end(user)
             lane.busy += 1
             return lane
@@ -221,12 +244,12 @@ class Users:
             idle = [u for u, lane in self._lanes.items() if not lane.busy]
             gone = idle[: max(0, len(self._lanes) - self.max_users)]
             for user in gone:
-                del self._lanes[user]
+                self._lanes.pop(user).writer.writers -= 1
         for user in gone:
             self._pool.everywhere(_releaser(user))
 
-    async def _run(self, lane: _Lane, fn: Callable[[Memory], T]) -> T:
-        future = self._pool.submit(lambda t: self._on(t, lane, fn))
+    async def _run(self, lane: _Lane, fn: Callable[[Memory], T], on: _Thread | None = None) -> T:
+        future = self._pool.submit(lambda t: self._on(t, lane, fn), on)
         return await asyncio.wrap_future(future)
 
     def _on(self, thread: _Thread, lane: _Lane, fn: Callable[[Memory], T]) -> T:
