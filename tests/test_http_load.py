@@ -11,9 +11,6 @@ import contextlib
 import http.client
 import json
 import os
-import socket
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,9 +23,10 @@ from memdir.backends import FileBackend, register_backend
 from memdir.cli import main
 from memdir.cli.serve import THREADS as CLI_THREADS
 from memdir.http.users import THREADS, Users
+from memdir.index.sqlite import SqliteIndex
 from memdir.keys import KeyRing
-from test_http import Api
-from waiting import HANG_GUARD_S, alive, wait_until
+from test_http import Api, serving
+from waiting import HANG_GUARD_S, wait_until
 
 
 def _gather(*calls: Any) -> list[Any]:
@@ -153,39 +151,6 @@ def test_a_user_with_a_call_in_flight_is_never_released(sandbox: Path) -> None:
 
 
 # -- several server processes ------------------------------------------------------------
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _listening(port: int) -> bool:
-    try:
-        socket.create_connection(("127.0.0.1", port)).close()
-        return True
-    except OSError:
-        return False
-
-
-@contextlib.contextmanager
-def _server(data: Path, *options: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    port = _port()
-    command = ["serve", "--http", "--port", str(port), "--data", str(data), *options]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memdir.cli", *command],
-        env={**os.environ, "MEMDIR_EMBEDDER": "hashing"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_until(lambda: _listening(port), "memdir serve to listen", alive=alive(proc))
-        yield port, proc
-    finally:
-        proc.terminate()
-        proc.wait(HANG_GUARD_S)
-
-
 def _client(port: int, data: Path, key: str) -> Api:
     return Api(port, data, KeyRing(data), key, key)
 
@@ -203,7 +168,7 @@ def test_two_server_processes_over_one_data_dir_behave_as_one(sandbox: Path) -> 
     data = sandbox / "server"
     ring = KeyRing(data)
     keys = [ring.create("alice")[1], ring.create("bob")[1]]
-    with _server(data) as (one, _), _server(data) as (two, _):
+    with serving(data) as (one, _), serving(data) as (two, _):
         apis = {k: [_client(one, data, k), _client(two, data, k)] for k in keys}
         errors: list[str] = []
         writers = [
@@ -241,7 +206,7 @@ def _children(pid: int) -> list[int]:
 def test_serve_processes_runs_several_workers_on_one_port(sandbox: Path) -> None:
     data = sandbox / "server"
     key = KeyRing(data).create("alice")[1]
-    with _server(data, "--processes", "2", "--threads", "2") as (port, proc):
+    with serving(data, "--processes", "2", "--threads", "2") as (port, proc):
         wait_until(lambda: len(_children(proc.pid)) >= 2, "two worker processes")
         api = _client(port, data, key)
         errors: list[str] = []
@@ -303,7 +268,7 @@ def api(sandbox: Path) -> Iterator[Api]:
     data = sandbox / "server"
     ring = KeyRing(data)
     alice, bob = ring.create("alice")[1], ring.create("bob")[1]
-    with _server(data) as (port, _):
+    with serving(data) as (port, _):
         yield Api(port, data, ring, alice, bob)
 
 
@@ -360,3 +325,47 @@ def test_storage_lost_mid_run_is_a_503_and_nothing_is_half_written(api: Api) -> 
     assert [m["name"] for m in api.a("GET", "/v1/memories")[1]["items"]] == ["pnpm"]
     assert api.a("GET", "/v1/memories/pnpm")[1]["statement"] == "Use pnpm"
     assert api.a("POST", "/v1/memories", body)[0] == 201  # and it works again
+
+
+# -- a recall racing a write of another facade -------------------------------------------
+class _Racing(FileBackend):
+    """The file backend, whose index lets a chosen write land inside a recall: between the
+    recall's reading of the docs and of the vectors, as another facade's write can."""
+
+    name = "racing"
+    between: ClassVar[list[Any]] = []  # writes to run inside the next ``nearest``
+
+    def index(self, store: Any, embedder: Any) -> Any:
+        backend = self
+
+        class Index(SqliteIndex):
+            def nearest(self, *args: Any, **kwargs: Any) -> Any:
+                while backend.between:
+                    backend.between.pop()()
+                return super().nearest(*args, **kwargs)
+
+        return Index(store, embedder)
+
+
+register_backend("racing", _Racing)
+
+
+def test_a_recall_is_as_of_its_docs_when_a_write_lands_during_it(sandbox: Path) -> None:
+    """Issue 20 item 5: with reads beside writes, another facade's write can be indexed
+    between a recall's two reads of the index; the recall answered 500 (KeyError) for the
+    memory it saw in the vectors but not in the docs. Now it is as of its docs."""
+    (sandbox / "shared").mkdir()
+    reader = Memory(home=sandbox / "h", project=sandbox / "shared", backend="racing")
+    writer = Memory(home=sandbox / "h", project=sandbox / "shared")
+    reader.init()
+    writer.remember("Deploys go out on Tuesdays", type="user", name="tuesdays")
+    assert [h.record.name for h in reader.recall("when do deploys go out")] == ["tuesdays"]
+
+    def land() -> None:
+        writer.remember("Deploys go out from the release branch", type="user", name="branch")
+        writer.reindex()
+
+    _Racing.between.append(land)
+    hits = reader.recall("deploys go out")  # the write lands inside this recall
+    assert not _Racing.between and "tuesdays" in [h.record.name for h in hits]
+    assert "branch" in [h.record.name for h in reader.recall("deploys release branch")]
