@@ -3,8 +3,12 @@
 Protocol:
 
 * ``memdir serve --http`` is started as a subprocess on 127.0.0.1 (a free port) over a fresh
-  temporary data directory, with the default embedder (``$MEMDIR_EMBEDDER`` to override). Two
-  users get a key each (``KeyRing.create``, what ``memdir keys create`` calls).
+  temporary data directory, with the default embedder (``$MEMDIR_EMBEDDER`` to override), with
+  ``--backend``, ``--processes`` and ``--threads`` passed on when given. ``--src DIR`` runs the
+  server from another source tree (an older commit's ``src``, checked out with ``git worktree``)
+  so that the old and the new server are measured side by side in one run; ``--compare`` names
+  each run's options (``--compare "old:--src /tmp/old/src" --compare "new:--processes 2"``).
+  Two users get a key each (``KeyRing.create``, what ``memdir keys create`` calls).
 * ``--clients`` threads (default 50), half for each user, each on its own keep-alive
   connection, send ``--requests`` requests each (default 200), all at once. Each client draws
   its operations from a seeded random mix — remember 40 %, recall 30 %, update 20 %, forget
@@ -16,8 +20,8 @@ Protocol:
 * Afterwards each user's memories are listed through the API and compared with the union of
   what that user's clients expect: the same names (none lost, none extra), each with the
   expected statement, no statement stored twice, and no memory of the other user's clients.
-* Before the clock starts, one recall per user loads the embedder and starts that user's
-  worker thread (a first request pays for both; that is not what is measured here).
+* Before the clock starts, one recall per user and server process loads the embedder and that
+  user's facade (a first request pays for both; that is not what is measured here).
 * The whole run is bounded (``--timeout`` seconds, default 900): past it, the run fails.
 
 Latency is measured per request on the client, from send to the end of the body; p50/p95/max
@@ -36,8 +40,8 @@ import http.client
 import json
 import os
 import random
+import shlex
 import socket
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -203,44 +207,75 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--clients", type=int, default=50)
-    parser.add_argument("--requests", type=int, default=200)
-    parser.add_argument("--timeout", type=float, default=900.0)
-    parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--no-write", action="store_true", help="do not write the report")
-    args = parser.parse_args()
+@dataclass
+class Run:
+    """One configuration's measurement."""
 
+    label: str
+    options: list[str]
+    wall: float
+    clients: list[Client]
+    problems: list[str]
+    load: float  # the machine's 1-minute load average when the run ended
+
+    @property
+    def errors(self) -> list[str]:
+        return [e for c in self.clients for e in c.errors]
+
+    def by_op(self) -> dict[str, list[float]]:
+        out: dict[str, list[float]] = {}
+        for c in self.clients:
+            for op, values in c.latencies.items():
+                out.setdefault(op, []).extend(values)
+        return out
+
+    def every(self) -> list[float]:
+        return [v for values in self.by_op().values() for v in values]
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors and not self.problems
+
+
+def _server_command(port: int, data: Path, options: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The server's command line and environment; ``--src DIR`` runs another source tree."""
+    options = list(options)
+    env = dict(os.environ)
+    if "--src" in options:
+        at = options.index("--src")
+        env["PYTHONPATH"] = str(Path(options[at + 1]).resolve())
+        del options[at : at + 2]
+    command = [sys.executable, "-m", "memdir.cli", "serve", "--http", "--port", str(port)]
+    return [*command, "--data", str(data), *options], env
+
+
+def _warm(port: int, key: str, times: int) -> None:
+    """Recalls on fresh connections: each server process that takes one loads the embedder
+    and the user's facade before the clock starts."""
+    for _ in range(times):
+        warm = Client(99, "", key, port, 0, 0)
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        warm._send(conn, "warm-up", "POST", "/v1/recall", {"query": "warm up"})
+        conn.close()
+
+
+def measure(label: str, options: list[str], args: argparse.Namespace) -> Run:
     with tempfile.TemporaryDirectory(prefix="memdir-serve-bench-") as tmp:
         data = Path(tmp) / "server"
         ring = KeyRing(data)
         keys = {user: ring.create(user)[1] for user in ("alice", "bob")}
         port = _free_port()
-        env = {**os.environ, "MEMDIR_HOME": str(Path(tmp) / "home")}
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "memdir.cli",
-                "serve",
-                "--http",
-                "--port",
-                str(port),
-                "--data",
-                str(data),
-            ],
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-        )
+        command, env = _server_command(port, data, options)
+        env["MEMDIR_HOME"] = str(Path(tmp) / "home")
+        log = (Path(tmp) / "server.log").open("wb")
+        server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
         try:
             _wait_for(port, server, 120)
-            for key in keys.values():  # load the embedder and make each user's worker first
-                warm = Client(99, "", key, port, 0, 0)
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
-                warm._send(conn, "warm-up", "POST", "/v1/recall", {"query": "warm up"})
-                conn.close()
+            processes = (
+                int(options[options.index("--processes") + 1]) if ("--processes" in options) else 1
+            )
+            for key in keys.values():
+                _warm(port, key, 4 * processes)
             users = list(keys)
             clients = [
                 Client(i, users[i % 2], keys[users[i % 2]], port, args.requests, args.seed + i)
@@ -259,20 +294,23 @@ def main() -> int:
                 t.join(timeout=max(0.0, deadline - time.monotonic()))
             wall = time.perf_counter() - began
             if any(t.is_alive() for t in threads):
-                print(f"FAILED: the run did not finish within {args.timeout:.0f} s")
-                return 1
-            print(f"{len(clients)} clients x {args.requests} requests in {wall:.1f} s")
+                raise SystemExit(f"FAILED: {label} did not finish within {args.timeout:.0f} s")
+            print(f"{label}: {len(clients)} clients x {args.requests} requests in {wall:.1f} s")
             problems = _check(clients, port, keys)
         finally:
             server.terminate()
             server.wait(timeout=60)
+            log.close()
+        if any(c.errors for c in clients):  # the server's side of the errors: its tracebacks
+            text = (Path(tmp) / "server.log").read_text(errors="replace")
+            tracebacks = [t for t in text.split("Traceback") if "Error" in t][:3]
+            print("server log:", *("Traceback" + t[-3000:] for t in tracebacks), sep="\n")
+    return Run(label, options, wall, clients, problems, os.getloadavg()[0])
 
-    errors = [e for c in clients for e in c.errors]
-    by_op: dict[str, list[float]] = {}
-    for c in clients:
-        for op, values in c.latencies.items():
-            by_op.setdefault(op, []).extend(values)
-    every = [v for values in by_op.values() for v in values]
+
+def _table(run: Run) -> list[str]:
+    by_op = run.by_op()
+    every = run.every()
     rows = [
         f"| {op} | {len(v)} | {_pct(v, 0.5):.1f} | {_pct(v, 0.95):.1f} | {max(v) * 1000:.0f} |"
         for op, v in ((op, by_op.get(op, [])) for op, _ in MIX)
@@ -282,45 +320,110 @@ def main() -> int:
         f"| **all** | {len(every)} | **{_pct(every, 0.5):.1f}** | **{_pct(every, 0.95):.1f}** | "
         f"{max(every) * 1000:.0f} |"
     )
-    stored = sum(len(c.expected) for c in clients)
-    verdict = "PASS" if not errors and not problems else "FAIL"
-    lines = [
-        "# The REST API under load (SPEC I4)",
+    stored = sum(len(c.expected) for c in run.clients)
+    verdict = (
+        f"**PASS** — 0 errors; {stored} memories expected at the end, every one found with its "
+        "expected statement, none lost, none extra, none doubled, none of the other user's"
+        if run.ok
+        else f"**FAIL** — {len(run.errors)} errors; problems: {run.problems[:5]}"
+    )
+    return [
+        f"### {run.label}: `serve --http {shlex.join(run.options)}`",
         "",
-        *provenance(sys.argv),
-        "",
-        f"`memdir serve --http` on 127.0.0.1; {args.clients} concurrent clients (keep-alive, "
-        f"half per user, 2 users) x {args.requests} requests, mix remember 40 % / recall 30 % / "
-        f"update 20 % / forget 10 %, embedder `{os.environ.get('MEMDIR_EMBEDDER', 'default')}`.",
-        "",
-        f"- result: **{verdict}** — {len(errors)} errors; {stored} memories expected at the end, "
-        "every one found with its expected statement, none lost, none extra, none doubled, "
-        "none of the other user's"
-        if verdict == "PASS"
-        else f"- result: **{verdict}** — {len(errors)} errors; problems: {problems[:5]}",
-        f"- wall time {wall:.1f} s for {len(every)} requests: **{len(every) / wall:.0f} "
-        "requests/s**",
+        f"- result: {verdict}",
+        f"- wall time {run.wall:.1f} s for {len(every)} requests: **{len(every) / run.wall:.0f} "
+        f"requests/s**; load average {run.load:.1f} at the end",
         "",
         "| operation | requests | p50 ms | p95 ms | max ms |",
         "| --- | --- | --- | --- | --- |",
         *rows,
         "",
-        f"Median of all: {statistics.median(every) * 1000:.1f} ms. One recall per user ran "
-        "before the clock started (it loads the embedder and starts the user's worker). Each "
-        "user's requests run in order on that user's worker thread, so with "
-        f"{args.clients // 2} clients per user most of the latency is queueing behind that "
-        "user's other clients; the two users run in parallel. Client threads, server and "
-        "workers share the same CPUs.",
+    ]
+
+
+def _summary(runs: list[Run]) -> list[str]:
+    base = runs[0]
+    base_rate = len(base.every()) / base.wall
+    lines = [
+        "| run | options | requests/s | p50 ms | p95 ms | errors | lost or wrong | × "
+        f"{base.label} requests/s |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for run in runs:
+        every = run.every()
+        rate = len(every) / run.wall
+        lines.append(
+            f"| {run.label} | `{shlex.join(run.options) or '(defaults)'}` | **{rate:.0f}** | "
+            f"{_pct(every, 0.5):.0f} | **{_pct(every, 0.95):.0f}** | {len(run.errors)} | "
+            f"{len(run.problems)} | {rate / base_rate:.2f} |"
+        )
+    return lines
+
+
+def _configurations(args: argparse.Namespace) -> list[tuple[str, list[str]]]:
+    if args.compare:
+        out = []
+        for spec in args.compare:
+            label, _, opts = spec.partition(":")
+            out.append((label, shlex.split(opts)))
+        return out
+    options: list[str] = []
+    for flag in ("backend", "processes", "threads", "src"):
+        value = getattr(args, flag)
+        if value is not None:
+            options += [f"--{flag}", str(value)]
+    return [("this run", options)]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--timeout", type=float, default=900.0)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--backend", help="serve --backend: a backend name or a DSN")
+    parser.add_argument("--processes", type=int, help="serve --processes")
+    parser.add_argument("--threads", type=int, help="serve --threads")
+    parser.add_argument("--src", help="run the server from this source tree (an old commit)")
+    parser.add_argument(
+        "--compare",
+        action="append",
+        metavar="LABEL:OPTIONS",
+        help="measure several configurations in one run, in order (repeat); the first is the "
+        "baseline of the ratios",
+    )
+    parser.add_argument("--no-write", action="store_true", help="do not write the report")
+    args = parser.parse_args()
+
+    runs = [measure(label, options, args) for label, options in _configurations(args)]
+    lines = [
+        "# The REST API under load (SPEC I4, issue 20 item 5)",
+        "",
+        *provenance(sys.argv),
+        "",
+        f"`memdir serve --http` on 127.0.0.1; {args.clients} concurrent clients (keep-alive, "
+        f"half per user, 2 users) x {args.requests} requests, mix remember 40 % / recall 30 % / "
+        f"update 20 % / forget 10 %, embedder `{os.environ.get('MEMDIR_EMBEDDER', 'default')}`. "
+        "Configurations run one after another in this one run, on the same machine.",
+        "",
+        *_summary(runs),
+        "",
+        *(line for run in runs for line in _table(run)),
+        "One recall per user and server process ran before the clock started (it loads the "
+        "embedder and the user's facade). Client threads, servers and their threads share the "
+        "same CPUs, and the machine is shared with other work (the load average above): "
+        "compare the ratios within one run, not absolute numbers across runs.",
     ]
     print("\n".join(lines[lines.index("") + 1 :]))
-    for e in errors[:10]:
-        print("error:", e)
-    for p in problems:
-        print("mismatch:", p)
+    for run in runs:
+        for e in run.errors[:10]:
+            print(f"error ({run.label}):", e)
+        for p in run.problems:
+            print(f"mismatch ({run.label}):", p)
     if not args.no_write:
         RESULTS.write_text("\n".join(lines) + "\n", encoding="utf-8")
         print(f"wrote {RESULTS.relative_to(ROOT)}")
-    return 0 if verdict == "PASS" else 1
+    return 0 if all(run.ok for run in runs) else 1
 
 
 if __name__ == "__main__":

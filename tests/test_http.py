@@ -7,7 +7,10 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
+import os
 import socket
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -592,11 +595,37 @@ def test_schemathesis_finds_no_server_error(api: Api) -> None:
 
 
 # -- the command line --------------------------------------------------------------------
-def test_memdir_serve_http_runs_the_api_with_keys_from_memdir_keys(sandbox: Path) -> None:
-    import os
-    import subprocess
-    import sys
+def _listening(port: int) -> bool:
+    try:
+        socket.create_connection(("127.0.0.1", port)).close()
+        return True
+    except OSError:
+        return False
 
+
+@contextlib.contextmanager
+def serving(data: Path, *options: str) -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """``memdir serve --http`` as a real subprocess over ``data`` on a free port, until the
+    block ends: ``(port, process)``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    command = ["serve", "--http", "--port", str(port), "--data", str(data), *options]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "memdir.cli", *command],
+        env={**os.environ, "MEMDIR_EMBEDDER": "hashing"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_until(lambda: _listening(port), "memdir serve to listen", alive=alive(proc))
+        yield port, proc
+    finally:
+        proc.terminate()
+        proc.wait(HANG_GUARD_S)
+
+
+def test_memdir_serve_http_runs_the_api_with_keys_from_memdir_keys(sandbox: Path) -> None:
     data = sandbox / "srv"
     made = subprocess.run(
         [sys.executable, "-m", "memdir.cli", "keys", "create", "carol", "--data", str(data)],
@@ -605,34 +634,12 @@ def test_memdir_serve_http_runs_the_api_with_keys_from_memdir_keys(sandbox: Path
         check=True,
     )
     key = made.stdout.strip()
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    command = ["serve", "--http", "--port", str(port), "--data", str(data)]
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "memdir.cli", *command],
-        env={**os.environ, "MEMDIR_EMBEDDER": "hashing"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
+    with serving(data) as (port, _):
         client = Api(port, data, KeyRing(data), key, key)
-
-        def listening() -> bool:
-            try:
-                socket.create_connection(("127.0.0.1", port)).close()
-                return True
-            except OSError:
-                return False
-
-        wait_until(listening, "memdir serve --http to listen", alive=alive(proc), poll_s=0.1)
         assert client.a("POST", "/v1/memories", {"text": "hello", "type": "user"})[0] == 201
         assert client.a("GET", "/v1/memories")[1]["total"] == 1
         assert (data / "users" / "carol" / "home" / "memory" / "hello.md").is_file()
         assert client.call("GET", "/v1/memories")[0] == 401
-    finally:
-        proc.terminate()
-        proc.wait()
 
 
 def test_memdir_serve_needs_to_be_told_what_to_serve(capsys: pytest.CaptureFixture[str]) -> None:

@@ -329,7 +329,10 @@ class Recaller:
                 bool(self.weights.context) and index.has_context(n),
                 concept.get(n, 0.0),
             )
+            # as of ``docs``: a memory another facade indexed since (its vector read after
+            # ``docs`` was) is this recall's future, not a candidate
             for n in others | set(cosines)
+            if n in docs
         ]
 
     def _concepts(

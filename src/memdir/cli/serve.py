@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import json
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -21,11 +22,15 @@ from ..errors import MemdirError, ValidationError
 from .app import cli, emit_json, json_option, memory
 
 if TYPE_CHECKING:
+    from fastapi import FastAPI
+
     from ..keys import KeyInfo
 
-__all__: list[str] = []
+__all__ = ["worker_app"]
 
 MAX_BODY = 1024 * 1024  # http.MAX_BODY; a test keeps the two equal
+THREADS = 8  # http.users.THREADS; a test keeps the two equal
+_WORKER_ENV = "MEMDIR_SERVE_WORKER"  # --processes: the options, for each worker process
 
 
 def _data_option(func: click.decorators.FC) -> click.decorators.FC:
@@ -82,6 +87,30 @@ def _warm_in_background() -> None:
     show_default=True,
     help="REST API: the largest request body in bytes (larger ones get 413).",
 )
+@click.option(
+    "--backend",
+    default=None,
+    metavar="NAME_OR_DSN",
+    help="REST API: where every user's memories live — `file` (the default), another "
+    "registered backend, or a DSN such as postgresql://… (default: $MEMDIR_BACKEND, else "
+    "`backend:` in config.yaml, else file).",
+)
+@click.option(
+    "--processes",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="REST API: server processes sharing the port, over the same data (they behave as "
+    "one: the stores' locks hold across processes).",
+)
+@click.option(
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=THREADS,
+    show_default=True,
+    help="REST API: threads per process that run memdir calls (a user's reads run side by "
+    "side, their writes one at a time).",
+)
 @_data_option
 @click.pass_context
 def serve(
@@ -91,6 +120,9 @@ def serve(
     host: str,
     port: int,
     max_body: int,
+    backend: str | None,
+    processes: int,
+    threads: int,
     token_file: Path | None,
     data_dir: Path | None,
 ) -> None:
@@ -102,6 +134,9 @@ def serve(
     if token_file is not None and token is None:
         raise click.UsageError("--token-file is for MCP over HTTP (--mcp --http); the REST API "
                                "uses per-user keys (memdir keys create)")  # fmt: skip
+    if use_mcp and (backend or processes != 1 or threads != THREADS):
+        raise click.UsageError("--backend, --processes and --threads are for the REST API "
+                               "(--http without --mcp)")  # fmt: skip
     if use_mcp and use_http and token is None and not _loopback(host):
         raise click.UsageError(
             f"MCP over HTTP on {host} would let anyone who can reach it read and change this "
@@ -127,14 +162,52 @@ def serve(
         return
     import uvicorn
 
-    from ..http import create_app
+    from ..backends import open_backend
     from ..keys import default_data_dir
 
-    app = create_app(data_dir or default_data_dir(), max_body=max_body)
+    if backend:
+        open_backend(backend)  # an unknown name fails here, once, not on every request
+    options = {
+        "data": str(data_dir or default_data_dir()),
+        "max_body": max_body,
+        "backend": backend,
+        "threads": threads,
+    }
+    if processes == 1:
+        uvicorn.run(_rest_app(options), host=host, port=port, log_level="info")
+        return
+    # uvicorn's supervisor binds the port once and starts the workers, each importing the app
+    # from the options in its environment; it restarts a worker that dies
+    os.environ[_WORKER_ENV] = json.dumps(options)
+    uvicorn.run(
+        f"{__name__}:worker_app",
+        factory=True,
+        host=host,
+        port=port,
+        workers=processes,
+        log_level="info",
+    )
+
+
+def _rest_app(options: dict[str, Any]) -> FastAPI:
+    from ..http import create_app
     from ..web import mount_keys
 
+    app = create_app(
+        Path(options["data"]),
+        max_body=options["max_body"],
+        backend=options["backend"],
+        threads=options["threads"],
+    )
     mount_keys(app)  # the web page at /ui behind the same keys, and /docs served offline
-    uvicorn.run(app, host=host, port=port, log_level="info")
+    return app
+
+
+def worker_app() -> FastAPI:
+    """One process of ``serve --http --processes N`` (uvicorn calls it in each worker)."""
+    _one_blas_thread()
+    _warm_in_background()
+    return _rest_app(json.loads(os.environ[_WORKER_ENV]))
 
 
 def _mcp_token(token_file: Path | None) -> str | None:

@@ -18,17 +18,17 @@ and the request's key picks that user's ``Memory``. No query ever filters by use
 user's names, change ids and session ids simply do not exist in this user's directories, so
 asking for them is a 404, exactly as for a name nobody has.
 
-**Threads.** The core is synchronous (STYLE habit 3): each user's ``Memory`` lives on one worker
-thread of its own, and every call for that user runs there in order. That serialises a user's
-requests (the file store is safe under concurrent writers anyway), keeps each SQLite connection
-on the thread that opened it, and lets different users run in parallel. A user's worker is made
-on their first request and kept while the server runs.
+**Threads** (``users.py``). The core is synchronous (STYLE habit 3): every call runs on one
+bounded pool of threads, each keeping a ``Memory`` of its own per user it served (an SQLite
+connection stays on the thread that opened it). A user's reads run side by side; their writes
+run one at a time (the user's write lock here, the scope's cross-process lock below it). At most
+``Users.max_users`` users stay loaded; the least recently used idle one is released.
 
 **Errors** map to status codes in one place (``edge.STATUS``): 404 unknown memory, session or
 change; 409 a conflicting edit (the file changed, the name is taken, ``If-Match`` differs) or a
 busy session; 413 a body over the limit; 422 invalid input; 401 no valid key; 503 a lock held
-too long. The body is always ``{"error": {"code", "status", "message"}}`` and the message says
-what to do.
+too long or a store that could not be reached (with ``Retry-After``). The body is always
+``{"error": {"code", "status", "message"}}`` and the message says what to do.
 
 **Bad input never reaches a handler** (``Guard``, an ASGI middleware in front of everything):
 a body longer than the limit is refused with 413 from its ``Content-Length`` before a byte of
@@ -48,14 +48,32 @@ from starlette.exceptions import HTTPException
 
 from ..errors import MemdirError
 from ..keys import KeyRing
-from .edge import MAX_BODY, Guard, Users, on_crash, on_http, on_invalid, on_memdir_error
+from .edge import (
+    MAX_BODY,
+    Guard,
+    on_crash,
+    on_http,
+    on_invalid,
+    on_memdir_error,
+    on_unavailable,
+)
 from .routes import health, router
+from .users import THREADS, UNAVAILABLE, Users
 
 __all__ = ["MAX_BODY", "Users", "create_app"]
 
 
-def create_app(data_dir: Path, *, max_body: int = MAX_BODY, embedder: str | None = None) -> FastAPI:
-    """The REST API over the users and keys in ``data_dir`` (see ``keys.default_data_dir``)."""
+def create_app(
+    data_dir: Path,
+    *,
+    max_body: int = MAX_BODY,
+    embedder: str | None = None,
+    backend: str | None = None,
+    threads: int = THREADS,
+) -> FastAPI:
+    """The REST API over the users and keys in ``data_dir`` (see ``keys.default_data_dir``);
+    every user's ``Memory`` is opened with ``backend`` (a name or a DSN; ``None``: the
+    configured one), on a pool of ``threads`` threads."""
     app = FastAPI(
         title="memdir",
         version="1",
@@ -66,10 +84,12 @@ def create_app(data_dir: Path, *, max_body: int = MAX_BODY, embedder: str | None
         ),
     )
     app.state.keys = KeyRing(data_dir)
-    app.state.users = Users(data_dir, embedder=embedder)
+    app.state.users = Users(data_dir, embedder=embedder, backend=backend, threads=threads)
     app.include_router(router)
     app.add_api_route("/health", health, methods=["GET"], tags=["health"])
     app.add_exception_handler(MemdirError, on_memdir_error)
+    for kind in UNAVAILABLE:
+        app.add_exception_handler(kind, on_unavailable)
     app.add_exception_handler(RequestValidationError, on_invalid)
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)  # the process edge: answer, then log

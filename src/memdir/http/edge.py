@@ -1,14 +1,11 @@
-"""The REST API's edge: who is asking (keys), whose ``Memory`` answers (one worker thread per
-user), what a failure becomes (one status table), and what never reaches a handler (the guard).
-See the package docstring for the design."""
+"""The REST API's edge: who is asking (keys), what a failure becomes (one status table), and
+what never reaches a handler (the guard); whose ``Memory`` answers is ``users.py``. See the
+package docstring for the design."""
 
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Annotated, Any, TypeVar
 from urllib.parse import unquote_to_bytes
 
@@ -31,23 +28,27 @@ from ..errors import (
 from ..keys import KeyRing
 from ..memory import Memory
 from .models import ErrorBody, ErrorOut, ScopeName
+from .users import UNAVAILABLE, Users
 
 __all__ = [
     "ERRORS",
     "MAX_BODY",
+    "RETRY_AFTER_S",
     "STATUS",
     "Guard",
     "ScopeQ",
     "User",
-    "Users",
     "on_crash",
     "on_http",
     "on_invalid",
     "on_memdir_error",
+    "on_unavailable",
+    "read",
     "run",
 ]
 
 MAX_BODY = 1024 * 1024  # bytes; a memory is a few hundred, a session append a few thousand
+RETRY_AFTER_S = 2  # a 503's Retry-After: a lock held long, a store that could not be reached
 T = TypeVar("T")
 
 # The one place where a library error becomes a status code (most specific class first).
@@ -63,61 +64,12 @@ STATUS: tuple[tuple[type[MemdirError], int, str], ...] = (
 _HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}
 
 
-# -- users -------------------------------------------------------------------------------
-class _Worker:
-    """One user's ``Memory`` and the one thread that uses it."""
-
-    def __init__(self, memory: Memory, user: str) -> None:
-        self.memory = memory
-        self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"memdir-{user}")
-
-
-class Users:
-    """Each user's ``Memory`` (home and project under ``<data dir>/users/<user>/``), each run on
-    a thread of its own. ``call(user, fn)`` runs ``fn(memory)`` there and awaits the result."""
-
-    def __init__(self, data_dir: Path, *, embedder: str | None = None) -> None:
-        self.root = data_dir / "users"
-        self.embedder = embedder
-        self._workers: dict[str, _Worker] = {}
-        self._lock = threading.Lock()
-
-    def home(self, user: str) -> Path:
-        return self.root / user
-
-    def _worker(self, user: str) -> _Worker:
-        with self._lock:
-            worker = self._workers.get(user)
-            if worker is None:
-                home = self.home(user)
-                (home / "project").mkdir(parents=True, exist_ok=True)
-                memory = Memory(
-                    home=home / "home",
-                    project=home / "project",
-                    actor="api",
-                    embedder=self.embedder,
-                    llm=False,  # the server never calls a model on its own
-                )
-                worker = self._workers[user] = _Worker(memory, user)
-                worker.thread.submit(memory.init)  # first in the queue: before any request
-            return worker
-
-    async def call(self, user: str, fn: Callable[[Memory], T]) -> T:
-        worker = self._worker(user)
-        future = worker.thread.submit(fn, worker.memory)
-        return await asyncio.wrap_future(future)
-
-    def close(self) -> None:
-        with self._lock:
-            for worker in self._workers.values():
-                worker.thread.shutdown(wait=True)
-            self._workers.clear()
-
-
 # -- errors ------------------------------------------------------------------------------
 def _error(status: int, code: str, message: str) -> JSONResponse:
     body = ErrorOut(error=ErrorBody(code=code, status=status, message=message))
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    if status == 503:
+        headers = {"Retry-After": str(RETRY_AFTER_S)}
     return JSONResponse(body.model_dump(), status_code=status, headers=headers)
 
 
@@ -138,6 +90,19 @@ async def on_memdir_error(request: Request, exc: Exception) -> JSONResponse:
     if user:
         message = message.replace(str(users.home(user)), "~")
     return _error(status, code, message)
+
+
+async def on_unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """The user's storage could not be reached (``users.UNAVAILABLE``): nothing was written
+    (a write either lands whole or not at all), so the client may simply retry. The message
+    names the kind of failure, never a path or a DSN (the server log has the details)."""
+    assert isinstance(exc, UNAVAILABLE)
+    return _error(
+        503,
+        "unavailable",
+        f"the memory store could not be reached ({type(exc).__name__}); nothing was written: "
+        f"retry in {RETRY_AFTER_S} s (the server log has the details)",
+    )
 
 
 async def on_invalid(request: Request, exc: Exception) -> JSONResponse:
@@ -298,8 +263,15 @@ ScopeQ = Annotated[ScopeName | None, Query(description="Only this scope (default
 
 
 def run(request: Request, user: str, fn: Callable[[Memory], T]) -> Awaitable[T]:
+    """Run ``fn`` (which may write) on the user's ``Memory``, after their other writes."""
     users: Users = request.app.state.users
     return users.call(user, fn)
+
+
+def read(request: Request, user: str, fn: Callable[[Memory], T]) -> Awaitable[T]:
+    """Run ``fn``, which only reads, beside the user's other calls."""
+    users: Users = request.app.state.users
+    return users.read(user, fn)
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -310,5 +282,6 @@ ERRORS: dict[int | str, dict[str, Any]] = {
         (409, "Conflicting edit, name taken, or session busy"),
         (413, "Body too large"),
         (422, "Invalid input"),
+        (503, "The store is busy or unreachable: retry after `Retry-After` seconds"),
     )
 }

@@ -1,7 +1,9 @@
-"""The REST API's endpoints: each runs one function of the user's ``Memory`` on that user's
-worker (``edge.run``) and builds its response from what the facade returned. Input is checked by
-the models and the facade, not here; the one comparison made here is ``If-Match`` (on the same
-worker as the write that follows, so no other request of that user can come in between)."""
+"""The REST API's endpoints: each runs one function of the user's ``Memory`` on the server's
+pool — ``edge.read`` for what only reads (concurrently with the user's other calls),
+``edge.run`` for what may write (after the user's other writes) — and builds its response from
+what the facade returned. Input is checked by the models and the facade, not here; the one
+comparison made here is ``If-Match`` (inside the same write call as the write that follows, so
+no other write of that user can come in between)."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ from ..history import Change
 from ..memory import Memory
 from ..records import MemoryRecord
 from ..sessions import Session
-from .edge import ERRORS, ScopeQ, User, run
+from .edge import ERRORS, ScopeQ, User, read, run
 from .models import (
     AppendOut,
     ChangeOut,
@@ -76,7 +78,7 @@ async def list_memories(
 ) -> MemoryPage:
     """Memories in name order (scope, then name), ``limit`` at a time from ``offset``;
     ``kind=knowledge``: only imported reference material (``memory``: everything else)."""
-    records = await run(request, user, lambda m: m.list(scope=scope, type=type, tags=tag))
+    records = await read(request, user, lambda m: m.list(scope=scope, type=type, tags=tag))
     records = [r for r in records if kind is None or r.kind == kind]
     records = sorted(records, key=lambda r: (r.scope, r.name))
     page = records[offset : offset + limit]
@@ -93,7 +95,7 @@ async def list_memories(
 @router.get("/memories/{name}", tags=["memories"])
 async def get_memory(request: Request, user: User, name: str, scope: ScopeQ = None) -> MemoryOut:
     """One memory, looked up in both scopes unless ``scope`` is given."""
-    return memory_out(await run(request, user, lambda m: m.get(name, scope=scope)))
+    return memory_out(await read(request, user, lambda m: m.get(name, scope=scope)))
 
 
 def _update(
@@ -146,7 +148,7 @@ async def memory_history(
 ) -> list[ChangeOut]:
     """Every change of one memory, oldest first; 404 for a name that has neither a file nor
     a change (a forgotten memory still has its history)."""
-    changes = await run(request, user, lambda m: _history(m, name, scope))
+    changes = await read(request, user, lambda m: _history(m, name, scope))
     return [change_out(c) for c in changes]
 
 
@@ -165,7 +167,7 @@ async def all_history(
     limit: Annotated[int, Query(ge=1, le=10_000)] = 1000,
 ) -> list[ChangeOut]:
     """The latest ``limit`` changes to any memory, oldest first."""
-    changes = await run(request, user, lambda m: m.history(scope=scope))
+    changes = await read(request, user, lambda m: m.history(scope=scope))
     return [change_out(c) for c in changes[-limit:]]
 
 
@@ -181,7 +183,7 @@ async def recall(request: Request, user: User, query: RecallIn) -> RecallOut:
     """The memories that best answer ``query``, best first (keywords + meaning + entities)."""
     args = query.model_dump()
     text, explain = args.pop("query"), args["explain"]
-    hits = await run(request, user, lambda m: m.recall(text, **args))
+    hits = await read(request, user, lambda m: m.recall(text, **args))
     return RecallOut(hits=[hit_out(h, explain) for h in hits])
 
 
@@ -220,7 +222,7 @@ async def list_sessions(
     request: Request, user: User, archived: bool = False
 ) -> list[SessionInfoOut]:
     """Every session, oldest first (``archived``: the archived ones instead)."""
-    infos = await run(request, user, lambda m: m.sessions(archived=archived))
+    infos = await read(request, user, lambda m: m.sessions(archived=archived))
     return [info_out(i) for i in infos]
 
 
@@ -236,7 +238,7 @@ def _show(m: Memory, session_id: str) -> SessionOut:
 @router.get("/sessions/{session_id}", tags=["sessions"])
 async def show_session(request: Request, user: User, session_id: str) -> SessionOut:
     """A session's records as stored, and the lines that could not be read."""
-    return await run(request, user, lambda m: _show(m, session_id))
+    return await read(request, user, lambda m: _show(m, session_id))
 
 
 def _context(m: Memory, session_id: str | None, format: str) -> Any:
@@ -252,7 +254,7 @@ async def context(
     format: Literal["openai", "anthropic", "text"] = "openai",
 ) -> ContextOut:
     """Exactly what the model would be sent next: for ``session``, or for a new session."""
-    result = await run(request, user, lambda m: _context(m, session, format))
+    result = await read(request, user, lambda m: _context(m, session, format))
     home = str(request.app.state.users.home(user))
     return ContextOut(format=format, context=_relative(result, home))
 
