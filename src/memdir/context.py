@@ -71,6 +71,7 @@ __all__ = [
     "dumps",
     "estimate_tokens",
     "first_user_text",
+    "guide_facts",
     "prepare",
     "recalled_block",
     "recorded_guide",
@@ -180,6 +181,35 @@ def build_guide(
         parts.append(f"## {title} ({path})\n\n{block}")
     parts.append(GUIDANCE)
     return "\n\n".join(parts) + "\n"
+
+
+def guide_facts(guide: str) -> dict[str, Any]:
+    """What a recorded guide held, read back from its text (issue 25's trace): its estimated
+    tokens, the indexes in it with the number of memories each lists, whether any part was cut
+    at its limit, and whether the instruction files were in it. Parsed here, beside
+    ``build_guide``, so the two cannot drift apart."""
+    indexes: dict[str, int] = {}
+    part: str | None = None
+    fenced = False
+    for line in guide.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced  # a fence is as long as needed: no memory line starts one
+        elif line.startswith("## ") and not fenced:
+            title = line[3:]
+            part = next(
+                (k for k in ("project", "user") if title.startswith(f"{k.title()} memory index")),
+                None,
+            )
+            if part is not None:
+                indexes[part] = 0
+        elif part is not None and line.startswith("- ["):
+            indexes[part] += 1
+    return {
+        "tokens": count_text(guide),
+        "indexes": indexes,
+        "truncated": "\n[memdir] Cut at " in guide,
+        "instructions": "\n## Instructions (AGENT.md)\n" in guide,
+    }
 
 
 RECALLED_CHARS = 400  # of each recalled memory's statement
