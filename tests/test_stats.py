@@ -194,3 +194,26 @@ def test_the_funnel_of_the_cross_session_behaviour_suite(mem: Memory) -> None:
     writes = {s["scope"]: s["writes"] for s in data["scopes"]}
     assert writes["user"] == {"extraction": 2}  # the preference, then its update
     assert writes["project"] == {"extraction": 1, "tool": 1}  # the fact; the tool's delete
+
+
+# -- the web page -------------------------------------------------------------------------
+def test_the_stats_page_shows_the_same_numbers(mem: Memory) -> None:
+    from test_web import logged_in
+    from web_helpers import live_markup, local_page
+
+    stocked(mem)
+    found = mem.stats()
+    with local_page(mem) as page, logged_in(page.base, page.login_url) as client:
+        home = client.get("/ui/")
+        assert 'href="/ui/stats"' in home.text  # in the nav
+        shown = client.get("/ui/stats")
+        assert shown.status_code == 200
+        assert "project scope" in shown.text and "Guard refusals" in shown.text
+        project = found.scopes[0]
+        assert f"Never recalled in 30 days: {project.never_recalled}" in shown.text
+        assert "<td>1</td><td>1</td><td>1</td><td>1</td>" in shown.text  # project: each state
+        assert live_markup(shown.text) == []
+        narrowed = client.get("/ui/stats", params={"since": "2099-01-01"})
+        assert narrowed.status_code == 200 and "2099-01-01T00:00:00.000Z" in narrowed.text
+        bad = client.get("/ui/stats", params={"since": "whenever"})
+        assert bad.status_code == 422 and "use e.g. 7d" in bad.text

@@ -48,6 +48,7 @@ from starlette.exceptions import HTTPException
 
 from ..errors import MemdirError
 from ..keys import KeyRing
+from ..observe.otel import RequestSpans
 from .edge import MAX_BODY, Guard, Users, on_crash, on_http, on_invalid, on_memdir_error
 from .routes import health, router
 
@@ -74,4 +75,5 @@ def create_app(data_dir: Path, *, max_body: int = MAX_BODY, embedder: str | None
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)  # the process edge: answer, then log
     app.add_middleware(Guard, max_body=max_body)
+    app.add_middleware(RequestSpans)  # outermost: a refused request is a span too
     return app
