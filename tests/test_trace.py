@@ -232,3 +232,35 @@ def test_memdir_trace_runs_as_a_separate_process(mem: Memory) -> None:
     past = _memdir("trace", session, "--turn", "9")
     assert past.returncode == 2 and "--turn 1 to 4" in past.stderr
     assert mem.sessions_dir().joinpath(f"{session}.jsonl").read_bytes() == before
+
+
+def test_an_mcp_server_records_its_calls_for_trace(mem: Memory) -> None:
+    """The real MCP client against the server: recall, then view the hit, then write a memory
+    that repeats it — the server's log of calls is traced like a session."""
+    import anyio
+    from mcp import Client
+
+    from memdir.mcp import build_server
+
+    fact = mem.remember(FACT, type="project", description="Orders service database")
+    path = f"/memories/project/{fact.name}.md"
+    said = "Reports use the orders service database: PostgreSQL 15 in production."
+
+    async def calls() -> None:
+        async with Client(build_server(mem)) as client:
+            assert not (await client.call_tool("recall", {"query": ASK})).is_error
+            assert not (await client.call_tool("view", {"path": path})).is_error
+            missing = await client.call_tool("view", {"path": "/memories/project/nope.md"})
+            assert missing.is_error
+            new = {"path": "/memories/project/reports-db.md", "file_text": said}
+            assert not (await client.call_tool("create", new)).is_error
+
+    anyio.run(calls)
+    [log] = list((mem.sessions_dir() / "mcp").glob("*.jsonl"))
+    assert mem.sessions() == []  # beside the sessions, not among them
+    [turn] = mem.trace(log.stem).turns
+    assert turn.person == f"recall: {ASK}" and turn.recalled == [f"project/{fact.name}"]
+    opened = [(o.memory, o.ok, o.used) for o in turn.opened]
+    assert opened == [(f"project/{fact.name}", True, True), ("project/nope", False, False)]
+    assert turn.written == ["create project/reports-db (agent)"]
+    assert turn.used_from_context == [f"project/{fact.name}"]  # the hit, repeated in the write

@@ -37,11 +37,13 @@ from ..sessions import (
     PruneReport,
     Record,
     Session,
+    find_session,
 )
 
 if TYPE_CHECKING:
     from ..lifecycle import SleepReport
     from ..observe import SessionTrace, Stats
+    from ..observe.toollog import ToolLog
 
 from .conversation import ConversationMemory
 
@@ -448,8 +450,22 @@ class Memory(ConversationMemory):
         """What memory did in each turn of session ``session_id`` (archived ones too): the
         guide seen, memories recalled, opened and read, what the answer used, what the turn
         wrote (``observe.trace``). ``NotFoundError`` for an unknown id."""
-        session = self.read_session(session_id)
+        try:
+            session = self.read_session(session_id)
+        except NotFoundError as missing:  # an MCP server's log of calls (observe.toollog)?
+            folder = self.sessions_dir() / "mcp"
+            try:
+                session = Session.open(find_session(folder, session_id), write=False)
+            except NotFoundError:
+                raise missing from None
         return self._trace_of(session.id, session.records, self._extracted())
+
+    def tool_log(self) -> ToolLog:
+        """Where an MCP server records the calls it serves, for ``memdir trace``
+        (``observe.toollog``; made on the first call)."""
+        from ..observe.toollog import ToolLog
+
+        return ToolLog(self.sessions_dir() / "mcp")
 
     def _extracted(self) -> builtins.list[Change]:
         """The extractor's changes in every scope (what a trace places in its turns)."""

@@ -23,11 +23,15 @@ crashed one included, by any later process:
 
 **Used** is ``overlap.used`` between the statement the model read (taken from the tool's own
 result text, so a memory changed since still shows what was read then) and what came after the
-read in the same turn: the model's text and the arguments of its later calls. Memories recalled
+read in the same turn: the model's text and the arguments of its later calls (not the paths
+they point at: a memory's file name is made of its words). Memories recalled
 into context are checked against the answers the same way and reported apart
 (``used_from_context``): they were never *chosen*, so they stay out of the funnel.
 
-``trace_session`` is a pure function of its inputs; ``Memory.trace`` gathers them.
+**MCP.** A server's log of calls (``toollog``: ``meta`` records of kind ``mcp``) is read the
+same way: each recall starts a turn, and its hits are the context the client was given.
+
+``trace_records`` is a pure function of its inputs; ``Memory.trace`` gathers them.
 """
 
 from __future__ import annotations
@@ -216,6 +220,15 @@ def _recalled_statements(records: Sequence[Record]) -> dict[str, str]:
     return found
 
 
+_WHERE = ("command", "path", "old_path", "new_path", "view_range", "insert_line", "top_k")
+
+
+def _said(args: Mapping[str, Any]) -> str:
+    """What a call's arguments say, without where it points: a memory's path is made from its
+    words, so counting it would make every view "use" the memory it opened."""
+    return json.dumps({k: v for k, v in args.items() if k not in _WHERE}, ensure_ascii=False)
+
+
 def _memory_of(args: Mapping[str, Any]) -> str | None:
     path = args.get("path") or args.get("new_path")
     m = _MEMORY_PATH.match(path) if isinstance(path, str) else None
@@ -236,7 +249,7 @@ class _Builder:
         self.reads: list[tuple[int, str]] = []  # (len(later) when read, memory)
         self.outcomes: dict[str, bool] = {}
 
-    def meta(self, content: Mapping[str, Any]) -> None:
+    def meta(self, content: Mapping[str, Any], stamp: str = "") -> None:
         kind = content.get("kind")
         if kind == "guide":
             self.guide = guide_facts(str(content.get("text", "")))
@@ -251,6 +264,8 @@ class _Builder:
                 for line in text.splitlines()[1:]:
                     if m := _STORED.match(line):
                         self.turns[-1].written.append(f"create {m.group(2)}/{m.group(1)} (person)")
+        elif kind == "mcp":
+            self.mcp(content, stamp)
         elif kind == "trace":
             calls = content.get("calls")
             if isinstance(calls, Mapping):
@@ -278,7 +293,7 @@ class _Builder:
             self.later.append(text)
         for call_id, name, args in calls:
             turn.calls += 1
-            self.later.append(json.dumps(args, ensure_ascii=False))
+            self.later.append(_said(args))
             self.pending[call_id] = (str(args.get("command", name)), args)
         if not calls:
             turn.answer = shorten(text, 300)
@@ -302,6 +317,31 @@ class _Builder:
             elif command in WRITES and ok and memory is not None:
                 turn.written.append(f"{command} {memory} (agent)")
 
+    def mcp(self, content: Mapping[str, Any], stamp: str) -> None:
+        """One call an MCP client made (``toollog``): a recall starts a turn (its hits are what
+        the client was given, as recalled context); the rest run as in an agent's turn."""
+        tool, ok = str(content.get("tool", "?")), bool(content.get("ok"))
+        given = content.get("args")
+        args: dict[str, Any] = dict(given) if isinstance(given, Mapping) else {}
+        if tool == "recall" or not self.turns:
+            query = str(args.get("query", "")) if tool == "recall" else ""
+            self.person(Record("user", stamp, {}, 0), len(self.turns))
+            self.turns[-1].person = f"recall: {shorten(query, 200)}" if query else "(MCP calls)"
+            self.turns[-1].finished = True  # a client's turn has no answer memdir sees
+        turn = self.turns[-1]
+        if tool == "recall":
+            hits = content.get("hits")
+            found = dict(hits) if isinstance(hits, Mapping) else {}
+            turn.recalled = [str(n) for n in found]
+            self.recalled_text.update({str(k): str(v) for k, v in found.items()})
+            return
+        turn.calls += 1
+        self.later.append(_said(args))
+        self.pending["mcp"], self.outcomes["mcp"] = (tool, args), ok  # the server's verdict
+        self.result({"role": "tool", "tool_call_id": "mcp", "content": str(content.get("result"))})
+        if tool in ("remember", "forget") and ok:
+            turn.written.append(f"{tool} {args.get('name') or '?'} (mcp)")
+
     def close(self) -> None:
         """Settle the open turn: which reads the later texts used."""
         if not self.turns:
@@ -315,10 +355,9 @@ class _Builder:
                 o = Opened(o.memory, True, overlap.used, round(overlap.share, 3))
             opened.append(o)
         turn.opened = opened
-        answers = [t for t in self.later if not t.startswith("{")]
         for name in turn.recalled:
             statement = self.recalled_text.get(name)
-            if statement and used(statement, answers).used:
+            if statement and used(statement, self.later).used:
                 turn.used_from_context.append(name)
         self.later, self.reads = [], []
 
@@ -332,7 +371,7 @@ def trace_records(
     messages = 0
     for record in records:
         if record.type == "meta":
-            builder.meta(record.content)
+            builder.meta(record.content, record.ts)
             continue
         if record.type not in MESSAGE_TYPES:
             continue
