@@ -5,9 +5,6 @@ over real agent sessions, and the cross-session behaviour suite's sessions read 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -21,6 +18,7 @@ from memdir.observe import parse_since
 from memdir.providers import OpenAIChat
 from scripted_model import Request, Say, memory_call, serve
 from test_chat import chat, l2_brain, l2_extract, ok
+from test_trace import memdir_cli
 from waiting import HANG_GUARD_S
 
 OLD = "2026-01-05T10:00:00Z"
@@ -131,31 +129,20 @@ def test_spans_and_dates_both_parse() -> None:
     assert parse_since(None) is None
 
 
-def _memdir(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "memdir.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=HANG_GUARD_S,
-        env=dict(os.environ),
-        check=False,
-    )
-
-
 def test_memdir_stats_runs_as_a_separate_process_and_changes_nothing(mem: Memory) -> None:
     stocked(mem)
     assert mem.project_root is not None
     before = snapshot(mem.project_root / ".agent" / "memory")
-    text = _memdir("stats")
+    text = memdir_cli("stats")
     assert text.returncode == 0, text.stderr
     assert "project scope" in text.stdout and "guard refusals" in text.stdout
     assert "never recalled in 30 days: 3" in text.stdout
-    data = json.loads(_memdir("stats", "--json", "--idle-days", "7").stdout)
+    data = json.loads(memdir_cli("stats", "--json", "--idle-days", "7").stdout)
     assert [s["scope"] for s in data["scopes"]] == ["project", "user"]
     assert data["idle_days"] == 7 and data["funnel"]["turns"] == 0
-    bad = _memdir("stats", "--since", "last week")
+    bad = memdir_cli("stats", "--since", "last week")
     assert bad.returncode == 1 and "use e.g. 7d" in bad.stderr
-    zero = _memdir("stats", "--idle-days", "0")
+    zero = memdir_cli("stats", "--idle-days", "0")
     assert zero.returncode == 1 and "at least 1" in zero.stderr
     after = snapshot(mem.project_root / ".agent" / "memory")
     assert {k: v for k, v in after.items() if ".index" not in k and "derived" not in k} == {
@@ -178,7 +165,7 @@ def test_the_funnel_of_the_cross_session_behaviour_suite(mem: Memory) -> None:
             )
         )
         ok(chat(url, "How do I reverse a list in Python?"))
-    result = _memdir("stats", "--json")
+    result = memdir_cli("stats", "--json")
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     print("cross-session funnel:", data["funnel"])

@@ -203,7 +203,8 @@ def test_an_unknown_or_malformed_session_id_is_a_clear_error(mem: Memory) -> Non
         mem.trace("../../etc/passwd")
 
 
-def _memdir(*args: str) -> subprocess.CompletedProcess[str]:
+def memdir_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    """``memdir ARGS`` as a separate process, with this test's environment."""
     return subprocess.run(
         [sys.executable, "-m", "memdir.cli", *args],
         capture_output=True,
@@ -217,19 +218,19 @@ def _memdir(*args: str) -> subprocess.CompletedProcess[str]:
 def test_memdir_trace_runs_as_a_separate_process(mem: Memory) -> None:
     session = run_session(mem, "openai")
     before = mem.sessions_dir().joinpath(f"{session}.jsonl").read_bytes()
-    text = _memdir("trace", session)
+    text = memdir_cli("trace", session)
     assert text.returncode == 0, text.stderr
     assert "turn 1" in text.stdout and "used (" in text.stdout and "read FAILED" in text.stdout
     assert "4 turn(s): seen 4 → chosen 3 → read 2 → used 1" in text.stdout
-    one = _memdir("trace", session, "--turn", "4", "--json")
+    one = memdir_cli("trace", session, "--turn", "4", "--json")
     assert one.returncode == 0, one.stderr
     data = json.loads(one.stdout)
     assert [t["turn"] for t in data["turns"]] == [4]
     assert data["turns"][0]["written"] == ["create project/billing-cron (agent)"]
     # bad input: a clear message, and the session is untouched
-    missing = _memdir("trace", "20990101-000000-abcd")
+    missing = memdir_cli("trace", "20990101-000000-abcd")
     assert missing.returncode == 1 and "memdir sessions list" in missing.stderr
-    past = _memdir("trace", session, "--turn", "9")
+    past = memdir_cli("trace", session, "--turn", "9")
     assert past.returncode == 2 and "--turn 1 to 4" in past.stderr
     assert mem.sessions_dir().joinpath(f"{session}.jsonl").read_bytes() == before
 

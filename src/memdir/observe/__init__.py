@@ -2,8 +2,9 @@
 
 ``trace`` derives what happened in each turn of a session from what is on disk; ``overlap`` is
 the offline measure of whether an answer used what was read; ``stats`` sums it all up per scope
-for ``memdir stats`` and the web page; ``otel`` emits spans and metrics when asked to. The facade
-(``Memory.trace``, ``Memory.stats``) gathers the inputs; nothing here opens a file.
+for ``memdir stats`` and the web page; ``toollog`` is the MCP server's record of the calls it
+serves; ``otel`` emits spans and metrics when asked to. The facade (``Memory.trace``,
+``Memory.stats``) gathers the inputs: ``trace`` and ``stats`` are pure functions of them.
 """
 
 from __future__ import annotations
