@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..records import escape_controls
-from .app import cli, emit_json, json_option, memory
+from .app import ProgressBar, cli, emit_json, json_option, memory
 
 if TYPE_CHECKING:
     from ..observe import ScopeStats, Stats, TurnTrace
@@ -148,7 +148,11 @@ def stats(ctx: click.Context, since: str | None, idle_days: int, as_json: bool) 
     """Is memory working? Per scope: memories by type and state, writes by source, recalls and
     hit rate, memories never recalled, guard refusals, sizes; the seen → chosen → read → used
     funnel over the sessions, and extraction failures."""
-    found = memory(ctx).stats(since=since, idle_days=idle_days)
+    bar = ProgressBar("tracing sessions", enabled=not as_json)
+    try:
+        found = memory(ctx).stats(since=since, idle_days=idle_days, progress=bar)
+    finally:
+        bar.close()
     if as_json:
         data: dict[str, Any] = found.to_dict()
         emit_json(data)

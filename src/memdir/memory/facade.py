@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -482,12 +482,18 @@ class Memory(ConversationMemory):
         return trace_records(session_id, builtins.list(records), mine)
 
     def stats(
-        self, *, since: str | None = None, idle_days: int = 30, now: datetime | None = None
+        self,
+        *,
+        since: str | None = None,
+        idle_days: int = 30,
+        now: datetime | None = None,
+        progress: Callable[[int, int], None] | None = None,
     ) -> Stats:
         """Is memory working: per scope, memories by type and state, writes by source,
         refusals by kind, recalls and hit rate, memories no recall returned in ``idle_days``,
         file and index sizes; the seen → chosen → read → used funnel over the sessions active
-        since ``since`` (``7d``, ``12h``, ``2w`` or a date; all time by default)."""
+        since ``since`` (``7d``, ``12h``, ``2w`` or a date; all time by default). ``progress``
+        is called with (sessions traced, sessions to trace)."""
         from ..observe import ScopeInput, compute_stats, parse_since
 
         now = now or datetime.now(UTC)
@@ -511,7 +517,11 @@ class Memory(ConversationMemory):
         infos = self.sessions() + self.sessions(archived=True)
         active = [i for i in infos if after is None or i.idle_since >= after]
         changes = self._extracted()
-        traces = [self._trace_of(i.id, self.read_session(i.id).records, changes) for i in active]
+        traces = []
+        for done, info in enumerate(active, 1):
+            traces.append(self._trace_of(info.id, self.read_session(info.id).records, changes))
+            if progress is not None:
+                progress(done, len(active))
         return compute_stats(
             scopes,
             traces,
