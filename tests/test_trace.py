@@ -138,6 +138,23 @@ def test_a_turn_cut_by_a_crash_is_traced_from_the_file_alone(mem: Memory) -> Non
     assert [(o.ok, o.used) for o in turn.opened] == [(True, False)]
 
 
+def test_the_agents_verdict_wins_over_the_result_text(mem: Memory) -> None:
+    """The ``trace`` record comes after the results it judges; a call it marks failed is
+    failed, whatever its text looks like."""
+    session = mem.session()
+    session.append({"role": "user", "content": SAVE})
+    args = {"command": "create", "path": "/memories/project/cron.md", "file_text": "x"}
+    call = {"id": "c1", "type": "function", "function": {"name": "memory"}}
+    call["function"]["arguments"] = json.dumps(args)
+    session.append({"role": "assistant", "content": None, "tool_calls": [call]})
+    session.append({"role": "tool", "tool_call_id": "c1", "content": "File created."})
+    session.write_record("meta", {"kind": "trace", "calls": {"c1": False}})
+    session.append({"role": "assistant", "content": "Done."})
+    session.close()
+    [turn] = mem.trace(session.id).turns
+    assert (turn.failed_calls, turn.written, turn.finished) == (1, [], True)
+
+
 def test_recalled_memories_used_by_the_answer_are_reported_apart(mem: Memory) -> None:
     assert mem.project_root is not None
     policy = mem.project_root / ".agent" / "memory-policy.yaml"

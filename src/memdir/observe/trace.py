@@ -247,7 +247,13 @@ class _Builder:
         self.statements: dict[str, str] = {}  # opened memory → statement read
         self.later: list[str] = []  # texts after a read, for the overlap
         self.reads: list[tuple[int, str]] = []  # (len(later) when read, memory)
-        self.outcomes: dict[str, bool] = {}
+        # the agent's verdicts are recorded after the results they judge: read them all first
+        self.outcomes: dict[str, bool] = {
+            str(k): bool(v)
+            for r in records
+            if r.type == "meta" and r.content.get("kind") == "trace"
+            for k, v in (r.content.get("calls") or {}).items()
+        }
 
     def meta(self, content: Mapping[str, Any], stamp: str = "") -> None:
         kind = content.get("kind")
@@ -266,10 +272,6 @@ class _Builder:
                         self.turns[-1].written.append(f"create {m.group(2)}/{m.group(1)} (person)")
         elif kind == "mcp":
             self.mcp(content, stamp)
-        elif kind == "trace":
-            calls = content.get("calls")
-            if isinstance(calls, Mapping):
-                self.outcomes.update({str(k): bool(v) for k, v in calls.items()})
 
     def person(self, record: Record, message: int) -> None:
         self.close()
