@@ -91,7 +91,10 @@ class TurnTrace:
 
     @property
     def seen(self) -> bool:
-        return self.guide is not None and bool(self.guide.get("indexes"))
+        """The model was shown at least one memory: listed in the guide's indexes, or
+        recalled into context (an empty catalog offers nothing to find)."""
+        listed = sum((self.guide or {}).get("indexes", {}).values())
+        return listed > 0 or bool(self.recalled)
 
     @property
     def chosen(self) -> bool:
@@ -137,7 +140,7 @@ class SessionTrace:
 
 
 def funnel_of(turns: Sequence[TurnTrace]) -> dict[str, int]:
-    """Turns that saw the catalog → chose a memory → read one → used what was read."""
+    """Turns that were shown a memory → chose one → read one → used what was read."""
     return {
         "turns": len(turns),
         "seen": sum(t.seen for t in turns),
