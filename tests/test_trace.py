@@ -138,6 +138,19 @@ def test_a_turn_cut_by_a_crash_is_traced_from_the_file_alone(mem: Memory) -> Non
     assert [(o.ok, o.used) for o in turn.opened] == [(True, False)]
 
 
+def test_an_answer_from_the_index_line_alone_is_reported_apart(mem: Memory) -> None:
+    """What the small local model does: it answers from the guide's one-line description
+    without opening the memory."""
+    fact = mem.remember(FACT, type="project", description="The orders service runs PostgreSQL")
+    with serve(lambda r: Say("The orders service uses a database called PostgreSQL.")) as (_, url):
+        agent = Agent(mem, provider("openai", url))
+        list(agent.send(ASK))
+        agent.close()
+    [turn] = mem.trace(agent.session.id).turns
+    assert turn.used_from_context == [f"project/{fact.name} (index)"]
+    assert (turn.seen, turn.chosen, turn.used) == (True, False, False)
+
+
 def test_the_agents_verdict_wins_over_the_result_text(mem: Memory) -> None:
     """The ``trace`` record comes after the results it judges; a call it marks failed is
     failed, whatever its text looks like."""

@@ -72,6 +72,7 @@ __all__ = [
     "estimate_tokens",
     "first_user_text",
     "guide_facts",
+    "guide_index",
     "prepare",
     "recalled_block",
     "recorded_guide",
@@ -183,12 +184,14 @@ def build_guide(
     return "\n\n".join(parts) + "\n"
 
 
-def guide_facts(guide: str) -> dict[str, Any]:
-    """What a recorded guide held, read back from its text (issue 25's trace): its estimated
-    tokens, the indexes in it with the number of memories each lists, whether any part was cut
-    at its limit, and whether the instruction files were in it. Parsed here, beside
-    ``build_guide``, so the two cannot drift apart."""
-    indexes: dict[str, int] = {}
+_ENTRY = re.compile(r"^- \[[^\]]*\]\(([^)]+)\.md\) — (.*)$")
+
+
+def guide_index(guide: str) -> dict[str, dict[str, str]]:
+    """The memories a recorded guide lists, by index: ``{scope: {name: description}}`` (an
+    index that lists none is there, empty). Parsed here, beside ``build_guide`` and
+    ``files.memory_md``'s entry line, so they cannot drift apart (issue 25's trace)."""
+    indexes: dict[str, dict[str, str]] = {}
     part: str | None = None
     fenced = False
     for line in guide.splitlines():
@@ -201,12 +204,19 @@ def guide_facts(guide: str) -> dict[str, Any]:
                 None,
             )
             if part is not None:
-                indexes[part] = 0
-        elif part is not None and line.startswith("- ["):
-            indexes[part] += 1
+                indexes[part] = {}
+        elif part is not None and (m := _ENTRY.match(line)):
+            indexes[part][m.group(1)] = m.group(2)
+    return indexes
+
+
+def guide_facts(guide: str) -> dict[str, Any]:
+    """What a recorded guide held: its estimated tokens, the indexes in it with the number of
+    memories each lists, whether any part was cut at its limit, and whether the instruction
+    files were in it."""
     return {
         "tokens": count_text(guide),
-        "indexes": indexes,
+        "indexes": {scope: len(names) for scope, names in guide_index(guide).items()},
         "truncated": "\n[memdir] Cut at " in guide,
         "instructions": "\n## Instructions (AGENT.md)\n" in guide,
     }

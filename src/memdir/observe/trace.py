@@ -25,8 +25,9 @@ crashed one included, by any later process:
 result text, so a memory changed since still shows what was read then) and what came after the
 read in the same turn: the model's text and the arguments of its later calls (not the paths
 they point at: a memory's file name is made of its words). Memories recalled
-into context are checked against the answers the same way and reported apart
-(``used_from_context``): they were never *chosen*, so they stay out of the funnel.
+into context, and the one-line descriptions the guide's indexes list, are checked against the
+answers the same way and reported apart (``used_from_context``; an index line is marked
+``(index)``): they were never *chosen*, so they stay out of the funnel.
 
 **MCP.** A server's log of calls (``toollog``: ``meta`` records of kind ``mcp``) is read the
 same way: each recall starts a turn, and its hits are the context the client was given.
@@ -43,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..chain import message_text
-from ..context import guide_facts
+from ..context import guide_facts, guide_index
 from ..history import Change
 from ..records import shorten
 from ..sessions import MESSAGE_TYPES, Record
@@ -245,6 +246,7 @@ class _Builder:
         self.guide: dict[str, Any] | None = None
         self.recalled: list[str] = []
         self.recalled_text = _recalled_statements(records)
+        self.listed: dict[str, str] = {}  # the guide's index lines: memory → description
         self.turns: list[TurnTrace] = []
         self.pending: dict[str, tuple[str, dict[str, Any]]] = {}  # call id → (command, args)
         self.statements: dict[str, str] = {}  # opened memory → statement read
@@ -261,8 +263,14 @@ class _Builder:
     def meta(self, content: Mapping[str, Any], stamp: str = "") -> None:
         kind = content.get("kind")
         if kind == "guide":
-            self.guide = guide_facts(str(content.get("text", "")))
+            text = str(content.get("text", ""))
+            self.guide = guide_facts(text)
             self.guide["version"] = content.get("version")
+            self.listed = {
+                f"{scope}/{name}": description
+                for scope, names in guide_index(text).items()
+                for name, description in names.items()
+            }
         elif kind == "recalled":  # recorded at the first request, after the first message
             self.recalled = [str(n) for n in content.get("names", [])]
             if self.turns and not self.turns[-1].recalled:
@@ -364,6 +372,11 @@ class _Builder:
             statement = self.recalled_text.get(name)
             if statement and used(statement, self.later).used:
                 turn.used_from_context.append(name)
+        read = {o.memory for o in turn.opened if o.ok}
+        for name, description in self.listed.items():
+            fresh = name not in read and name not in turn.used_from_context
+            if fresh and used(description, self.later).used:
+                turn.used_from_context.append(f"{name} (index)")
         self.later, self.reads = [], []
 
 
