@@ -175,6 +175,14 @@ ALLOWED["backends"] |= {"pg"}
 ALLOWED["cli"] |= {"backends", "pg"}  # `memdir db` migrates the database backend's schema
 ALLOWED["portable"] |= {"ports"}  # a scope as an archive's tree, whatever backend keeps it
 
+# Issue 25: observability — traces and stats computed from what the facade reads (below it, like
+# lifecycle), and the optional OpenTelemetry wrappers the facade, REST and the page put on.
+ALLOWED["observe"] = {"chain", "context", "errors", "guard", "history", "records", "sessions"}
+ALLOWED["memory"] |= {"observe"}
+ALLOWED["cli"] |= {"observe"}  # result types for printing; calls go via Memory
+ALLOWED["http"] |= {"observe"}
+ALLOWED["web"] |= {"observe"}
+
 
 def _internal_imports(path: Path) -> set[str]:
     """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""

@@ -236,6 +236,7 @@ class Agent:
         self.max_tokens = max_tokens
         self.temperature = temperature
         self.summarizer = summarizer
+        self._outcomes: dict[str, bool] = {}  # call id → ok, for this turn's trace record
 
     # -- what the model sees -------------------------------------------------------------
     @property
@@ -268,15 +269,18 @@ class Agent:
         if stored:
             self.session.write_record("meta", {"kind": "note", "text": _stored_note(stored)})
             yield AgentEvent("remembered", records=tuple(stored))
-        rounds = 0
+        rounds, self._outcomes = 0, {}
         while True:
             response = yield from self._call_model()
+            if not response.tool_calls:
+                self._record_outcomes()
             self.session.append(assistant_message(response, self.wire_format))
             if not response.tool_calls:
                 break
             rounds += 1
             yield from self._run_tools(response.tool_calls, over=rounds > self.max_tool_rounds)
             if rounds > self.max_tool_rounds + 1:
+                self._record_outcomes()
                 yield AgentEvent(
                     "notice",
                     text=f"the model kept calling tools after {self.max_tool_rounds} rounds; "
@@ -339,11 +343,19 @@ class Agent:
             else:
                 text = self.run_tool(call)
             results.append((call, text))
+            self._outcomes[call.id] = _ok(text)
             if self.wire_format != "anthropic":  # one message per result: store each now
                 self.session.append(tool_results([(call, text)], self.wire_format)[0])
             yield AgentEvent("tool_result", text=text, call=call)
         if self.wire_format == "anthropic":
             self.session.append(tool_results(results, self.wire_format)[0])
+
+    def _record_outcomes(self) -> None:
+        """Which of this turn's tool calls did what they asked (``ToolResult.ok``, which the
+        stored result text does not carry): one ``trace`` meta record, before the final answer
+        so the answer stays the session's last line; ``memdir trace`` reads it."""
+        if self._outcomes:
+            self.session.write_record("meta", {"kind": "trace", "calls": dict(self._outcomes)})
 
     def run_tool(self, call: ToolCall) -> ToolResult:
         """The result text of one call (the memory tool's, or an error the model can fix)."""

@@ -71,6 +71,8 @@ __all__ = [
     "dumps",
     "estimate_tokens",
     "first_user_text",
+    "guide_facts",
+    "guide_index",
     "prepare",
     "recalled_block",
     "recorded_guide",
@@ -180,6 +182,44 @@ def build_guide(
         parts.append(f"## {title} ({path})\n\n{block}")
     parts.append(GUIDANCE)
     return "\n\n".join(parts) + "\n"
+
+
+_ENTRY = re.compile(r"^- \[[^\]]*\]\(([^)]+)\.md\) — (.*)$")
+
+
+def guide_index(guide: str) -> dict[str, dict[str, str]]:
+    """The memories a recorded guide lists, by index: ``{scope: {name: description}}`` (an
+    index that lists none is there, empty). Parsed here, beside ``build_guide`` and
+    ``files.memory_md``'s entry line, so they cannot drift apart (issue 25's trace)."""
+    indexes: dict[str, dict[str, str]] = {}
+    part: str | None = None
+    fenced = False
+    for line in guide.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced  # a fence is as long as needed: no memory line starts one
+        elif line.startswith("## ") and not fenced:
+            title = line[3:]
+            part = next(
+                (k for k in ("project", "user") if title.startswith(f"{k.title()} memory index")),
+                None,
+            )
+            if part is not None:
+                indexes[part] = {}
+        elif part is not None and (m := _ENTRY.match(line)):
+            indexes[part][m.group(1)] = m.group(2)
+    return indexes
+
+
+def guide_facts(guide: str) -> dict[str, Any]:
+    """What a recorded guide held: its estimated tokens, the indexes in it with the number of
+    memories each lists, whether any part was cut at its limit, and whether the instruction
+    files were in it."""
+    return {
+        "tokens": count_text(guide),
+        "indexes": {scope: len(names) for scope, names in guide_index(guide).items()},
+        "truncated": "\n[memdir] Cut at " in guide,
+        "instructions": "\n## Instructions (AGENT.md)\n" in guide,
+    }
 
 
 RECALLED_CHARS = 400  # of each recalled memory's statement

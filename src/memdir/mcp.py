@@ -54,7 +54,7 @@ from .history import Change
 from .memory import Memory
 from .recall import Hit
 from .records import MemoryRecord, text_problem
-from .tools import DESCRIPTION, MemoryTool
+from .tools import DESCRIPTION, MemoryTool, ToolResult
 
 __all__ = ["INSTRUCTIONS", "MIN_TOKEN_CHARS", "TOOL_NAMES", "build_server", "http_app"]
 
@@ -173,6 +173,7 @@ class _Adapter:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.tool: MemoryTool = memory.tool(actor="agent")
+        self.log = memory.tool_log()  # each call, for `memdir trace` (observe.toollog)
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdir-mcp")
 
     async def call(self, fn: Callable[[], T]) -> T:
@@ -186,10 +187,15 @@ class _Adapter:
 
     async def command(self, command: str, **args: Any) -> str:
         given = {k: v for k, v in args.items() if v is not None}
-        result = await self.call(lambda: self.tool.handle({"command": command, **given}))
+        result = await self.call(lambda: self._logged(command, given))
         if not result.ok:
             raise ToolError(self.relative(result.text))
         return result.text
+
+    def _logged(self, command: str, given: dict[str, Any]) -> ToolResult:
+        result = self.tool.handle({"command": command, **given})
+        self.log.record(command, given, result.ok, result.text)
+        return result
 
     def relative(self, text: str) -> str:
         """``text`` with the server's directories as a client names them: a scope's folder as
@@ -271,8 +277,9 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
         ] = None,
     ) -> RecallOut:
         """Find the memories that best answer a question (keywords + meaning + entities)."""
-        hits = await adapter.call(
-            lambda: m.recall(
+
+        def recalled() -> list[Hit]:
+            found = m.recall(
                 query,
                 top_k=top_k,
                 scopes=[scope] if scope else None,
@@ -283,7 +290,12 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
                 explain=explain,
                 min_score=min_score,
             )
-        )
+            given = {"query": query, "top_k": top_k}
+            statements = {f"{h.record.scope}/{h.record.name}": h.record.statement for h in found}
+            adapter.log.record("recall", given, True, "", {"hits": statements})
+            return found
+
+        hits = await adapter.call(recalled)
         return RecallOut(hits=[_hit(h, explain) for h in hits])
 
     @server.tool(name="list", annotations=READ)
@@ -370,6 +382,8 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
                 source="inferred",
             )
         )
+        stored = {"name": f"{record.scope}/{record.name}", "text": text}
+        await adapter.call(lambda: adapter.log.record("remember", stored, True, ""))
         return _remembered(record)
 
     @server.tool(annotations=CHANGE)

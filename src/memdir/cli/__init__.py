@@ -20,6 +20,7 @@ from . import (  # noqa: F401  (registers the commands)
     edits,
     extract,
     memories,
+    observe,
     portable,
     recall,
     serve,

@@ -48,6 +48,7 @@ from starlette.exceptions import HTTPException
 
 from ..errors import MemdirError
 from ..keys import KeyRing
+from ..observe.otel import RequestSpans
 from .edge import (
     MAX_BODY,
     Guard,
@@ -94,4 +95,5 @@ def create_app(
     app.add_exception_handler(HTTPException, on_http)
     app.add_exception_handler(Exception, on_crash)  # the process edge: answer, then log
     app.add_middleware(Guard, max_body=max_body)
+    app.add_middleware(RequestSpans)  # outermost: a refused request is a span too
     return app

@@ -5,7 +5,7 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,6 +19,15 @@ from ..errors import (
 from ..files import FileStore
 from ..history import Change
 from ..index.sqlite import SqliteIndex
+from ..observe.otel import (
+    extract_attributes,
+    hits_attributes,
+    recall_attributes,
+    sleep_attributes,
+    sleep_result,
+    traced,
+    write_attributes,
+)
 from ..paths import Scope
 from ..recall import Hit, Recaller, parse_time
 from ..records import (
@@ -27,13 +36,15 @@ from ..records import (
 from ..sessions import (
     Distill,
     PruneReport,
+    Record,
     Session,
+    find_session,
 )
 
 if TYPE_CHECKING:
     from ..lifecycle import SleepReport
-
-    pass
+    from ..observe import SessionTrace, Stats
+    from ..observe.toollog import ToolLog
 
 from .conversation import ConversationMemory
 
@@ -445,3 +456,107 @@ class Memory(ConversationMemory):
             stores = {s: self.files(s, "sleep") for s in self._sleep_scopes(scope)}
             report.changes = apply_plan(subset, stores, run=report.run)
         return report
+
+    # -- observability (issue 25) --
+    def trace(self, session_id: str) -> SessionTrace:
+        """What memory did in each turn of session ``session_id`` (archived ones too): the
+        guide seen, memories recalled, opened and read, what the answer used, what the turn
+        wrote (``observe.trace``). ``NotFoundError`` for an unknown id."""
+        try:
+            session = self.read_session(session_id)
+        except NotFoundError as missing:  # an MCP server's log of calls (observe.toollog)?
+            folder = self.sessions_dir() / "mcp"
+            try:
+                session = Session.open(find_session(folder, session_id), write=False)
+            except NotFoundError:
+                raise missing from None
+        return self._trace_of(session.id, session.records, self._extracted())
+
+    def tool_log(self) -> ToolLog:
+        """Where an MCP server records the calls it serves, for ``memdir trace``
+        (``observe.toollog``; made on the first call)."""
+        from ..observe.toollog import ToolLog
+
+        return ToolLog(self.sessions_dir() / "mcp")
+
+    def _extracted(self) -> builtins.list[Change]:
+        """The extractor's changes in every scope (what a trace places in its turns)."""
+        return [
+            c for s in self.scopes() for c in self.store(s).log.entries() if c.actor == "extractor"
+        ]
+
+    def _trace_of(
+        self, session_id: str, records: Iterable[Record], changes: builtins.list[Change]
+    ) -> SessionTrace:
+        from ..observe import trace_records
+
+        mine = [c for c in changes if session_id in (c.reason or "")]
+        return trace_records(session_id, builtins.list(records), mine)
+
+    def stats(
+        self,
+        *,
+        since: str | None = None,
+        idle_days: int = 30,
+        now: datetime | None = None,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> Stats:
+        """Is memory working: per scope, memories by type and state, writes by source,
+        refusals by kind, recalls and hit rate, memories no recall returned in ``idle_days``,
+        file and index sizes; the seen → chosen → read → used funnel over the sessions active
+        since ``since`` (``7d``, ``12h``, ``2w`` or a date; all time by default). ``progress``
+        is called with (sessions traced, sessions to trace)."""
+        from ..observe import ScopeInput, compute_stats, parse_since
+
+        now = now or datetime.now(UTC)
+        after = parse_since(since, now=now)
+        scopes = []
+        for s in self.scopes():
+            store = self.store(s)
+            files = store.dirs.memory.glob("*.md") if store.dirs.memory.is_dir() else ()
+            index = store.dirs.derived / "index.sqlite"
+            scopes.append(
+                ScopeInput(
+                    scope=s,
+                    memories=self.list(scope=s),
+                    archived=self.archived(scope=s),
+                    changes=builtins.list(store.log.entries()),
+                    recalls=self.backend.recalls(store).entries(),
+                    files_bytes=sum(f.stat().st_size for f in files if f.name != "MEMORY.md"),
+                    index_bytes=index.stat().st_size if index.is_file() else 0,
+                )
+            )
+        infos = self.sessions() + self.sessions(archived=True)
+        active = [i for i in infos if after is None or i.idle_since >= after]
+        changes = self._extracted()
+        traces = []
+        for done, info in enumerate(active, 1):
+            traces.append(self._trace_of(info.id, self.read_session(info.id).records, changes))
+            if progress is not None:
+                progress(done, len(active))
+        return compute_stats(
+            scopes,
+            traces,
+            since=after,
+            idle_days=idle_days,
+            extraction_failures=len(self.extraction_failures()),
+            sessions_bytes=sum(i.size for i in infos),
+            now=now,
+        )
+
+    # spans and metrics when OpenTelemetry is on (observe.otel); a flag check when it is off
+    recall = traced("memdir.recall", recall_attributes, hits_attributes)(ConversationMemory.recall)
+    remember = traced("memdir.write", write_attributes("remember"))(ConversationMemory.remember)
+    update = traced("memdir.write", write_attributes("update"))(ConversationMemory.update)
+    rewrite = traced("memdir.write", write_attributes("rewrite"))(ConversationMemory.rewrite)
+    create_file = traced("memdir.write", write_attributes("create"))(ConversationMemory.create_file)
+    rename = traced("memdir.write", write_attributes("rename"))(ConversationMemory.rename)
+    forget = traced("memdir.write", write_attributes("forget"))(forget)
+    capture_explicit = traced("memdir.extract", extract_attributes("explicit"))(
+        ConversationMemory.capture_explicit
+    )
+    extract_session = traced("memdir.extract", extract_attributes("session"))(
+        ConversationMemory.extract_session
+    )
+    sleep = traced("memdir.sleep", sleep_attributes, sleep_result)(sleep)
+    consolidate = sleep

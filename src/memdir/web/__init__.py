@@ -29,7 +29,8 @@ from fastapi.staticfiles import StaticFiles
 
 from ..http.edge import Guard
 from ..memory import Memory
-from . import actions, pages
+from ..observe.otel import RequestSpans
+from . import actions, pages, stats
 from .auth import KeysBackend, LocalBackend, Sessions
 from .docs import offline_docs
 from .render import HERE
@@ -42,6 +43,7 @@ def _mount(app: FastAPI, web: WebState) -> None:
     app.state.web = web
     app.include_router(pages.router)
     app.include_router(actions.router)
+    app.include_router(stats.router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=HERE / "static"), name="web-static")
 
     async def to_page() -> Response:
@@ -68,4 +70,5 @@ def local_app(memory: Memory, token: str) -> tuple[FastAPI, LocalBackend]:
 
     app.add_api_route("/", root, methods=["GET"], include_in_schema=False)
     app.add_middleware(Guard)
+    app.add_middleware(RequestSpans)  # outermost: a refused request is a span too
     return app, backend
