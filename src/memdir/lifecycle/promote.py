@@ -197,6 +197,8 @@ def plan_promotions(
             else:
                 continue
             if key in seen.get(target, set()):
+                if action == "skill":  # the steps are a memory already: they become a skill
+                    steps += _as_skill(target, key, known.get(target, ()), why)
                 continue
             seen.setdefault(target, set()).add(key)
             op = _create(target, kind, group, sessions, now, names.setdefault(target, set()))
@@ -204,6 +206,19 @@ def plan_promotions(
                 op = Op(op.kind, op.scope, op.name, None, {**op.fields, "tags": [SKILL_TAG]})
             steps.append(Step(action, target, (op.name,), why, (op,)))
     return steps
+
+
+def _as_skill(scope: Scope, key: str, records: Sequence[MemoryRecord], why: str) -> list[Step]:
+    """Tag the active memory holding these steps ``skill`` (none when it is one already, or
+    only archived)."""
+    for rec in records:
+        if normalise(rec.statement) != key or rec.path.parent.name == "archive":
+            continue
+        if SKILL_TAG in rec.tags:
+            return []
+        op = Op("update", scope, rec.name, rec.content_hash, {"tags": [*rec.tags, SKILL_TAG]})
+        return [Step("skill", scope, (rec.name,), why, (op,))]
+    return []
 
 
 def _create(

@@ -105,13 +105,13 @@ def is_procedure(text: str) -> bool:
 def turn_notes(
     person: str,
     reply: str,
-    learned: Iterable[str] = (),
+    learned: Iterable[tuple[str, str]] = (),
     *,
     explicit: Iterable[str] = (),
     writes: Iterable[str] = (),
 ) -> list[TurnNote]:
     """What a finished turn puts in the daily log (see the module docstring). ``learned``: the
-    statements stored in the turn; ``explicit``: the person's sentences already stored as asked
+    (statement, source) of each memory stored in the turn; ``explicit``: the person's sentences already stored as asked
     (they are ``learned``, not decisions to note twice); ``writes``: the memory-tool writes the
     turn made ("create /memories/…"), noted as ``done``."""
     notes: list[TurnNote] = []
@@ -136,8 +136,8 @@ def turn_notes(
                 add("procedure", sentence, "user")
             elif _DECIDED.search(sentence):
                 add("decided", sentence, "user")
-    for statement in learned:
-        add("learned", statement)
+    for statement, source in learned:
+        add("learned", statement, source)
     for write in writes:
         add("done", f"memory tool: {write}")
     for sentence in _sentences(reply):

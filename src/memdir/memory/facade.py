@@ -462,7 +462,7 @@ class Memory(ConversationMemory):
         notes = turn_notes(
             text,
             reply,
-            [r.statement for r in stored],
+            [(r.statement, r.source) for r in stored],
             explicit=[r.quote for r in stored if r.quote],
             writes=writes,
         )
