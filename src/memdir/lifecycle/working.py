@@ -111,9 +111,9 @@ def turn_notes(
     writes: Iterable[str] = (),
 ) -> list[TurnNote]:
     """What a finished turn puts in the daily log (see the module docstring). ``learned``: the
-    (statement, source) of each memory stored in the turn; ``explicit``: the person's sentences already stored as asked
-    (they are ``learned``, not decisions to note twice); ``writes``: the memory-tool writes the
-    turn made ("create /memories/…"), noted as ``done``."""
+    (statement, source) of each memory stored in the turn; ``explicit``: the person's sentences
+    already stored as asked (``learned``, not decisions to note twice); ``writes``: the
+    memory-tool writes the turn made ("create /memories/…"), noted as ``done``."""
     notes: list[TurnNote] = []
     seen: set[str] = set()
 
