@@ -27,7 +27,9 @@ The rules, in the order they claim memories (a memory is touched by one step per
    (``source: user``): those are listed as kept; only ``memdir forget --archived`` deletes them.
 7. **Promote** notes of the daily log (``promote.py``): reused or asked for → a memory; the
    same note in several sessions → a ``feedback`` rule; a repeated procedure → a skill.
-8. **Compress** daily logs older than ``archive_after_days`` into ``archive/log/`` and delete
+8. **Propose** project memories that would hold in any project for the user scope, tentative,
+   with their provenance (``propose.py``, seed 001's second filter).
+9. **Compress** daily logs older than ``archive_after_days`` into ``archive/log/`` and delete
    archived logs past ``archive_ttl_days`` (``logs.py``, seed 004's archive layer).
 6. **Distill**: when a scope's MEMORY.md would still exceed its ``long_memory`` limit, the judge
    (an LLM) condenses the largest groups (type + first tag) into fewer, denser memories —
@@ -52,6 +54,7 @@ from ..index.text import query_terms
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .logs import LogFile, log_files, plan_logs
 from .promote import Note, plan_promotions, read_notes
+from .propose import plan_proposals
 from .similar import (
     NEIGHBOURS,
     calibrated,
@@ -588,6 +591,7 @@ def plan_sleep(
             state.scope, state.logs, state.archived_logs, policy=policy, now=now
         )
         steps += scope_steps
+    steps += plan_proposals(states, steps, now=now)  # seed 001's second filter
     steps += plan_promotions(
         {s.scope: s.notes for s in states},
         {s.scope: (*s.records, *s.archived) for s in states},

@@ -159,9 +159,11 @@ def plan_promotions(
     policy: PromotionPolicy,
     now: datetime,
     taken: Mapping[Scope, set[str]] | None = None,
+    only: set[str] | None = None,
 ) -> list[Step]:
-    """The ``promote`` and ``rule`` steps the notes earn (see the module docstring).
-    ``taken``: lowercased names already in use per scope (the plan's new names included)."""
+    """The ``promote``, ``rule`` and ``skill`` steps the notes earn (see the module docstring).
+    ``taken``: lowercased names already in use per scope (the plan's new names included);
+    ``only``: the normalised statements to decide (session end: the session's own notes)."""
     names = {s: {r.name.lower() for r in recs} for s, recs in known.items()}
     for scope, extra in (taken or {}).items():
         names.setdefault(scope, set()).update(extra)
@@ -171,7 +173,7 @@ def plan_promotions(
         groups: dict[str, list[Note]] = {}
         for note in scope_notes:
             key = normalise(note.statement)
-            if key and note.kind not in NOT_PROMOTED:
+            if key and note.kind not in NOT_PROMOTED and (only is None or key in only):
                 groups.setdefault(key, []).append(note)
         for key, group in groups.items():
             sessions = sorted({n.session for n in group if n.session})

@@ -549,13 +549,9 @@ class Memory(ConversationMemory):
             for s in self.scopes()
         }
         keys = {normalise(n.statement) for n in mine if n.kind not in NOT_PROMOTED}
-        steps = [
-            step
-            for step in plan_promotions(
-                {self._log_scope(): notes}, known, policy=self.policy().promotion, now=now
-            )
-            if normalise(str(step.ops[0].fields.get("statement", ""))) in keys
-        ]
+        steps = plan_promotions(
+            {self._log_scope(): notes}, known, policy=self.policy().promotion, now=now, only=keys
+        )
         if steps:
             report.run = new_run_id(now)
             plan = Plan(now, tuple(steps))
