@@ -29,6 +29,17 @@ def ago(days: float) -> str:
     return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
+def converse(mem: Memory, *texts: str) -> list[Request]:
+    """One session of the real agent loop (a model that says "Okay."); the requests it sent."""
+    with serve(lambda r: Say("Okay.")) as (model, url):
+        agent = Agent(mem, provider(url))
+        for text in texts:
+            list(agent.send(text))
+        assert mem.flush_extraction(timeout=60)  # known before session end decides promotion
+        agent.close()
+    return model.requests
+
+
 def notes_sent(request: Request) -> list[str]:
     return [
         str(m["content"])
@@ -114,30 +125,17 @@ RELEASE = "To release: first bump the version, then run make dist, then upload w
 def test_a_repeated_procedure_becomes_a_skill_offered_when_a_matching_task_starts(
     mem: Memory,
 ) -> None:
-    with serve(lambda r: Say("Okay.")) as (model, url):
-        for _ in range(2):
-            agent = Agent(mem, provider(url))
-            list(agent.send(RELEASE))
-            assert mem.flush_extraction(timeout=60)
-            agent.close()
-        [skill] = [r for r in mem.list() if "skill" in r.tags]
-        assert skill.statement.rstrip(".") == RELEASE.rstrip(".")
-        assert skill.type in ("feedback", "project")
-
-        def session(*texts: str) -> list[Request]:
-            before = len(model.requests)
-            agent = Agent(mem, provider(url))
-            for text in texts:
-                list(agent.send(text))
-            agent.close()
-            return model.requests[before:]
-
-        first, second = session("Please release version 2.1 today", "and release 2.2 later")
-        other = session("Which linter do we use?")
+    for _ in range(2):
+        converse(mem, RELEASE)
+    [skill] = [r for r in mem.list() if "skill" in r.tags]
+    assert skill.statement.rstrip(".") == RELEASE.rstrip(".")
+    assert skill.type in ("feedback", "project")
+    first, second = converse(mem, "Please release version 2.1 today", "and release 2.2 later")
+    [other] = converse(mem, "Which linter do we use?")
     [offered] = [n for n in notes_sent(first) if "Skills remembered" in n]
     assert skill.name in offered and "make dist" in offered
     assert [n for n in notes_sent(second) if "Skills remembered" in n] == [offered]  # not again
-    assert not [n for n in notes_sent(other[0]) if "Skills remembered" in n]
+    assert not [n for n in notes_sent(other) if "Skills remembered" in n]
 
 
 PYTHON = [
@@ -158,12 +156,7 @@ def _python_history(mem: Memory) -> None:
 def test_after_a_stack_switch_old_stack_memories_are_set_aside_not_offered(mem: Memory) -> None:
     _python_history(mem)
     Path("pom.xml").write_text("<project/>\n", encoding="utf-8")
-    with serve(lambda r: Say("Okay.")) as (model, url):
-        agent = Agent(mem, provider(url))
-        list(agent.send("How do I start the service?"))
-        list(agent.send("And start it in debug mode?"))
-        agent.close()
-    first, second = model.requests
+    first, second = converse(mem, "How do I start the service?", "And start it in debug mode?")
     notes = notes_sent(first)
     assert not [n for n in notes if "Skills remembered" in n]  # the Python skill is not offered
     [aside] = [n for n in notes if "set aside" in n]
@@ -175,11 +168,8 @@ def test_after_a_stack_switch_old_stack_memories_are_set_aside_not_offered(mem: 
 def test_without_a_switch_the_same_skill_is_offered(mem: Memory) -> None:
     _python_history(mem)
     Path("pyproject.toml").write_text("[project]\nname = 'svc'\n", encoding="utf-8")
-    with serve(lambda r: Say("Okay.")) as (model, url):
-        agent = Agent(mem, provider(url))
-        list(agent.send("How do I start the service?"))
-        agent.close()
-    notes = notes_sent(model.requests[0])
+    [request] = converse(mem, "How do I start the service?")
+    notes = notes_sent(request)
     assert [n for n in notes if "Skills remembered" in n and "uvicorn" in n]
     assert not [n for n in notes if "set aside" in n]
 
