@@ -21,7 +21,7 @@ session sends the same bytes, never read by extraction), and records the names i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..records import MemoryRecord, shorten
@@ -99,14 +99,15 @@ def plan_offer(
     first: bool,
     skills: Sequence[MemoryRecord],
     recalled: Sequence[MemoryRecord],
-    every: Sequence[MemoryRecord],
+    rivals: Mapping[tuple[str, str], MemoryRecord],
     drift: Drift,
     offered: set[str],
 ) -> Offer:
     """What to offer for the person's ``text`` (see the module docstring). ``skills``: the skill
-    memories recalled for it; ``recalled``: every memory recalled for it; ``every``: the active
-    memories (rivals are looked up there); ``offered``: names offered earlier in the session."""
-    by_name = {(r.scope, r.name): r for r in every}
+    memories recalled for it; ``recalled``: every memory recalled for it; ``rivals``: the
+    memories tentative ones conflict with, by (scope, name); ``offered``: names offered earlier
+    in the session."""
+    by_name = rivals
     aside = [r for r in (*skills, *recalled) if drift.weight(r) < 1.0]
     aside_keys = {(r.scope, r.name) for r in aside}
     chosen: list[MemoryRecord] = []
@@ -126,14 +127,14 @@ def plan_offer(
         if not _shares(text, rec):
             continue
         names = rec.extra.get("conflicts_with")
-        rivals = tuple(
+        against = tuple(
             by_name[(rec.scope, n)]
             for n in (names if isinstance(names, list) else [])
             if isinstance(n, str) and (rec.scope, n) in by_name
         )
-        if any(f"{r.scope}/{r.name}" in offered for r in rivals):
+        if any(f"{r.scope}/{r.name}" in offered for r in against):
             continue  # the question was asked already, about its rival
-        ask.append((rec, rivals))
+        ask.append((rec, against))
         break  # one question at a time
     unique = {(r.scope, r.name): r for r in aside}
     return Offer(

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..lifecycle import SleepReport
     from ..lifecycle.offer import Offer
     from ..lifecycle.promote import Note
+    from ..lifecycle.stack import Drift
     from ..lifecycle.working import SessionEnd, TurnNote
     from ..providers.llm import LLM
 
@@ -567,34 +568,51 @@ class Memory(ConversationMemory):
         memory that became relevant, and the memories set aside because the project's stack
         differs from what most memories describe. With a writable ``session`` the note is
         written into it (``meta`` kind ``note``), with the names offered (kind ``offered``)."""
-        from ..lifecycle.offer import MAX_SKILLS, plan_offer
+        from ..lifecycle.offer import MAX_SKILLS, Offer, plan_offer
         from ..lifecycle.promote import SKILL_TAG
-        from ..lifecycle.stack import drift, project_stack
 
-        every = [r for r in self.list() if r.kind == "memory"]
         said = [m for m in (session.messages if session else []) if _said(m)]
         first = len(said) <= 1
         offered: set[str] = set()
         for record in session.meta("offered") if session else []:
             offered.update(_names(record.content.get("names")))
+        if not any(self.store(s).dirs.memory.is_dir() for s in self.scopes()):
+            return Offer()  # nothing remembered yet: nothing to offer, nothing to read
         skills: builtins.list[MemoryRecord] = []
-        if first and any(SKILL_TAG in r.tags for r in every):
+        if first:
             found = self.recall(text, top_k=MAX_SKILLS * 2, tags=[SKILL_TAG], track=False)
             skills = [h.record for h in found]
-        recalled = [h.record for h in self.recall(text, top_k=8, track=False)] if every else []
+        recalled = [h.record for h in self.recall(text, top_k=8, track=False)]
+        rivals: dict[tuple[str, str], MemoryRecord] = {}
+        for rec in recalled:
+            for other in _names(rec.extra.get("conflicts_with")):
+                with contextlib.suppress(NotFoundError):
+                    rivals[(rec.scope, other)] = self.get(other, scope=rec.scope)
         offer = plan_offer(
             text,
             first=first,
             skills=skills,
             recalled=recalled,
-            every=every,
-            drift=drift(project_stack(self.project_root), every),
+            rivals=rivals,
+            drift=self._drift(session),
             offered=offered,
         )
         if session is not None and session.writable and offer.note:
             session.write_record("meta", {"kind": "note", "text": offer.note})
             session.write_record("meta", {"kind": "offered", "names": offer.names})
         return offer
+
+    def _drift(self, session: Session | None) -> Drift:
+        """The project's stack against what the memories describe — read once per session
+        (it lists every memory), then kept for the session's later turns."""
+        from ..lifecycle.stack import drift, project_stack
+
+        cache: dict[str, Drift] = self.__dict__.setdefault("_drifts", {})
+        key = session.id if session is not None else ""
+        if key not in cache or session is None:
+            every = [r for r in self.list() if r.kind == "memory"]
+            cache[key] = drift(project_stack(self.project_root), every)
+        return cache[key]
 
 
 def _said(message: Mapping[str, Any]) -> bool:
