@@ -14,8 +14,11 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from memdir import Memory
 from memdir.agent import Agent
+from memdir.errors import ProviderError
 from memdir.lifecycle.stack import drift, memory_stack, project_stack
 from memdir.providers import LLM, OpenAIChat
 from scripted_model import Request, Say, serve
@@ -189,3 +192,26 @@ def test_stack_detection_reads_manifests_and_tools(tmp_path: Path, mem: Memory) 
     neutral = mem.remember("Answer in short sentences", type="feedback")
     assert switched.weight(neutral) == 1.0
     assert not drift(project_stack(None), records).switched  # no project: nothing set aside
+
+
+def test_with_a_model_the_judge_confirms_each_proposal(sandbox: Path) -> None:
+    from llm_fakes import ScriptedLLM
+
+    for holds, proposed in ((False, 0), (True, 1)):
+        llm = ScriptedLLM({"holds_elsewhere": holds})
+        m = Memory(llm=llm)
+        m.init()
+        mine = m.remember(f"I prefer answers in British English {holds}", type="project")
+        m.sleep()
+        assert len(m.list(scope="user")) == proposed
+        [request] = llm.requests
+        assert mine.statement in str(request) and "other projects" in str(request)
+        m.forget(mine.name, scope="project")
+        for rec in m.list(scope="user"):
+            m.forget(rec.name, scope="user")
+    # an answer the judge cannot read is an error naming the way out, never a guess
+    m = Memory(llm=ScriptedLLM({"relation": "unrelated"}))
+    m.remember("The user likes dark mode", type="project")
+    with pytest.raises(ProviderError, match="--offline"):
+        m.sleep()
+    assert m.list(scope="user") == []

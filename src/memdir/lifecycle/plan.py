@@ -591,7 +591,7 @@ def plan_sleep(
             state.scope, state.logs, state.archived_logs, policy=policy, now=now
         )
         steps += scope_steps
-    steps += plan_proposals(states, steps, now=now)  # seed 001's second filter
+    steps += plan_proposals(states, steps, now=now, judge=judge)  # seed 001's second filter
     steps += plan_promotions(
         {s.scope: s.notes for s in states},
         {s.scope: (*s.records, *s.archived) for s in states},

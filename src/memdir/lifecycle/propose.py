@@ -6,7 +6,8 @@ project memories, lifts what holds across projects into the *user* memory, keepi
 came from. Seed 004's test is one question: "would it still hold in another project?"
 
 Sleep asks it of every active, confirmed project memory (``plan_proposals``, pure). Offline the
-answer is yes when both hold:
+answer is yes when both hold (with an LLM configured, the judge then confirms each yes —
+``LLMJudge.crosses``, prompt ``sleep-scope-v1`` — so a model can only remove proposals):
 
 * it is about the person, not the project — its type is ``user`` or ``feedback`` (their default
   scope is the user's, SPEC §terms), or it says what the person prefers or always does ("I
@@ -34,9 +35,10 @@ from .similar import normalise
 from .steps import Op, Step, free_name, iso
 
 if TYPE_CHECKING:
+    from .judge import Judge
     from .plan import ScopeState
 
-__all__ = ["crosses_projects", "plan_proposals"]
+__all__ = ["bound_to_project", "crosses_projects", "plan_proposals"]
 
 _ABOUT_PERSON = re.compile(
     r"\b(?:i|the user|user|the person)\s+(?:prefers?|likes?|wants?|always|never|usually|"
@@ -52,13 +54,19 @@ _PROJECT_BOUND = re.compile(
 _FIELDS = ("description", "type", "source", "quote", "importance", "session", "created")
 
 
-def crosses_projects(rec: MemoryRecord, project: str | None = None) -> bool:
-    """Whether ``rec`` (a project memory) would still hold in another project (offline)."""
+def bound_to_project(rec: MemoryRecord, project: str | None = None) -> bool:
+    """Whether ``rec`` names something of its project (files, paths, "this repo", its name)."""
     text = f"{rec.statement} {rec.description}"
     if rec.related_files or _PROJECT_BOUND.search(text):
+        return True
+    return bool(project and len(project) > 2 and project.lower() in text.lower())
+
+
+def crosses_projects(rec: MemoryRecord, project: str | None = None) -> bool:
+    """Whether ``rec`` (a project memory) would still hold in another project (offline)."""
+    if bound_to_project(rec, project):
         return False
-    if project and len(project) > 2 and project.lower() in text.lower():
-        return False
+    text = f"{rec.statement} {rec.description}"
     return rec.type in ("user", "feedback") or _ABOUT_PERSON.search(text) is not None
 
 
@@ -70,9 +78,14 @@ def _candidates(state: ScopeState, busy: set[str]) -> Iterable[MemoryRecord]:
 
 
 def plan_proposals(
-    states: Sequence[ScopeState], steps: Sequence[Step], *, now: datetime
+    states: Sequence[ScopeState],
+    steps: Sequence[Step],
+    *,
+    now: datetime,
+    judge: Judge | None = None,
 ) -> list[Step]:
     """The ``propose`` steps, and the archiving of project copies already accepted."""
+    crosses = getattr(judge, "crosses", None)
     by_scope = {s.scope: s for s in states}
     project, user = by_scope.get("project"), by_scope.get("user")
     if project is None or user is None:
@@ -97,8 +110,10 @@ def plan_proposals(
         busy.add(rec.name)
     for rec in _candidates(project, busy):
         home = rec.path.parents[2].name if len(rec.path.parents) > 2 else None
-        if not crosses_projects(rec, home) or normalise(rec.statement) in said:
+        if normalise(rec.statement) in said or not crosses_projects(rec, home):
             continue
+        if crosses is not None and not crosses(rec, home or "?"):
+            continue  # the model says it is this project's after all
         name = free_name(slugify(rec.name), taken)
         out.append(_propose(rec, name, now))
     return out
