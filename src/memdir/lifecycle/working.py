@@ -44,7 +44,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
+from ..errors import ProviderError
 from ..history import fsync_dir
+from ..providers.llm import LLM
 from ..records import shorten
 
 __all__ = [
@@ -54,6 +56,7 @@ __all__ = [
     "SessionEnd",
     "TurnNote",
     "append_lines",
+    "distill",
     "distill_rules",
     "is_procedure",
     "turn_notes",
@@ -221,3 +224,20 @@ class SessionEnd:
             "run": self.run,
             "promoted": list(self.promoted),
         }
+
+
+def distill(notes: Sequence[tuple[str, str]], llm: LLM | None) -> tuple[str, str]:
+    """The session's summary line and who wrote it: ``llm`` (falling back to the rules when it
+    fails or answers nothing) or the rules."""
+    if llm is not None:
+        listed = "\n".join(f"- ({kind}) {text}" for kind, text in notes)
+        try:
+            answer = llm.complete(
+                [{"role": "user", "content": f"{SUMMARY_PROMPT}\n<notes>\n{listed}\n</notes>"}],
+                max_tokens=200,
+            )
+        except ProviderError:
+            answer = None
+        if answer is not None and answer.text.strip():
+            return " ".join(answer.text.split()), f"llm:{llm.model_id}:{SUMMARY_PROMPT_VERSION}"
+    return distill_rules(notes), "memdir-rules"

@@ -14,7 +14,6 @@ from ..errors import (
     ConfigError,
     ExtractionError,
     NotFoundError,
-    ProviderError,
     RefusedError,
     ValidationError,
 )
@@ -530,7 +529,7 @@ class Memory(ConversationMemory):
         when ``working_memory.distill`` is off, or the session noted nothing new."""
         from ..lifecycle import Plan, apply_plan, new_run_id, normalise
         from ..lifecycle.promote import NOT_PROMOTED, plan_promotions
-        from ..lifecycle.working import SessionEnd, TurnNote
+        from ..lifecycle.working import SessionEnd, TurnNote, distill
 
         now = now or datetime.now(UTC)
         report = SessionEnd(session)
@@ -541,9 +540,7 @@ class Memory(ConversationMemory):
         if not mine:
             return report
         model = llm if llm is not None else (None if offline else self.llm)
-        report.summary, report.by = _distilled(
-            [(n.kind or "note", n.statement) for n in mine], model
-        )
+        report.summary, report.by = distill([(n.kind or "note", n.statement) for n in mine], model)
         self.log_notes([TurnNote("summary", report.summary)], session=session, now=now)
         known = {
             s: (*self.store(s).scan()[0], *self.store(s).archived().scan()[0])
@@ -621,22 +618,3 @@ def _said(message: Mapping[str, Any]) -> bool:
     blocks = content if isinstance(content, list) else []
     results = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
     return message.get("role") == "user" and not results
-
-
-def _distilled(notes: Sequence[tuple[str, str]], llm: LLM | None) -> tuple[str, str]:
-    """The session's summary line and who wrote it: ``llm`` (falling back to the rules when it
-    fails or answers nothing) or the rules."""
-    from ..lifecycle.working import SUMMARY_PROMPT, SUMMARY_PROMPT_VERSION, distill_rules
-
-    if llm is not None:
-        listed = "\n".join(f"- ({kind}) {text}" for kind, text in notes)
-        try:
-            answer = llm.complete(
-                [{"role": "user", "content": f"{SUMMARY_PROMPT}\n<notes>\n{listed}\n</notes>"}],
-                max_tokens=200,
-            )
-        except ProviderError:
-            answer = None
-        if answer is not None and answer.text.strip():
-            return " ".join(answer.text.split()), f"llm:{llm.model_id}:{SUMMARY_PROMPT_VERSION}"
-    return distill_rules(notes), "memdir-rules"
