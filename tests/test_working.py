@@ -236,3 +236,22 @@ def test_archived_logs_past_the_ttl_are_deleted_and_compress_false_moves_them(
     assert moved.read_bytes() == original
     mem.undo_run(first.run)
     assert old.read_bytes() == original and not moved.exists()
+
+
+def test_turn_notes_read_decisions_procedures_and_what_was_done_in_both_languages() -> None:
+    from memdir.lifecycle.working import turn_notes
+
+    def kinds(person: str, reply: str = "") -> list[tuple[str, str]]:
+        return [(n.kind, n.text) for n in turn_notes(person, reply)]
+
+    assert kinds("我们决定用 pnpm 管理依赖。今天天气不错。") == [
+        ("decided", "我们决定用 pnpm 管理依赖。")
+    ]
+    assert kinds("先跑 lint，再提交。") == [("procedure", "先跑 lint，再提交。")]
+    assert kinds("", "我已完成迁移脚本。还有问题吗？") == [("done", "我已完成迁移脚本。")]
+    assert kinds("Let's use pnpm? Or npm?") == []  # a question settles nothing
+    assert kinds("Should we deploy on Fridays.") == []
+    assert kinds("hi", "Sure, here is how it works.") == []  # nothing done, nothing noted
+    steps = "1. run the migrations 2. restart the workers"
+    assert kinds(steps) == [("procedure", steps)]
+    assert kinds("ok", "Done: the index is rebuilt.") == [("done", "Done: the index is rebuilt.")]

@@ -80,8 +80,8 @@ _PROCEDURE = re.compile(
 )
 _DONE = re.compile(
     r"^(?:i(?:'ve| have)? (?:added|created|updated|fixed|ran|wrote|changed|removed|deleted|"
-    r"moved|renamed|refactored|installed|configured|set up|stored|saved|noted|merged)|done[:,.!]"
-    r"|i (?:just )?(?:did|finished|completed))\b"
+    r"moved|renamed|refactored|installed|configured|set up|stored|saved|noted|merged)"
+    r"|i (?:just )?(?:did|finished|completed))\b|^done\b"
     r"|^(?:我)?(?:已经?|已)(?:完成|添加|修改|修复|更新|删除|运行|创建|保存|记下)",
     re.IGNORECASE,
 )
@@ -133,8 +133,8 @@ def turn_notes(
         add("procedure", whole, "user")  # steps are one unit: split, they would no longer be steps
     else:
         for sentence in _sentences(person):
-            if sentence.lower() in skip:
-                continue
+            if sentence.lower() in skip or sentence.endswith(("?", "？")):
+                continue  # stored already, or a question: a question settles nothing
             if is_procedure(sentence):
                 add("procedure", sentence, "user")
             elif _DECIDED.search(sentence):
