@@ -61,6 +61,8 @@ from .records import MemoryRecord
 from .sessions import Session
 from .tools import TOOL_NAME, ToolResult
 
+_WRITES = ("create", "str_replace", "insert", "delete", "rename")  # memory-tool commands that write
+
 __all__ = [
     "QUIET",
     "SUMMARY_PROMPT_VERSION",
@@ -237,6 +239,11 @@ class Agent:
         self.temperature = temperature
         self.summarizer = summarizer
         self._outcomes: dict[str, bool] = {}  # call id → ok, for this turn's trace record
+        self._writes: list[str] = []
+        # session end's summary of the daily log: the memory's configured model (None here:
+        # ``Memory.end_session`` uses it, or the rules offline)
+        self.distill_llm: LLM | None = None
+        self.ended: object | None = None  # what Memory.end_session did, after close()
 
     # -- what the model sees -------------------------------------------------------------
     @property
@@ -269,6 +276,8 @@ class Agent:
         if stored:
             self.session.write_record("meta", {"kind": "note", "text": _stored_note(stored)})
             yield AgentEvent("remembered", records=tuple(stored))
+        self.memory.offer_for(text, session=self.session)  # skills, a tentative question (issue 22)
+        self._writes = []
         rounds, self._outcomes = 0, {}
         while True:
             response = yield from self._call_model()
@@ -290,7 +299,15 @@ class Agent:
         later = self.memory.after_turn(self.session)
         if later:
             yield AgentEvent("remembered", records=tuple(later))
+        self._note_turn(text, response.text, [*stored, *later])
         yield AgentEvent("turn_end", text=response.text)
+
+    def _note_turn(self, text: str, reply: str, stored: Sequence[MemoryRecord]) -> None:
+        """The working layer (seed 004): what the turn decided, did and learned, appended to
+        the daily log (``Memory.log_turn``); session end distills it (``close``)."""
+        self.memory.log_turn(
+            text, reply, stored=stored, writes=self._writes, session=self.session.id
+        )
 
     def _call_model(self) -> Generator[AgentEvent, None, LLMResponse]:
         """Stream one answer; the generator's return value is the whole ``LLMResponse``."""
@@ -342,6 +359,9 @@ class Agent:
                 )
             else:
                 text = self.run_tool(call)
+                command = call.arguments.get("command")
+                if text.ok and command in _WRITES:
+                    self._writes.append(f"{command} {call.arguments.get('path', '')}".strip())
             results.append((call, text))
             self._outcomes[call.id] = _ok(text)
             if self.wire_format != "anthropic":  # one message per result: store each now
@@ -380,8 +400,14 @@ class Agent:
         return run_sleep(self.memory, quiet_since=self.quiet_since if if_quiet else None)
 
     def close(self) -> None:
-        """Release the session (its file stays; ``memdir chat --continue`` picks it up)."""
-        self.session.close()
+        """End the session's working layer (``Memory.end_session``: the daily log distilled,
+        promotion decided; the report is ``ended``), then release the session (its file stays;
+        ``memdir chat --continue`` picks it up)."""
+        try:
+            if self.session.writable:
+                self.ended = self.memory.end_session(self.session.id, llm=self.distill_llm)
+        finally:
+            self.session.close()
 
 
 def run_sleep(

@@ -29,6 +29,8 @@ from ..history import Change
 from ..markdown import content_hash
 from ..paths import Scope
 from ..writes import admit
+from .logs import LOG_OPS, apply_log_op, check_moves, current_hash, run_moves, undo_log_moves
+from .logs import undone_runs as log_undone_runs
 from .plan import Op, Plan
 from .steps import Step
 
@@ -46,6 +48,8 @@ def new_run_id(now: datetime, prefix: str = "sleep") -> str:
 def _current(store: FileStore, op: Op) -> str | None:
     if op.kind == "create":
         return None
+    if op.kind in LOG_OPS:
+        return current_hash(store, op.name) or "missing"
     reader = store.archived() if op.kind == "delete_archived" else store
     try:
         return reader.read(op.name).content_hash
@@ -54,9 +58,15 @@ def _current(store: FileStore, op: Op) -> str | None:
 
 
 def apply_plan(
-    plan: Plan, stores: Mapping[Scope, FileStore], *, run: str, actor: str = ACTOR
+    plan: Plan,
+    stores: Mapping[Scope, FileStore],
+    *,
+    run: str,
+    actor: str = ACTOR,
+    moves: list[dict[str, Any]] | None = None,
 ) -> list[Change]:
-    """Carry out ``plan``; returns the changes written (all logged with ``run``)."""
+    """Carry out ``plan``; returns the changes written (all logged with ``run``). The daily
+    logs it moves (``logs.py``) are journalled with ``run`` too, and added to ``moves``."""
     changes: list[Change] = []
     scopes = sorted({op.scope for op in plan.ops})
     with contextlib.ExitStack() as stack:
@@ -79,6 +89,11 @@ def apply_plan(
             if _refused(stores, step, actor=actor):
                 continue  # a merged or distilled text the guard refuses: the step is not taken
             for op in step.ops:
+                if op.kind in LOG_OPS:
+                    line = apply_log_op(stores[op.scope], op, run=run)
+                    if moves is not None:
+                        moves.append(line)
+                    continue
                 changes += _apply_op(stores[op.scope], op, actor=actor, reason=reason)
     return changes
 
@@ -178,25 +193,33 @@ def _check_reversible(store: FileStore, changes: list[Change]) -> None:
 
 
 def undo_run(stores: Mapping[Scope, FileStore], run: str, *, actor: str) -> list[Change]:
-    """Revert every change of ``run``, newest first, in every scope — all or nothing."""
+    """Revert every change of ``run``, newest first, in every scope — all or nothing; the
+    daily logs it moved (``logs.py``) go back too."""
     found = run_changes(stores, run)
-    if not found:
+    moved = run_moves(stores, run)
+    if not found and not moved:
         raise NotFoundError(f"no run {run!r}: `memdir history` shows run ids in --json")
     undone = {c.undoes for s in found for c in stores[s].log.entries() if c.undoes}
-    if any(c.id in undone for cs in found.values() for c in cs):
+    if any(c.id in undone for cs in found.values() for c in cs) or run in log_undone_runs(
+        {s: stores[s] for s in moved}
+    ):
         raise ValidationError(
             f"run {run} was undone already; `memdir undo undo-{run}` would redo it"
         )
     out: list[Change] = []
     with contextlib.ExitStack() as stack:
-        for scope in sorted(found):
+        for scope in sorted({*found, *moved}):
             stack.enter_context(stores[scope].batch())
             stack.enter_context(stores[scope].run_as(f"undo-{run}"))
         for scope, changes in found.items():
             _check_reversible(stores[scope], changes)
+        for scope, lines in moved.items():
+            check_moves(stores[scope], lines)
         for scope, changes in found.items():
             for change in reversed(changes):
                 out.append(stores[scope].undo(change, actor=actor))
+        for scope, lines in moved.items():
+            undo_log_moves(stores[scope], lines, run=run)
     return out
 
 
@@ -210,6 +233,7 @@ class SleepReport:
     dry_run: bool = False
     skipped: str | None = None  # why nothing was planned (``--if-quiet`` and not quiet)
     notes: list[str] = field(default_factory=list)
+    moves: list[dict[str, Any]] = field(default_factory=list)  # daily logs moved (logs.py)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -217,6 +241,7 @@ class SleepReport:
             "dry_run": self.dry_run,
             "skipped": self.skipped,
             "changes": len(self.changes),
+            "log_moves": len(self.moves),
             "notes": self.notes,
             "plan": self.plan.to_dict() if self.plan else None,
         }

@@ -3,7 +3,9 @@ one conditional memory two statements make together.
 
 ``Judge`` is the seam: the plan asks ``relate(a, b)`` for each candidate pair the offline rules
 cannot settle by identical text, and ``condense(records)`` for a group to make denser when an
-index is over its limit (H5). ``LLMJudge`` asks a configured model once per pair with a
+index is over its limit (H5); a judge that also has ``crosses(record)`` decides which project
+memories would hold in any project (seed 001's second filter, ``propose.py``; prompt
+``SCOPE_PROMPT``). ``LLMJudge`` asks a configured model once per pair with a
 versioned prompt (``JUDGE_PROMPT``) and reads its JSON answer tolerantly; an answer it cannot
 read is a ``ProviderError`` naming the model — never silently "unrelated". The person-first rule
 (an inference never overrides the person's words) is applied by the plan after the judge, so a
@@ -21,9 +23,10 @@ from ..errors import ProviderError
 from ..providers.llm import LLM
 from ..records import MemoryRecord
 
-__all__ = ["JUDGE_PROMPT", "Judge", "LLMJudge"]
+__all__ = ["JUDGE_PROMPT", "SCOPE_PROMPT", "Judge", "LLMJudge"]
 
 JUDGE_PROMPT = "sleep-judge-v1"
+SCOPE_PROMPT = "sleep-scope-v1"
 RELATIONS = ("duplicate", "conflict", "conditional", "unrelated")
 _SYSTEM = (
     "You maintain a person's long-term memory. You compare two stored memories and answer "
@@ -47,6 +50,14 @@ and name; leave unrelated ones out. Answer one JSON object:
 {{"memories": [{{"statement": "the merged memory", "from": [ids it replaces]}}]}}
 
 {listing}"""
+
+
+_CROSSES = """A memory stored for one project of a person ({project}):
+{statement}
+
+Would it still hold in the person's other projects — a preference, habit or way of working of
+the person — rather than a fact about this project (its code, stack, people, decisions)?
+Answer one JSON object: {{"holds_elsewhere": true | false}}"""
 
 
 class Judge(Protocol):
@@ -91,6 +102,20 @@ class LLMJudge:
             if isinstance(statement, str) and statement.strip() and isinstance(ids, list):
                 out.append((statement.strip(), [i for i in ids if isinstance(i, int)]))
         return out
+
+    def crosses(self, rec: MemoryRecord, project: str) -> bool:
+        """Whether the project memory ``rec`` would hold in the person's other projects."""
+        data = self._json(
+            _CROSSES.format(project=project, statement=rec.statement), f"{SCOPE_PROMPT} crosses"
+        )
+        answer = data.get("holds_elsewhere")
+        if not isinstance(answer, bool):
+            raise ProviderError(
+                f"{self.llm.model_id} answered the sleep judge ({SCOPE_PROMPT}) without a "
+                f"true/false holds_elsewhere: {data!r}; run `memdir sleep --offline` to use "
+                "the offline rules"
+            )
+        return answer
 
     def relate(self, a: MemoryRecord, b: MemoryRecord) -> tuple[str, str | None]:
         prompt = _ASK.format(

@@ -26,7 +26,11 @@ The rules, in the order they claim memories (a memory is touched by one step per
 5. **Delete** archived memories idle past ``archive_ttl_days`` — never the person's own words
    (``source: user``): those are listed as kept; only ``memdir forget --archived`` deletes them.
 7. **Promote** notes of the daily log (``promote.py``): reused or asked for → a memory; the
-   same note in several sessions → a ``feedback`` rule.
+   same note in several sessions → a ``feedback`` rule; a repeated procedure → a skill.
+8. **Propose** project memories that would hold in any project for the user scope, tentative,
+   with their provenance (``propose.py``, seed 001's second filter).
+9. **Compress** daily logs older than ``archive_after_days`` into ``archive/log/`` and delete
+   archived logs past ``archive_ttl_days`` (``logs.py``, seed 004's archive layer).
 6. **Distill**: when a scope's MEMORY.md would still exceed its ``long_memory`` limit, the judge
    (an LLM) condenses the largest groups (type + first tag) into fewer, denser memories —
    merged like duplicates, the originals archived — until it fits. Offline, the plan names the
@@ -48,7 +52,9 @@ from ..config import Policy
 from ..history import inside
 from ..index.text import query_terms
 from ..records import MemoryRecord, shorten, slugify, utc_iso
+from .logs import LogFile, log_files, plan_logs
 from .promote import Note, plan_promotions, read_notes
+from .propose import plan_proposals
 from .similar import (
     NEIGHBOURS,
     calibrated,
@@ -98,6 +104,9 @@ class ScopeState:
     # candidate pairs from recall over each memory (keyword + vector neighbours, issue 22);
     # None: only the per-model cosine threshold finds candidates
     pairs: tuple[tuple[str, str, float | None], ...] | None = None
+    # the daily logs (``log/``) and those compressed into ``archive/log/`` (``logs.py``)
+    logs: tuple[LogFile, ...] = ()
+    archived_logs: tuple[LogFile, ...] = ()
 
 
 def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) -> ScopeState:
@@ -112,6 +121,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
     records = [r for r in records if r.kind != "knowledge"]  # issue 24: sleep leaves it alone
     keyword = {r.name: list(index.keyword(query_terms(r.statement), NEIGHBOURS)) for r in records}
+    live_logs, archived_logs = log_files(store)
     return ScopeState(
         scope=store.dirs.scope,
         records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
@@ -121,8 +131,13 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         vectors=matrix,
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
-        notes=read_notes(inside(store.dirs.memory, store.dirs.log)),  # no link out (issue 26)
+        notes=read_notes(  # no link out (issue 26)
+            inside(store.dirs.memory, store.dirs.log),
+            inside(store.dirs.memory, store.dirs.archive / "log"),
+        ),
         pairs=tuple(neighbour_pairs(names, matrix, keyword)),
+        logs=live_logs,
+        archived_logs=archived_logs,
     )
 
 
@@ -572,7 +587,11 @@ def plan_sleep(
         scope_steps += _ttl_steps(state, now, policy)
         taken = {r.name.lower() for r in (*state.records, *state.archived)}
         scope_steps += _distill_steps(state, scope_steps, judge, now, taken)
+        scope_steps += plan_logs(
+            state.scope, state.logs, state.archived_logs, policy=policy, now=now
+        )
         steps += scope_steps
+    steps += plan_proposals(states, steps, now=now, judge=judge)  # seed 001's second filter
     steps += plan_promotions(
         {s.scope: s.notes for s in states},
         {s.scope: (*s.records, *s.archived) for s in states},

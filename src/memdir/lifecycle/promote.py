@@ -19,10 +19,18 @@ any ``- text`` line is a note (source ``user``). The log is never rewritten by m
 
 A note whose text already is a memory (active or archived) is not promoted again, so running
 sleep twice promotes once. Each promoted memory records ``promoted_from`` (the log files).
+
+The agent's own lines carry a kind after the session (``working.py``): ``learned`` (already a
+memory), ``done`` (an episode) and ``summary`` lines are never promoted; a ``procedure`` noted
+``min_reuse`` times (or asked for) becomes a **skill**: a ``feedback`` memory tagged ``skill`` in
+the log's scope, which the agent offers at the start of a matching task (seed 003). Logs sleep
+compressed into ``archive/log/`` still count (``read_notes(..., archived=...)``): compressing a
+log never loses a use.
 """
 
 from __future__ import annotations
 
+import gzip
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -43,6 +51,9 @@ if TYPE_CHECKING:
 __all__ = ["Note", "append_note", "plan_promotions", "read_notes"]
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+_ARCHIVED_DAY = re.compile(r"\d{4}-\d{2}-\d{2}\.md(?:\.gz)?")
+NOT_PROMOTED = frozenset({"learned", "done", "summary"})
+SKILL_TAG = "skill"
 _LINE = re.compile(r"^- (?:(\d\d:\d\d:\d\d)Z )?(?:\(([^)]*)\) )?(.+?)\s*$")
 _ASKED = re.compile(
     r"^(?:!\s*|(?:please\s+)?remember(?:\s+that)?\s*[:,]?\s+|记住[:：，,]?\s*)", re.I
@@ -59,6 +70,7 @@ class Note:
     text: str
     source: str
     session: str | None
+    kind: str | None = None  # the agent's lines: decided, procedure, learned, done, summary
 
     @property
     def asked(self) -> bool:
@@ -90,28 +102,53 @@ def append_note(
     return path
 
 
-def read_notes(folder: Path) -> tuple[Note, ...]:
-    """Every note in ``folder``'s daily logs, oldest day first."""
+def _day_text(path: Path) -> str | None:
     try:
-        files = sorted(n for n in os.listdir(folder) if _DAY.fullmatch(n))
-    except FileNotFoundError:
-        return ()
+        data = path.read_bytes()
+        if path.name.endswith(".gz"):
+            data = gzip.decompress(data)
+        return data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile):
+        return None  # a log a person broke is theirs to fix; it promotes nothing
+
+
+def _notes_of(text: str, file: str, day: str) -> list[Note]:
+    from .working import NOTE_KINDS
+
     notes: list[Note] = []
-    for name in files:
+    lines = text.split("\n")
+    for number, raw in enumerate(lines):
+        raw = raw.rstrip("\r")
+        match = _LINE.match(raw)
+        if not match or not match.group(3).strip():
+            continue
+        parts = [p.strip() for p in (match.group(2) or "user").split(",")]
+        if number == len(lines) - 1 and len(parts) > 1:
+            continue  # memdir's line with no newline at the end: a write a crash cut short
+        source = parts[0] if parts[0] in ("user", "inferred") else "user"
+        session = next((p[8:] for p in parts if p.startswith("session ")), None)
+        kind = next((p for p in parts[1:] if p in NOTE_KINDS), None)
+        notes.append(Note(file, day, match.group(1), match.group(3), source, session, kind))
+    return notes
+
+
+def read_notes(folder: Path, archived: Path | None = None) -> tuple[Note, ...]:
+    """Every note in ``folder``'s daily logs, oldest day first — and, with ``archived``, those
+    of the logs sleep compressed into it before them (``archive/log/``)."""
+    found: list[tuple[str, str, Path]] = []
+    for where, pattern, prefix in ((archived, _ARCHIVED_DAY, "archive/log"), (folder, _DAY, "log")):
+        if where is None:
+            continue
         try:
-            text = (folder / name).read_text(encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError):
-            continue  # a log a person broke is theirs to fix; it promotes nothing
-        for raw in text.splitlines():
-            match = _LINE.match(raw)
-            if not match or not match.group(3).strip():
-                continue
-            parts = [p.strip() for p in (match.group(2) or "user").split(",")]
-            source = parts[0] if parts[0] in ("user", "inferred") else "user"
-            session = next((p[8:] for p in parts if p.startswith("session ")), None)
-            notes.append(
-                Note(f"log/{name}", name[:-3], match.group(1), match.group(3), source, session)
-            )
+            names = os.listdir(where)
+        except FileNotFoundError:
+            continue
+        found += [(n[:10], f"{prefix}/{n}", where / n) for n in names if pattern.fullmatch(n)]
+    notes: list[Note] = []
+    for day, file, path in sorted(found):
+        text = _day_text(path)
+        if text is not None:
+            notes += _notes_of(text, file, day)
     return tuple(notes)
 
 
@@ -122,9 +159,11 @@ def plan_promotions(
     policy: PromotionPolicy,
     now: datetime,
     taken: Mapping[Scope, set[str]] | None = None,
+    only: set[str] | None = None,
 ) -> list[Step]:
-    """The ``promote`` and ``rule`` steps the notes earn (see the module docstring).
-    ``taken``: lowercased names already in use per scope (the plan's new names included)."""
+    """The ``promote``, ``rule`` and ``skill`` steps the notes earn (see the module docstring).
+    ``taken``: lowercased names already in use per scope (the plan's new names included);
+    ``only``: the normalised statements to decide (session end: the session's own notes)."""
     names = {s: {r.name.lower() for r in recs} for s, recs in known.items()}
     for scope, extra in (taken or {}).items():
         names.setdefault(scope, set()).update(extra)
@@ -134,28 +173,54 @@ def plan_promotions(
         groups: dict[str, list[Note]] = {}
         for note in scope_notes:
             key = normalise(note.statement)
-            if key:
+            if key and note.kind not in NOT_PROMOTED and (only is None or key in only):
                 groups.setdefault(key, []).append(note)
         for key, group in groups.items():
             sessions = sorted({n.session for n in group if n.session})
             target: Scope = scope
-            if len(sessions) >= policy.rule_sessions and "user" in seen:
+            asked = policy.user_explicit and any(n.asked for n in group)
+            if any(n.kind == "procedure" for n in group):
+                if len(group) < policy.min_reuse and not asked:
+                    continue
+                action, kind = "skill", "feedback"
+                why = (
+                    f"the same steps noted {len(group)} times: a repeated procedure becomes a "
+                    "skill the agent offers when a matching task starts"
+                )
+            elif len(sessions) >= policy.rule_sessions and "user" in seen:
                 action, target, kind = "rule", "user", "feedback"
                 why = f"noted in {len(sessions)} sessions: a repeated episode becomes a rule"
             elif len(group) >= policy.min_reuse:
                 action, kind = "promote", "project"
                 why = f"noted {len(group)} times (min_reuse {policy.min_reuse})"
-            elif policy.user_explicit and any(n.asked for n in group):
+            elif asked:
                 action, kind = "promote", "project"
                 why = "the note asks to be remembered"
             else:
                 continue
             if key in seen.get(target, set()):
+                if action == "skill":  # the steps are a memory already: they become a skill
+                    steps += _as_skill(target, key, known.get(target, ()), why)
                 continue
             seen.setdefault(target, set()).add(key)
             op = _create(target, kind, group, sessions, now, names.setdefault(target, set()))
+            if action == "skill":
+                op = Op(op.kind, op.scope, op.name, None, {**op.fields, "tags": [SKILL_TAG]})
             steps.append(Step(action, target, (op.name,), why, (op,)))
     return steps
+
+
+def _as_skill(scope: Scope, key: str, records: Sequence[MemoryRecord], why: str) -> list[Step]:
+    """Tag the active memory holding these steps ``skill`` (none when it is one already, or
+    only archived)."""
+    for rec in records:
+        if normalise(rec.statement) != key or rec.path.parent.name == "archive":
+            continue
+        if SKILL_TAG in rec.tags:
+            return []
+        op = Op("update", scope, rec.name, rec.content_hash, {"tags": [*rec.tags, SKILL_TAG]})
+        return [Step("skill", scope, (rec.name,), why, (op,))]
+    return []
 
 
 def _create(

@@ -32,7 +32,8 @@ def iso(when: datetime) -> str:
     return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-OpKind = Literal["update", "archive", "delete_archived", "create"]
+# compress_log / delete_log: a daily log, not a memory (``logs.py``); ``name`` is its path
+OpKind = Literal["update", "archive", "delete_archived", "create", "compress_log", "delete_log"]
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,9 @@ class Op:
 class Step:
     """One decision: ``action`` on ``names`` because of ``reason``, carried out by ``ops``."""
 
-    action: str  # merge | supersede | tentative | conditional | archive | delete | keep | distill
+    # merge | supersede | tentative | conditional | archive | delete | keep | distill | promote
+    # | rule | skill | propose | compress
+    action: str
     scope: Scope
     names: tuple[str, ...]
     reason: str

@@ -5,19 +5,20 @@ from __future__ import annotations
 import builtins
 import contextlib
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..errors import (
     ConfigError,
     ExtractionError,
     NotFoundError,
+    RefusedError,
     ValidationError,
 )
 from ..files import FileStore
-from ..history import Change
+from ..history import Change, inside
 from ..index.sqlite import SqliteIndex
 from ..observe.otel import (
     extract_attributes,
@@ -45,6 +46,11 @@ if TYPE_CHECKING:
     from ..lifecycle import SleepReport
     from ..observe import SessionTrace, Stats
     from ..observe.toollog import ToolLog
+    from ..lifecycle.offer import Offer
+    from ..lifecycle.promote import Note
+    from ..lifecycle.stack import Drift
+    from ..lifecycle.working import SessionEnd, TurnNote
+    from ..providers.llm import LLM
 
 from .conversation import ConversationMemory
 
@@ -133,7 +139,9 @@ class Memory(ConversationMemory):
         if not dry_run and plan.ops:
             report.run = new_run_id(now)
             stores = {s: self.files(s, "sleep") for s in scopes}
-            report.changes = apply_plan(plan, stores, run=report.run)  # actor "sleep"
+            report.changes = apply_plan(  # actor "sleep"
+                plan, stores, run=report.run, moves=report.moves
+            )
         if sessions:
             report.notes += self._expire_sessions(dry_run=dry_run, now=now, offline=offline)
         return report
@@ -560,3 +568,181 @@ class Memory(ConversationMemory):
     )
     sleep = traced("memdir.sleep", sleep_attributes, sleep_result)(sleep)
     consolidate = sleep
+    # -- the working layer and the seeds' rules (issue 22, items 5 and 6) --
+    def _log_scope(self) -> Scope:
+        return "project" if self.project_root is not None else "user"
+
+    def log_turn(
+        self,
+        text: str,
+        reply: str,
+        *,
+        stored: Sequence[MemoryRecord] = (),
+        writes: Sequence[str] = (),
+        session: str | None = None,
+        now: datetime | None = None,
+    ) -> Path | None:
+        """The working layer (seed 004): append what a finished turn decided, did and learned
+        (``lifecycle.working.turn_notes`` of the person's ``text``, the ``reply``, the memories
+        ``stored`` and the memory-tool ``writes``) to today's daily log."""
+        from ..lifecycle.working import turn_notes
+
+        notes = turn_notes(
+            text,
+            reply,
+            [(r.statement, r.source) for r in stored],
+            explicit=[r.quote for r in stored if r.quote],
+            writes=writes,
+        )
+        return self.log_notes(notes, session=session, now=now)
+
+    def log_notes(
+        self,
+        notes: Sequence[TurnNote],
+        *,
+        session: str | None = None,
+        now: datetime | None = None,
+    ) -> Path | None:
+        """Append ``notes`` to today's daily log (the project's; the user's outside a project)
+        in one crash-safe write, each text through the guard first: a secret is redacted, a
+        refused text is left out (and logged as refused). ``None`` when nothing was written."""
+        from ..lifecycle.working import TurnNote, append_lines
+
+        target = self._log_scope()
+        kept: builtins.list[TurnNote] = []
+        for note in notes:
+            try:
+                safe = self._guard(
+                    target, "log", type="project", source=note.source, parts={"text": note.text}
+                )
+            except RefusedError:
+                continue  # a log line is never a way round the guard
+            if safe["text"]:
+                kept.append(TurnNote(note.kind, safe["text"], note.source))
+        if not kept:
+            return None
+        store = self.store(target)
+        with store.locked():
+            store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
+            return append_lines(store.dirs.log, kept, now=now or datetime.now(UTC), session=session)
+
+    def _session_notes(self, session: str) -> tuple[builtins.list[Note], builtins.list[Note]]:
+        """(every note of the log scope, this session's notes since its last summary)."""
+        from ..lifecycle.promote import read_notes
+
+        store = self.store(self._log_scope())
+        notes = builtins.list(
+            read_notes(
+                inside(store.dirs.memory, store.dirs.log),
+                inside(store.dirs.memory, store.dirs.archive / "log"),
+            )
+        )
+        mine = [n for n in notes if n.session == session]
+        last = max((i for i, n in enumerate(mine) if n.kind == "summary"), default=-1)
+        return notes, mine[last + 1 :]
+
+    def end_session(
+        self,
+        session: str,
+        *,
+        llm: LLM | None = None,
+        offline: bool = False,
+        now: datetime | None = None,
+    ) -> SessionEnd:
+        """Seed 004's session end for the working layer: distill the session's daily-log notes
+        into one ``summary`` line (the configured model — or ``llm`` — writes it unless
+        ``offline``; the rules otherwise, or when the model fails) and decide promotion now for
+        the notes it wrote (reused ``promotion.min_reuse`` times across every log, or asked
+        for; repeated procedures become skills), applied as one undoable run. Nothing happens
+        when ``working_memory.distill`` is off, or the session noted nothing new."""
+        from ..lifecycle import Plan, apply_plan, new_run_id, normalise
+        from ..lifecycle.promote import NOT_PROMOTED, plan_promotions
+        from ..lifecycle.working import SessionEnd, TurnNote, distill
+
+        now = now or datetime.now(UTC)
+        report = SessionEnd(session)
+        if not self.policy().working_memory.distill:
+            return report
+        notes, mine = self._session_notes(session)
+        report.notes = len(mine)
+        if not mine:
+            return report
+        model = llm if llm is not None else (None if offline else self.llm)
+        report.summary, report.by = distill([(n.kind or "note", n.statement) for n in mine], model)
+        self.log_notes([TurnNote("summary", report.summary)], session=session, now=now)
+        known = {
+            s: (*self.store(s).scan()[0], *self.store(s).archived().scan()[0])
+            for s in self.scopes()
+        }
+        keys = {normalise(n.statement) for n in mine if n.kind not in NOT_PROMOTED}
+        steps = plan_promotions(
+            {self._log_scope(): notes}, known, policy=self.policy().promotion, now=now, only=keys
+        )
+        if steps:
+            report.run = new_run_id(now)
+            plan = Plan(now, tuple(steps))
+            apply_plan(
+                plan, {s: self.store(s) for s in {op.scope for op in plan.ops}}, run=report.run
+            )
+            report.promoted = [f"{op.scope}/{op.name}" for op in plan.ops]
+        return report
+
+    def offer_for(self, text: str, *, session: Session | None = None) -> Offer:
+        """What the agent is handed for the person's ``text`` besides the guide
+        (``lifecycle.offer``): skills for a task's first message, a question about a tentative
+        memory that became relevant, and the memories set aside because the project's stack
+        differs from what most memories describe. With a writable ``session`` the note is
+        written into it (``meta`` kind ``note``), with the names offered (kind ``offered``)."""
+        from ..lifecycle.offer import MAX_SKILLS, Offer, plan_offer
+        from ..lifecycle.promote import SKILL_TAG
+
+        said = [m for m in (session.messages if session else []) if _said(m)]
+        first = len(said) <= 1
+        offered: set[str] = set()
+        for record in session.meta("offered") if session else []:
+            offered.update(_names(record.content.get("names")))
+        if not any(self.store(s).dirs.memory.is_dir() for s in self.scopes()):
+            return Offer()  # nothing remembered yet: nothing to offer, nothing to read
+        skills: builtins.list[MemoryRecord] = []
+        if first:
+            found = self.recall(text, top_k=MAX_SKILLS * 2, tags=[SKILL_TAG], track=False)
+            skills = [h.record for h in found]
+        recalled = [h.record for h in self.recall(text, top_k=8, track=False)]
+        rivals: dict[tuple[str, str], MemoryRecord] = {}
+        for rec in recalled:
+            for other in _names(rec.extra.get("conflicts_with")):
+                with contextlib.suppress(NotFoundError):
+                    rivals[(rec.scope, other)] = self.get(other, scope=rec.scope)
+        offer = plan_offer(
+            text,
+            first=first,
+            skills=skills,
+            recalled=recalled,
+            rivals=rivals,
+            drift=self._drift(session),
+            offered=offered,
+        )
+        if session is not None and session.writable and offer.note:
+            session.write_record("meta", {"kind": "note", "text": offer.note})
+            session.write_record("meta", {"kind": "offered", "names": offer.names})
+        return offer
+
+    def _drift(self, session: Session | None) -> Drift:
+        """The project's stack against what the memories describe — read once per session
+        (it lists every memory), then kept for the session's later turns."""
+        from ..lifecycle.stack import drift, project_stack
+
+        cache: dict[str, Drift] = self.__dict__.setdefault("_drifts", {})
+        key = session.id if session is not None else ""
+        if key not in cache or session is None:
+            every = [r for r in self.list() if r.kind == "memory"]
+            cache[key] = drift(project_stack(self.project_root), every)
+        return cache[key]
+
+
+def _said(message: Mapping[str, Any]) -> bool:
+    """A message the person wrote (not a tool result, which Anthropic sends as a user turn)."""
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    results = any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks)
+    return message.get("role") == "user" and not results
