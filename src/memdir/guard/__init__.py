@@ -298,6 +298,17 @@ _PROSE = {
 
 _VALUE_END = r"(?=[\s,;，。；)\]}'\"]|[.!?](?:\s|$)|$)"
 
+
+def _spoken(label: str) -> _Secret:
+    """A password said in words after ``label`` ("password is …", "密码是…"): the value runs to
+    the end of the word, and prose after the label ("is stored in Vault") is not a value."""
+    return _Secret(
+        "password",
+        re.compile(label + r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END),
+        group="v",
+        accept=lambda m: _spoken_password(m.group("v")),
+    )
+
 _SECRETS: tuple[_Secret, ...] = (
     _Secret(
         "private-key",
@@ -351,24 +362,8 @@ _SECRETS: tuple[_Secret, ...] = (
         group="v",
         accept=lambda m: _password(m.group("v")),
     ),
-    _Secret(
-        "password",
-        re.compile(
-            r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))\s*[\"'“]?"
-            r"(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
-        ),
-        group="v",
-        accept=lambda m: _spoken_password(m.group("v")),
-    ),
-    _Secret(
-        "password",
-        re.compile(
-            r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"
-            r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
-        ),
-        group="v",
-        accept=lambda m: _spoken_password(m.group("v")),
-    ),
+    _spoken(r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))"),
+    _spoken(r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"),
     _Secret(
         "card-number",
         # After an id word ("order id", "订单号") a Luhn-valid run is an id: order, invoice and
