@@ -220,7 +220,7 @@ _RISKY = (
     r"code|source|files?|documents?|logs?|customers?|personal|private|confidential|internal))"
 )
 
-_PERMISSION_EN = (
+_PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     # "… without asking / approval / confirming"
     _rx(r"\bwithout\s+(?:(?:any|a|my|the|your|first|prior|further|me)\s+)*" + _GATE + r"\b"),
     _rx(r"\bno questions asked\b"),
@@ -283,10 +283,19 @@ _PERMISSION_EN = (
         r"optional|pointless|overkill)\s+(?:for \w+ )?to\s+(?:\w+\s+){0,2}?" + _GATE
     ),
 )
+_PERMISSION_EN += (
+    # a bare "stop asking me" is the standing rule "never ask", whatever was to be done
+    _rx(
+        r"\b(?:never|don'?t|do not|stop|no more)\s+(?:ever\s+)?(?:ask(?:ing)?|bother(?:ing)?|"
+        r"check(?:ing)? with)\s+(?:me|us|the user|the person)?\s*(?:for (?:permission|approval|"
+        r"confirmation|my ok(?:ay)?))?\s*(?:again|anymore|any more|first|each time|every time)?"
+        r"\s*[.!;,:]*$"
+    ),
+)
 # which grants need something for the agent to do in the clause, which read as restrictions
 # when negated before ("never deploy without approval"), which are asked or negated in place
 _NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11}
-_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK = 0, 6, 9, 5
+_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 12
 
 _ZH_GATE = (
     r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许)"
@@ -315,6 +324,9 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
     ),
+    re.compile(
+        r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
+    ),
 )
 _ZH_NEEDS_ACT = {0, 4}
 
@@ -326,7 +338,7 @@ def _permission(clause: str) -> str | None:
             if i in _NEEDS_ACT and not act:
                 continue
             habit = _by_person(clause, m.start(), m.end()) and not _OPS.search(clause)
-            if i == _NEVER_ASK and habit:
+            if i in (_NEVER_ASK, _BARE_ASK) and habit:
                 continue  # "I never ask my parents before buying books": the person's habit
             if i == _WITHOUT and (
                 _NEG_BEFORE.search(clause[: m.start()][-60:])
@@ -364,7 +376,7 @@ _DISABLE = (
     r"skip(?:ping)?|ignor(?:e|ing)|circumvent(?:ing)?|get(?:ting)? around|suppress(?:ing)?|"
     r"remov(?:e|ing)|silenc(?:e|ing)|deactivat(?:e|ing)|override|overriding)"
 )
-_SAFETY_EN = (
+_SAFETY_EN: tuple[re.Pattern[str], ...] = (
     _rx(
         r"\b" + _DISABLE + r"\s+(?:(?:the|all|any|our|every|these|those|its|your|of)\s+)*"
         r"(?:\w+\s+){0,2}?" + _SAFE_STRONG + r"\b"
@@ -402,6 +414,18 @@ _SAFETY_EN = (
     _rx(
         r"\btreat\s+(?:\w+\s+){0,2}?(?:warnings?|alerts?|prompts?|errors?|checks?)\s+as\s+"
         r"(?:noise|irrelevant|optional|safe)"
+    ),
+)
+_SAFETY_EN += (
+    # "don't let the hooks block you": the check is not to hold the agent back
+    _rx(
+        r"\b(?:don'?t|do not|never)\s+let\s+(?:the\s+|any\s+|those\s+|these\s+|our\s+)?"
+        r"(?:\w+\s+){0,2}?(?:" + _SAFE_STRONG + "|" + _SAFE_WEAK + r")\s+(?:block|stop|slow|hold|"
+        r"get in the way|prevent)"
+    ),
+    re.compile(
+        r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|评审)[^，,。\n]{0,4}?"
+        r"(?:挡|拦|阻止|卡|妨碍|耽误)"
     ),
 )
 _SAFETY_ZH = (
