@@ -203,3 +203,26 @@ def test_rest_refuses_every_attack_with_422_and_keeps_every_look_alike(tmp_path:
             assert r.status_code in (200, 201), (text, r.text)
         listed = client.get("/v1/memories", headers=auth, params={"limit": 500}).json()
         assert listed["total"] == len(KEPT)
+
+
+@pytest.mark.slow
+def test_importers_refuse_every_attack_and_keep_every_look_alike(
+    mem: Memory, tmp_path: Path
+) -> None:
+    """A notes folder (each file a memory) and an agent's CLAUDE.md (each bullet a memory), as
+    a cloned repository or an old agent's home would ship them: the guard judges every one."""
+    from memdir.portable.importers.markdown import import_notes
+
+    root = tmp_path / "notes"
+    (root / "memory").mkdir(parents=True)
+    for n, text in enumerate(REFUSED):
+        (root / "memory" / f"attack-{n}.md").write_text(text + "\n", encoding="utf-8")
+    for n, text in enumerate(KEPT):
+        (root / "memory" / f"fact-{n}.md").write_text(text + "\n", encoding="utf-8")
+    bullets = [t for t in REFUSED if "\n" not in t and not t.startswith(("-", "*"))]
+    (root / "CLAUDE.md").write_text("".join(f"- {t}\n" for t in bullets), encoding="utf-8")
+    report = import_notes(mem, root)
+    assert report.refused == len(REFUSED) + len(bullets), [r["text"] for r in report.refusals]
+    assert report.stored == len(KEPT) and len(mem.list()) == len(KEPT)
+    assert all(r["reason"] for r in report.refusals)
+    assert sorted(r.name for r in mem.list()) == sorted(f"memory-fact-{n}" for n in range(len(KEPT)))
