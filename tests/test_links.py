@@ -216,3 +216,34 @@ def test_a_project_instruction_file_linked_out_is_not_read(
     assert main(["context"]) == 0
     out = capsys.readouterr()
     assert "PRIVATE KEY MATERIAL" not in out.out and "answer briefly" in out.out
+
+
+@pytest.mark.parametrize("name", ["index.sqlite", "index.sqlite-wal", "sync.lock"])
+def test_a_derived_file_linked_out_is_refused_and_its_target_untouched(
+    mem: Memory, tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str
+) -> None:
+    """Session 11's walk: ``.index/`` was checked, the files in it were not — an
+    ``index.sqlite`` linked to a database elsewhere was opened and written (WAL mode, then set
+    aside as damaged), a ``-wal`` link would take sqlite's writes."""
+    import hashlib
+    import sqlite3
+
+    rec = mem.remember("The project uses Postgres", type="project")
+    mem.recall("postgres")  # the index exists
+    target = tmp_path / "elsewhere.sqlite"
+    db = sqlite3.connect(target)
+    db.execute("CREATE TABLE t(x)")
+    db.commit()
+    db.close()
+    digest = hashlib.sha256(target.read_bytes()).hexdigest()
+    link = mem.store("project").dirs.derived / name
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+    err = _error(capsys, ["recall", "postgres"])
+    assert str(link) in err
+    assert hashlib.sha256(target.read_bytes()).hexdigest() == digest
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("elsewhere")) == [
+        "elsewhere.sqlite"
+    ]
+    link.unlink()
+    assert [h.record.name for h in Memory().recall("postgres")] == [rec.name]  # nothing lost

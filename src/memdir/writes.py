@@ -5,14 +5,17 @@ through the facade, sleep's apply (merged and distilled texts its model wrote) a
 tentative memory — asks ``admit`` first. It checks that each text can be written (``records.
 text_problem``: no NUL, no lone surrogate), asks the guard (SPEC G4) and, when the guard refuses,
 records a ``refuse`` change in the scope's log and raises ``RefusedError``; else it returns the
-texts with secrets redacted. The field rules themselves are ``records.check_field`` (one source,
-from which the REST and MCP schemas take their bounds, e.g. ``records.IMPORTANCE``).
+texts with secrets redacted. Lists of short texts (``tags``, ``related_files``) are judged and
+redacted with the rest (``lists``): a tag can carry a token or an instruction as well as a body
+can, and the agent reads it back in every recall. The field rules themselves are
+``records.check_field`` (one source, from which the REST and MCP schemas take their bounds, e.g.
+``records.IMPORTANCE``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from .errors import RefusedError, ValidationError
 from .ports import Store
@@ -23,10 +26,12 @@ __all__ = ["Admitted", "admit", "check_texts"]
 
 @dataclass(frozen=True)
 class Admitted:
-    """The texts as they may be written (secrets redacted) and how many secrets were cut."""
+    """The texts and lists as they may be written (secrets redacted) and how many secrets
+    were cut."""
 
     parts: dict[str, str | None]
     redacted: int
+    lists: dict[str, list[str]] = field(default_factory=dict)
 
 
 def check_texts(parts: Mapping[str, str | None]) -> None:
@@ -49,14 +54,20 @@ def admit(
     quote: str | None = None,
     allow: Iterable[str] = (),
     refusal: str = "",
+    lists: Mapping[str, Sequence[str]] | None = None,
 ) -> Admitted:
-    """``parts`` checked and guarded for a write of ``name`` into ``store``. A refusal is
-    logged (``refusal`` prefixes its reason, e.g. ``sleep merge: ``) and raised as
-    ``RefusedError``; nothing else is written here."""
+    """``parts`` (and the items of ``lists``) checked and guarded for a write of ``name`` into
+    ``store``. A refusal is logged (``refusal`` prefixes its reason, e.g. ``sleep merge: ``) and
+    raised as ``RefusedError``; nothing else is written here."""
     from . import guard  # its patterns compile on import: only writes need them
 
+    items = {k: list(v) for k, v in (lists or {}).items()}
     check_texts(parts)
-    joined = "\n".join(v for v in parts.values() if v)
+    for key, values in items.items():
+        for value in values:
+            check_texts({f"{key} item": value})
+    texts = [v for v in parts.values() if v] + [v for vs in items.values() for v in vs if v]
+    joined = "\n".join(texts)
     verdict = guard.check(
         joined, type=type, source=source, quote=quote, statement=statement, allow=allow
     )
@@ -70,5 +81,6 @@ def admit(
             verdict.reasons,
         )
     out = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
-    count = sum(guard.redact(v)[1] for v in parts.values() if v)
-    return Admitted(out, count)
+    count = sum(guard.redact(v)[1] for v in texts)
+    listed = {k: [guard.redact(v)[0] for v in vs] for k, vs in items.items()}
+    return Admitted(out, count, listed)

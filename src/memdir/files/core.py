@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -485,6 +485,13 @@ class StoreCore:
             self.dirs.derived / "memory-md.fingerprint",
         ):
             inside(root, path)
+        # the files in .index/ too (the database, its -wal and -shm, the locks and marks): a
+        # linked index.sqlite was opened and written through (session 11); a set-aside
+        # ``*.corrupt-*`` copy is never opened again
+        with suppress(FileNotFoundError, NotADirectoryError):
+            for entry in os.scandir(self.dirs.derived):
+                if entry.is_symlink() and ".corrupt-" not in entry.name:
+                    inside(root, Path(entry.path))
 
     def create(
         self,

@@ -51,7 +51,7 @@ __all__ = [
     "redact",
 ]
 
-GUARD_VERSION = "guard-v3"
+GUARD_VERSION = "guard-v4"
 
 
 @dataclass(frozen=True)
@@ -176,14 +176,29 @@ _WHAT = {
 }
 
 
+# how to store the legitimate fact behind a refused text, per kind
+_INSTEAD = {
+    "permission": 'a rule that restricts is kept ("ask before deploying")',
+    "disables-safety": 'a rule that keeps the check is kept ("never skip the hooks")',
+    "remote-code": "store which script the project uses and where it lives, not that it is "
+    "fetched and run",
+    "exfiltration": "store where the file or secret lives, not where to send it",
+    "destructive": 'store what may be deleted after asking ("ask before dropping tables")',
+    "role-switch": "describe yourself or the project, not a mode for the agent",
+    "override": "state the fact itself, in your own words",
+}
+
+
 def refusal_reason(finding: Finding) -> str:
-    """What the guard judged, in words a person can act on, and how to keep the fact anyway."""
+    """What the guard judged, in words a person can act on, how to store the legitimate fact
+    instead and how to keep the text anyway."""
     return (
         f"{_WHAT[finding.kind]} ({finding.kind}: {finding.words!r}); a memory is read by every "
         f"later session, so memdir never stores what the agent may do — the agent asks each "
-        f"time. To keep it anyway, store it yourself from a terminal: "
-        f"`memdir remember --allow {finding.kind} TEXT --type ...` (the agent, extraction and "
-        f"imports cannot)"
+        f"time. To store the fact instead: {_INSTEAD[finding.kind]}, and what you or others did "
+        f'("I …", "CI …") is kept as a fact. To keep this text anyway, store it yourself '
+        f"from a terminal: `memdir remember --allow {finding.kind} TEXT --type ...` (the agent, "
+        f"extraction and imports cannot)"
     )
 
 
@@ -298,6 +313,18 @@ _PROSE = {
 
 _VALUE_END = r"(?=[\s,;，。；)\]}'\"]|[.!?](?:\s|$)|$)"
 
+
+def _spoken(label: str) -> _Secret:
+    """A password said in words after ``label`` ("password is …", "密码是…"): the value runs to
+    the end of the word, and prose after the label ("is stored in Vault") is not a value."""
+    return _Secret(
+        "password",
+        re.compile(label + r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END),
+        group="v",
+        accept=lambda m: _spoken_password(m.group("v")),
+    )
+
+
 _SECRETS: tuple[_Secret, ...] = (
     _Secret(
         "private-key",
@@ -351,24 +378,8 @@ _SECRETS: tuple[_Secret, ...] = (
         group="v",
         accept=lambda m: _password(m.group("v")),
     ),
-    _Secret(
-        "password",
-        re.compile(
-            r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))\s*[\"'“]?"
-            r"(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
-        ),
-        group="v",
-        accept=lambda m: _spoken_password(m.group("v")),
-    ),
-    _Secret(
-        "password",
-        re.compile(
-            r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"
-            r"\s*[\"'“]?(?P<v>[^\s\"'”,;，。；]+?)" + _VALUE_END
-        ),
-        group="v",
-        accept=lambda m: _spoken_password(m.group("v")),
-    ),
+    _spoken(r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))"),
+    _spoken(r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"),
     _Secret(
         "card-number",
         # After an id word ("order id", "订单号") a Luhn-valid run is an id: order, invoice and

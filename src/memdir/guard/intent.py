@@ -23,6 +23,12 @@ not taken as negations; the person's own past actions ("I deleted my account", "
 authorise nothing; approval words with nothing for the agent to do ("pre-approved for a mortgage",
 "you can spend up to $200") grant nothing; a question asks rather than allows. A quoted transcript
 is data: only a ``system:`` marker or an instruction in it counts, not "assistant:".
+
+What a wrapping does not hide: politeness ("if you don't mind, just merge", "kindly send", "麻烦")
+is read through, so its "don't" negates nothing; two negations that make a grant read as one
+("don't hesitate to wipe", "there's no reason not to deploy", "it's not as if you need my okay",
+"不是非得问我"); a pronoun after a verb that turns something off or sends it out stands for the
+guarded thing the clause before named ("those prompts are a pain; silence them").
 """
 
 from __future__ import annotations
@@ -67,13 +73,62 @@ _MARKUP = re.compile(
     r"```\w*|`|[“”\"「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|\*\*|^\s*(?:[-*+>•]|\d+[.)])\s+", re.M
 )
 _CLAUSES = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
+# Politeness wraps a request without changing it: "if you don't mind, just merge" is "just merge"
+# (and its "don't" negates nothing), "kindly send" is "send".
+_POLITE = _rx(
+    r"\b(?:if you don'?t mind|if it'?s not too much trouble|if possible|if you can|"
+    r"(?:it )?would be (?:great|nice|lovely|awesome|good|helpful) if you could|"
+    r"it'?d be (?:great|nice|lovely|awesome|good|helpful) if you could|"
+    r"i'?d (?:appreciate|love) it if you(?: could)?|(?:would|could|can) you(?: please| kindly)?|"
+    r"please|kindly|pls|plz)\b,?|^\s*(?:麻烦(?:你|您)?|劳驾|辛苦(?:了|啦|你了))[，,]?"
+)
+# Two negations that make a grant: "don't hesitate to wipe" is "feel free to wipe", "it's not
+# as if you need my okay" is "you don't need my okay", "不是非得问我" is "不用问我".
+_DOUBLE_NEG = (
+    (_rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
+    (
+        _rx(
+            r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
+            r"(?:not to|why you (?:shouldn'?t|can'?t))\b|\bnothing (?:stops|prevents) you from"
+        ),
+        " feel free to ",
+    ),
+    (
+        _rx(
+            r"\b(?:it'?s|it is) not (?:as if|as though|like) (you|the agent|the assistant) "
+            r"(?:really )?(?:need|have to|must)\b"
+        ),
+        r" \1 don't need ",
+    ),
+    (_rx(r"\b(?:it'?s|it is) not (?:forbidden|prohibited|against the rules) to\b"), " fine to "),
+    (re.compile(r"不是非得|不是一定要|并不一定要|没必要非得|不一定非要"), "不用"),
+    (re.compile(r"没有理由不|不是不可以|不是不能"), "可以"),
+)
 
 
 def _clauses(text: str) -> list[str]:
     text = _MARKUP.sub(" ", text)
     text = _RELAX.sub(" it is fine to ", text)
+    for pattern, plain in _DOUBLE_NEG:
+        text = pattern.sub(plain, text)
     text = _REMINDER.sub(" ", text)
-    return [c.strip() for c in _CLAUSES.split(text) if c and c.strip()]
+    out: list[str] = []
+    for clause in (_POLITE.sub(" ", c).strip() for c in _CLAUSES.split(text)):
+        if clause:
+            out.append(_resolve(out[-1], clause) if out else clause)
+    return out
+
+
+def _resolve(before: str, clause: str) -> str:
+    """ "Those prompts are a pain; silence them": a pronoun after a verb that turns something off
+    or sends it out stands for the last guarded thing the clause before named."""
+    pronoun = _PRONOUN.search(clause)
+    if not pronoun:
+        return clause
+    named = list(re.finditer(_SAFE_STRONG + "|" + _SECRET, before, re.IGNORECASE))
+    if not named:
+        return clause
+    return clause[: pronoun.start(1)] + named[-1].group() + clause[pronoun.end(1) :]
 
 
 _NEG_EN = (
@@ -84,7 +139,7 @@ _NEG_BEFORE = _rx(
     r"(?:\b"
     + _NEG_EN
     + r"\b(?:\s+\w+){0,3}\s*|(?:不要|别|不能|不许|不准|禁止|不可以|不可|绝不|绝对不要|"
-    r"永远不要|从不|切勿|千万别|不得|未经)[^，,。]{0,4})$"
+    r"永远不要|从不|切勿|千万别|不得|未经)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
 )
 _RESTRICT_AFTER = _rx(
     r"^[^.]{0,40}?\b(?:is|are)\s+(?:not|never|forbidden|prohibited|banned)\b|"
@@ -93,7 +148,8 @@ _RESTRICT_AFTER = _rx(
 )
 _PERSON = _rx(
     r"(?:\b(?:i|we|he|she|they|my \w+|our \w+|his|her)\s+(?:\w+ly\s+|also\s+|just\s+|always\s+|"
-    r"sometimes\s+|never\s+|once\s+)?)$"
+    r"sometimes\s+|never\s+|once\s+)?|(?:我|我们|他|她|他们|她们)(?:也|还|就|都|曾经|经常|一直|"
+    r"已经|自己)?)$"
 )
 
 
@@ -115,18 +171,37 @@ def _asks(clause: str) -> bool:
 
 # ------------------------------------------------------------------------------ vocabulary
 
-_ACT = (
+# what an agent does to a system: a grant of these is never a person's own fact
+_OPS = _rx(
     r"\b(?:run|running|runs|execut\w*|exec|commands?|cmds?|scripts?|shell|terminal|sudo|deploy\w*|"
     r"push\w*|merg\w*|releas\w*|publish\w*|ship\w*|install\w*|dependenc\w*|packages?|migrat\w*|"
     r"tool ?calls?|tools?|delet\w*|drop\w*|wip\w*|rm|truncat\w*|prod|production|main|master|ci|"
-    r"prs?|pull requests?|commit\w*|infrastructure|servers?|databases?|db|spend\w*|pay\w*|"
-    r"purchas\w*|buy\w*|cards?|money|transfer\w*|hotfix\w*|operations?|actions?|anything|"
-    r"everything|whatever|code|branch\w*|repo\w*|force|you|your|agent|assistant|ai|claude|"
-    r"always|from now on|going forward|by default|every time)\b"
-    r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|装|依赖|迁移|删|清空|付款|"
-    r"支付|转账|操作|工具|改动|生产|线上|代码|提交|代理|助手|你|智能体|以后|今后|从现在|"
-    r"一律|总是|始终|每次|所有|任何|处理"
+    r"prs?|pull requests?|commit\w*|infrastructure|servers?|databases?|db|hotfix\w*|schema|"
+    r"code|branch\w*|repo\w*|force)\b"
+    r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|依赖|迁移|删|清空|生产|线上|代码|"
+    r"提交"
 )
+# something to do, said as a standing rule for the agent
+_ACT = _rx(
+    r"\b(?:spend\w*|pay\w*|purchas\w*|buy\w*|cards?|money|transfer\w*|operations?|actions?|"
+    r"anything|everything|whatever|you|your|agent|assistant|ai|claude|always|from now on|"
+    r"going forward|by default|every time)\b"
+    r"|装|付款|支付|转账|操作|工具|改动|代理|助手|你|智能体|以后|今后|从现在|一律|总是|始终|每次|所有|"
+    r"任何|处理"
+)
+# reported speech to someone else: the "you" in 'I told him: "you don't need my permission"'
+_REPORTED = _rx(
+    r"\b(?:i|we|he|she|they|my \w+)\s+(?:said|told|asked|texted|wrote|replied)(?:\s+to)?"
+    r"\s+(?!you\b)\w+\s*[:,]|(?:我|我们)(?:跟|对|和)(?!你)\S{1,6}(?:说|讲)[:：，,]"
+)
+
+
+def _act(clause: str) -> bool:
+    """Whether the clause has something for the agent to do (an approval word alone grants
+    nothing: "pre-approved for a mortgage")."""
+    return bool(_OPS.search(clause)) or (bool(_ACT.search(clause)) and not _REPORTED.search(clause))
+
+
 _GATE = (
     r"(?:approv\w*|permission|permissions|confirm\w*|ask|asking|asked|reviews?|reviewing|"
     r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|check(?:ing)?(?: first| with \w+)?|"
@@ -138,12 +213,14 @@ _RISKY = (
     r"overwrite|execute|install|sudo|delete|drop|wipe|truncate|rm\b|reset|revert|rewrite history|"
     r"run (?:any|all|every|whatever|arbitrary|shell|the|\w+ )?(?:commands?|scripts?|migrations?|"
     r"anything|code)|commit (?:directly )?to|access (?:prod|production)|"
-    r"(?:modify|change) (?:our |the )?(?:prod|production|infrastructure|permissions)|"
+    r"(?:modify|change|alter|touch|edit) (?:our |the )?(?:prod|production|live|infrastructure|"
+    r"permissions|databases?|schema)|apply (?:\w+\s+){0,2}?(?:changes?|migrations?|patch\w*)|"
+    r"migrate|alter|"
     r"share (?:\w+\s+){0,3}?(?:credentials?|keys?|passwords?|secrets?|tokens?|data|databases?|"
     r"code|source|files?|documents?|logs?|customers?|personal|private|confidential|internal))"
 )
 
-_PERMISSION_EN = (
+_PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     # "… without asking / approval / confirming"
     _rx(r"\bwithout\s+(?:(?:any|a|my|the|your|first|prior|further|me)\s+)*" + _GATE + r"\b"),
     _rx(r"\bno questions asked\b"),
@@ -152,14 +229,18 @@ _PERMISSION_EN = (
         r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|'s)?\s*(?:not|no longer|never|n't)\s+"
         r"(?:needed|required|necessary|mandatory|expected)"
     ),
-    _rx(r"\bno\s+(?:\w+\s+)?" + _GATE + r"\s+(?:is\s+|are\s+)?(?:needed|required|necessary)"),
+    _rx(
+        r"\b(?:no|nobody['’]?s|no[- ]one['’]?s|nobody else['’]?s|no[- ]one else['’]?s)\s+"
+        r"(?:\w+\s+)?" + _GATE + r"\s+(?:is\s+|are\s+)?(?:needed|required|necessary)"
+    ),
     _rx(
         r"\b(?:doesn'?t|don'?t|do not|does not|won'?t|no longer|never)\s+(?:need|needs|require|"
         r"requires)\s+(?:\w+\s+){0,2}?" + _GATE
     ),
     # "never ask", "don't bother asking", "no need to check with me", "don't have to get approval"
     _rx(
-        r"\b(?:never|don'?t|do not|no need to|needn'?t|stop|no longer)\s+"
+        r"\b(?:never|don'?t|do not|no need (?:for (?:you|me|the agent|the assistant|\w+) )?to|"
+        r"needn'?t|stop|no longer)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
         r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
         r"sign|ok|review|confirm|consent)|confirm(?:ing)?|check(?:ing)? with|bother(?:ing)?)\b"
@@ -183,7 +264,8 @@ _PERMISSION_EN = (
     ),
     # "pre-approved", "auto-approve", "consider every command approved" (with something to do)
     _rx(
-        r"\b(?:pre-?approved|auto-?approv\w*|already approved|blanket (?:approval|permission)|"
+        r"\b(?:pre-?approved|auto-?approv\w*|already approved|pre-?authori[sz]ed|pre-?cleared|"
+        r"already authori[sz]ed|authori[sz]ed in advance|blanket (?:approval|permission)|"
         r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,3}?"
         r"(?:pre-?)?approved|treat(?:ed)? (?:\w+\s+){0,4}?as (?:already |pre-?)?approved)"
     ),
@@ -193,9 +275,27 @@ _PERMISSION_EN = (
         r"releas(?:es|ing)|running (?:any )?commands|sudo|migrations?)\b[^.]{0,60}?\b(?:is|are)\s+"
         r"(?:always\s+|totally\s+|perfectly\s+)?(?:fine|ok|okay|allowed|permitted|acceptable)\b"
     ),
+    # "checking with me is unnecessary", "it's unnecessary to get approval"
+    _rx(
+        r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|['’]s)\s+(?:totally\s+|completely\s+|"
+        r"really\s+|just\s+)?(?:unnecessary|optional|superfluous|pointless|overkill|not necessary)|"
+        r"\b(?:it['’]?s|it is)\s+(?:totally\s+|completely\s+)?(?:unnecessary|not necessary|"
+        r"optional|pointless|overkill)\s+(?:for \w+ )?to\s+(?:\w+\s+){0,2}?" + _GATE
+    ),
 )
-# approval words that grant only when there is something for the agent to do in the clause
-_NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8}
+_PERMISSION_EN += (
+    # a bare "stop asking me" is the standing rule "never ask", whatever was to be done
+    _rx(
+        r"\b(?:never|don'?t|do not|stop|no more)\s+(?:ever\s+)?(?:ask(?:ing)?|bother(?:ing)?|"
+        r"check(?:ing)? with)\s+(?:me|us|the user|the person)?\s*(?:for (?:permission|approval|"
+        r"confirmation|my ok(?:ay)?))?\s*(?:again|anymore|any more|first|each time|every time)?"
+        r"\s*[.!;,:]*$"
+    ),
+)
+# which grants need something for the agent to do in the clause, which read as restrictions
+# when negated before ("never deploy without approval"), which are asked or negated in place
+_NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11}
+_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 12
 
 _ZH_GATE = (
     r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许)"
@@ -207,9 +307,9 @@ _ZH_ACT = (
 _ZH_WHO = r"(?:你|您|助手|AI|ai|智能体|代理|模型|机器人|agent)"
 _PERMISSION_ZH = (
     re.compile(
-        r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要等|不用等|别等|不等|不问|别问|"
-        r"不要问|不经过?)(?:再|先|跟我|向我|和我|等我|经过|经|我的?|任何人的?|你的?|征得|征求|再次|去|都)*"
-        + _ZH_GATE
+        r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|别再?等|不等|"
+        r"不问|别再?问|不要再?问|不经过?)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|问我|经过|经|我的?|"
+        r"任何人的?|你的?|征得|征求|再次|去|都|找)*" + _ZH_GATE
     ),
     re.compile(
         _ZH_WHO + r"[^，,。\n]{0,6}?(?:可以|能够?|可|有权限?|被允许|被授权|获准|获得了?|有我的授权|"
@@ -224,23 +324,29 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
     ),
+    re.compile(
+        r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
+    ),
 )
 _ZH_NEEDS_ACT = {0, 4}
 
 
 def _permission(clause: str) -> str | None:
-    act = re.search(_ACT, clause, re.IGNORECASE)
+    act = _act(clause)
     for i, pattern in enumerate(_PERMISSION_EN):
         for m in pattern.finditer(clause):
             if i in _NEEDS_ACT and not act:
                 continue
-            if i == 0 and (
+            habit = _by_person(clause, m.start(), m.end()) and not _OPS.search(clause)
+            if i in (_NEVER_ASK, _BARE_ASK) and habit:
+                continue  # "I never ask my parents before buying books": the person's habit
+            if i == _WITHOUT and (
                 _NEG_BEFORE.search(clause[: m.start()][-60:])
                 or re.search(r"\b" + _NEG_EN + r"\b", clause[: m.start()], re.IGNORECASE)
                 or _RESTRICT_AFTER.search(clause[m.end() :])
             ):
                 continue  # "never deploy without approval": a restriction
-            if i in (6, 9) and (_asks(clause) or _negated(clause, m.start())):
+            if i in (_ADDRESSED, _FEEL_FREE) and (_asks(clause) or _negated(clause, m.start())):
                 continue
             return m.group()
     for i, pattern in enumerate(_PERMISSION_ZH):
@@ -270,7 +376,7 @@ _DISABLE = (
     r"skip(?:ping)?|ignor(?:e|ing)|circumvent(?:ing)?|get(?:ting)? around|suppress(?:ing)?|"
     r"remov(?:e|ing)|silenc(?:e|ing)|deactivat(?:e|ing)|override|overriding)"
 )
-_SAFETY_EN = (
+_SAFETY_EN: tuple[re.Pattern[str], ...] = (
     _rx(
         r"\b" + _DISABLE + r"\s+(?:(?:the|all|any|our|every|these|those|its|your|of)\s+)*"
         r"(?:\w+\s+){0,2}?" + _SAFE_STRONG + r"\b"
@@ -301,10 +407,25 @@ _SAFETY_EN = (
         r"权限|审核|沙箱|安全检查)\s*[:=：]\s*(?:never|none|off|false|no|skip\w*|bypass\w*|"
         r"disabled?|not needed|not required|auto|跳过|关闭?|不需要|无|否)"
     ),
-    _rx(r"\b(?:outside|without)\s+(?:the\s+|a\s+|any\s+)?sandbox\b|\bunsandboxed\b"),
+    _rx(
+        r"\b(?:outside|without)\s+(?:the\s+|a\s+|any\s+)?sandbox\b|\bunsandboxed\b|"
+        r"沙[箱盒](?:之|的)?外(?:面|边|部)?[^，。\n]{0,6}?(?:执行|运行|跑)|(?:不用|不走|脱离|绕开)沙[箱盒]"
+    ),
     _rx(
         r"\btreat\s+(?:\w+\s+){0,2}?(?:warnings?|alerts?|prompts?|errors?|checks?)\s+as\s+"
         r"(?:noise|irrelevant|optional|safe)"
+    ),
+)
+_SAFETY_EN += (
+    # "don't let the hooks block you": the check is not to hold the agent back
+    _rx(
+        r"\b(?:don'?t|do not|never)\s+let\s+(?:the\s+|any\s+|those\s+|these\s+|our\s+)?"
+        r"(?:\w+\s+){0,2}?(?:" + _SAFE_STRONG + "|" + _SAFE_WEAK + r")\s+(?:block|stop|slow|hold|"
+        r"get in the way|prevent)"
+    ),
+    re.compile(
+        r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|评审)[^，,。\n]{0,4}?"
+        r"(?:挡|拦|阻止|卡|妨碍|耽误)"
     ),
 )
 _SAFETY_ZH = (
@@ -358,6 +479,15 @@ _RUN = _rx(
 )
 
 
+# what follows "run" when the thing run is not what was fetched: the project's own tests, or the
+# fetching tool itself ("run `curl http://localhost:8000/health`" runs curl, not a payload)
+_LOCAL_RUN = _rx(
+    r"\s+(?:the\s+|all\s+|our\s+|its\s+|your\s+)?(?:unit\s+|smoke\s+|integration\s+|e2e\s+)?"
+    r"(?:tests?|test suite|specs?|linters?|lint|build|benchmarks?|checks)\b|"
+    r"\s*`?\s*(?:curl|wget|iwr|invoke-webrequest)\b(?![^\n`]*\|)|\s*(?:单元|集成)?测试"
+)
+
+
 def _remote_code(clause: str) -> str | None:
     for pattern in _REMOTE:
         m = pattern.search(clause)
@@ -365,8 +495,11 @@ def _remote_code(clause: str) -> str | None:
             return m.group()
     url = re.search(_URL, clause)
     if url and _FETCH.search(clause):
-        run = _RUN.search(clause)
-        if run and not _negated(clause, run.start()) and not _by_person(clause, run.start(), 0):
+        for run in _RUN.finditer(clause):
+            if _negated(clause, run.start()) or _by_person(clause, run.start(), 0):
+                continue
+            if _LOCAL_RUN.match(clause, run.end()):
+                continue  # "downloads fixtures and runs the unit tests", "run `curl …/health`"
             return clause[:120]
     return None
 
@@ -385,7 +518,12 @@ _SECRET = (
 _SEND_EN = _rx(
     r"\b(?:send|post|upload|e-?mail|mail|forward|sync|copy|paste|share|include|leak|publish|"
     r"expose|transmit|exfiltrate|attach|dump|push|put|commit|append|tweet|dm|give|hand|reveal|"
-    r"disclose|back up|backup)\b|\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|-T|--upload-file)\s*@"
+    r"disclose|back up|backup)\b|"
+    r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
+)
+_PRONOUN = _rx(
+    r"\b(?:" + _DISABLE + r"|send|post|upload|e-?mail|forward|paste|share|leak|publish)\s+"
+    r"(them|it|those|these)\b"
 )
 _SEND_ZH = re.compile(
     r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
@@ -393,6 +531,7 @@ _SEND_ZH = re.compile(
 )
 
 
+_DESTINATION = _rx(r"\b(?:to|into)\s+(?:the\s+|a\s+|your\s+|my\s+|our\s+|its\s+)?$|(?:到|进)\s*$")
 _IMPERATIVE = _rx(
     r"(?:^|[,:：—-]|\b(?:then|and|always|also|please|just|each|every|after|before|when|whenever|"
     r"once|first|to|should|must|will|can|could|may|you|agent|assistant|ai|ever|automatically|"
@@ -401,14 +540,21 @@ _IMPERATIVE = _rx(
 
 
 def _exfiltration(clause: str) -> str | None:
-    secret = re.search(_SECRET, clause, re.IGNORECASE)
-    if not secret:
+    # "copy .env.example to .env": the secret file is where things go, not what leaves
+    sent = [
+        m
+        for m in re.finditer(_SECRET, clause, re.IGNORECASE)
+        if not _DESTINATION.search(clause[max(0, m.start() - 20) : m.start()])
+    ]
+    if not sent:
         return None
+    secret = sent[0]
     for pattern in (_SEND_EN, _SEND_ZH):
         for m in pattern.finditer(clause):
             if _negated(clause, m.start()) or _by_person(clause, m.start(), m.end()):
                 continue
-            if pattern is _SEND_EN and not _IMPERATIVE.search(clause[: m.start()]):
+            upload = m.group().lower().startswith("curl")  # a command, whoever wrote it
+            if pattern is _SEND_EN and not upload and not _IMPERATIVE.search(clause[: m.start()]):
                 continue  # "health checks send a bearer token": what a system does, not an order
             return f"{m.group()} … {secret.group()}"
     return None
@@ -443,6 +589,12 @@ _DMOD = _rx(
 )
 
 
+_GATED = _rx(
+    r"\b(?:ask|asking|check(?:ing)? with|confirm(?:ing)?(?: with)?|approval|permission|tell)\b"
+    r"[^.]{0,40}?\b(?:before|prior to)\s+(?:\w+\s+){0,2}$"
+)
+
+
 def _destructive(clause: str) -> str | None:
     mod = _DMOD.search(clause)
     if not mod or _asks(clause):
@@ -450,6 +602,8 @@ def _destructive(clause: str) -> str | None:
     for m in _DESTROY.finditer(clause):
         if _negated(clause, m.start()) or _by_person(clause, m.start(), m.end()):
             continue
+        if _GATED.search(clause[: m.start()]):
+            continue  # "feel free to ask me before you drop a table": asking comes first
         if re.fullmatch(_DESTROY_SELF, m.group(), re.IGNORECASE) or _DOBJ.search(clause):
             return f"{m.group()} … {mod.group()}"
     return None
@@ -531,8 +685,10 @@ _OVERRIDE = (
 def _role_switch(clause: str) -> str | None:
     for pattern in _ROLE:
         m = pattern.search(clause)
-        device = m is not None and _DEVICE.search(clause) and "mode" in m.group().lower()
-        if m and not device and not _negated(clause, m.start()):
+        if m is None or _negated(clause, m.start()) or _by_person(clause, m.start(), m.end()):
+            continue  # "in the play I act as the admin", "话剧里我扮演管理员": the person's role
+        mode = "mode" in m.group().lower() or "模式" in m.group()
+        if not (mode and _DEVICE.search(clause)):
             return m.group()
     return None
 

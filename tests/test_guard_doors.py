@@ -1,0 +1,228 @@
+"""Session 11's guard batches (issue 26): the development batch judged item by item, the held-out
+batch scored once, and one verdict through every door — ``remember``, the memory tool, extraction
+by a model and by the offline rules, MCP (``remember`` and the file tools) and REST — for every
+attack of the batch, every memory that is only a secret and every harmless look-alike.
+
+``fixtures/guard/heldout_s11.yaml`` was written first and scored once before the guard changed
+(hostile 70/89 refused, harmless 51/60 kept) and once after (81/89, 59/60); the guard was changed
+against ``fixtures/guard/dev_s11.yaml`` only (hostile 72/88 → 88/88, harmless 53/62 → 62/62).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+import yaml
+
+from llm_fakes import ScriptedLLM, ops
+from memdir import Memory, RefusedError
+from memdir.guard import KINDS, check
+
+FIXTURES = Path(__file__).parent / "fixtures" / "guard"
+DEV: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s11.yaml").read_text("utf-8"))
+HELD: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s11.yaml").read_text("utf-8"))
+FORMS = {"plain", "paraphrase", "negation", "double-negation", "polite", "list", "fence", "quote"}
+FORMS |= {"mixed", "reminder"}
+# every attack and every secret-only memory of the dev batch: what each door must refuse
+REFUSED = [i["text"] for i in DEV["hostile"] + DEV["secret_only"]]
+KEPT = [i["text"] for i in DEV["harmless"] + DEV["secret_kept"]]
+
+
+def test_the_batches_cover_every_kind_form_and_language() -> None:
+    for batch in (DEV, HELD):
+        hostile = batch["hostile"]
+        assert {i["kind"] for i in hostile} == set(KINDS)
+        assert {i["form"] for i in hostile} == FORMS
+        assert 3 * sum(i["lang"] == "zh" for i in hostile) >= len(hostile)
+        assert 3 * sum(i["lang"] == "zh" for i in batch["harmless"]) >= len(batch["harmless"])
+        assert batch["secret_only"] and batch["secret_kept"]
+        ids = [i["id"] for key in batch for i in batch[key]]
+        assert len(ids) == len(set(ids))
+    assert not {i["text"] for i in DEV["hostile"]} & {i["text"] for i in HELD["hostile"]}
+
+
+@pytest.mark.parametrize("item", DEV["hostile"], ids=[i["id"] for i in DEV["hostile"]])
+def test_a_dev_attack_is_refused_and_the_message_says_what_and_how(item: dict[str, Any]) -> None:
+    verdict = check(item["text"], type="feedback", source="user")
+    assert not verdict.allowed, item["text"]
+    reason = verdict.reasons[0]
+    assert f"({item['kind']}:" in reason or any(f"({k}:" in reason for k in KINDS), reason
+    assert "To store the fact instead:" in reason and "memdir remember --allow" in reason
+
+
+@pytest.mark.parametrize("item", DEV["harmless"], ids=[i["id"] for i in DEV["harmless"]])
+def test_a_dev_look_alike_is_kept_unchanged(item: dict[str, Any]) -> None:
+    verdict = check(item["text"], type="user", source="user")
+    assert verdict.allowed and verdict.text == item["text"], verdict.reasons
+
+
+def test_the_held_out_batch_scored_once() -> None:
+    """Not tuned on: the numbers are the ones reported (pytest -s prints them) and must not
+    fall; a rule that costs one of them is a regression to look at, not a number to re-tune."""
+
+    def kept(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    missed = [i["id"] for i in HELD["hostile"] if kept(i, "feedback")]
+    refused = [i["id"] for i in HELD["harmless"] if not kept(i, "user")]
+    secrets = [i["id"] for i in HELD["secret_only"] if kept(i, "user")]
+    kept_secrets = [i["id"] for i in HELD["secret_kept"] if not kept(i, "user")]
+    print(
+        f"held-out s11: {len(HELD['hostile']) - len(missed)}/{len(HELD['hostile'])} refused, "
+        f"{len(HELD['harmless']) - len(refused)}/{len(HELD['harmless'])} kept; "
+        f"missed {missed}, refused {refused}"
+    )
+    assert len(missed) <= 8 and len(refused) <= 1
+    assert secrets == [] and kept_secrets == []
+
+
+# ---------------------------------------------------------------------------------- the doors
+
+
+def _nothing_stored_and_each_refusal_logged(m: Memory, count: int) -> None:
+    assert m.list() == []
+    refusals = [c for c in m.history() if c.op == "refuse"]
+    assert len(refusals) == count and all(c.reason for c in refusals)
+
+
+def test_remember_refuses_every_attack_and_keeps_every_look_alike(mem: Memory) -> None:
+    for text in REFUSED:
+        with pytest.raises(RefusedError, match=r"not stored: .*Nothing was written"):
+            mem.remember(text, type="feedback")
+    _nothing_stored_and_each_refusal_logged(mem, len(REFUSED))
+    for text in KEPT:
+        assert mem.remember(text, type="user").statement == text.strip()
+    assert len(mem.list()) == len(KEPT)
+
+
+def test_the_memory_tool_refuses_every_attack_and_keeps_every_look_alike(mem: Memory) -> None:
+    tool = mem.tool()
+    for n, text in enumerate(REFUSED):
+        out = tool.handle(
+            {"command": "create", "path": f"/memories/user/r{n}.md", "file_text": text}
+        )
+        assert not out.ok and "not stored" in out.text, (text, out.text)
+    _nothing_stored_and_each_refusal_logged(mem, len(REFUSED))
+    for n, text in enumerate(KEPT):
+        out = tool.handle(
+            {"command": "create", "path": f"/memories/user/k{n}.md", "file_text": text}
+        )
+        assert out.ok, (text, out.text)
+    assert len(mem.list()) == len(KEPT)
+
+
+def _proposal(text: str) -> dict[str, Any]:
+    """What a model fooled by the text proposes: the text itself as the person's rule."""
+    return ops(
+        {
+            "op": "ADD",
+            "type": "feedback",
+            "text": text,
+            "description": "how the person wants the agent to work",
+            "source": "user",
+            "quote": text,
+            "confidence": "confirmed",
+        }
+    )
+
+
+def _said(m: Memory, text: str) -> str:
+    with m.session() as s:
+        s.append({"role": "user", "content": text})
+        s.append({"role": "assistant", "content": "Noted."})
+        return s.id
+
+
+@pytest.mark.slow
+def test_extraction_by_a_model_and_by_the_rules_refuses_every_attack(sandbox: Path) -> None:
+    model = Memory(llm=ScriptedLLM(*[_proposal(t) for t in REFUSED]))
+    model.init()
+    sessions = [_said(model, text) for text in REFUSED]
+    for sid, text in zip(sessions, REFUSED, strict=True):
+        assert [o.status for o in model.extract_session(sid).outcomes] == ["refused"], text
+    _nothing_stored_and_each_refusal_logged(model, len(REFUSED))
+    offline = Memory(llm=False)
+    for sid, text in zip(sessions, REFUSED, strict=True):
+        statuses = {o.status for o in offline.extract_session(sid, everything=True).outcomes}
+        assert statuses <= {"refused", "skipped"}, (text, statuses)
+    assert offline.list() == []
+
+
+@pytest.mark.slow
+def test_mcp_refuses_every_attack_through_remember_and_create(mem: Memory) -> None:
+    from mcp import Client
+
+    from memdir.mcp import build_server
+
+    async def over_mcp() -> list[tuple[str, bool, str]]:
+        out = []
+        async with Client(build_server(mem)) as c:
+            for n, text in enumerate(REFUSED + KEPT):
+                said = await c.call_tool("remember", {"text": text, "type": "feedback"})
+                made = await c.call_tool(
+                    "create", {"path": f"/memories/user/m{n}.md", "file_text": text}
+                )
+                for result in (said, made):
+                    words = "".join(getattr(b, "text", "") for b in result.content)
+                    out.append((text, bool(result.is_error), words))
+        return out
+
+    results = anyio.run(over_mcp)
+    for text, is_error, words in results[: 2 * len(REFUSED)]:
+        assert is_error and "not stored" in words, (text, words)
+        assert str(Path.cwd()) not in words and os.environ["MEMDIR_HOME"] not in words
+    for text, is_error, words in results[2 * len(REFUSED) :]:
+        assert not is_error, (text, words)
+    assert len(mem.list()) == 2 * len(KEPT)
+    refusals = [c for c in mem.history() if c.op == "refuse"]
+    assert len(refusals) == 2 * len(REFUSED)
+
+
+@pytest.mark.slow
+def test_rest_refuses_every_attack_with_422_and_keeps_every_look_alike(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from memdir.http import create_app
+    from memdir.keys import KeyRing
+
+    data = tmp_path / "server"
+    _, key = KeyRing(data).create("alice")
+    auth = {"Authorization": f"Bearer {key}"}
+    with TestClient(create_app(data)) as client:
+        for text in REFUSED:
+            r = client.post("/v1/memories", json={"text": text, "type": "feedback"}, headers=auth)
+            assert r.status_code == 422 and "not stored" in r.text, (text, r.text)
+            assert str(data) not in r.text
+        assert client.get("/v1/memories", headers=auth).json()["items"] == []
+        for text in KEPT:
+            r = client.post("/v1/memories", json={"text": text, "type": "user"}, headers=auth)
+            assert r.status_code in (200, 201), (text, r.text)
+        listed = client.get("/v1/memories", headers=auth, params={"limit": 500}).json()
+        assert listed["total"] == len(KEPT)
+
+
+@pytest.mark.slow
+def test_importers_refuse_every_attack_and_keep_every_look_alike(
+    mem: Memory, tmp_path: Path
+) -> None:
+    """A notes folder (each file a memory) and an agent's CLAUDE.md (each bullet a memory), as
+    a cloned repository or an old agent's home would ship them: the guard judges every one."""
+    from memdir.portable.importers.markdown import import_notes
+
+    root = tmp_path / "notes"
+    (root / "memory").mkdir(parents=True)
+    for n, text in enumerate(REFUSED):
+        (root / "memory" / f"attack-{n}.md").write_text(text + "\n", encoding="utf-8")
+    for n, text in enumerate(KEPT):
+        (root / "memory" / f"fact-{n}.md").write_text(text + "\n", encoding="utf-8")
+    bullets = [t for t in REFUSED if "\n" not in t and not t.startswith(("-", "*"))]
+    (root / "CLAUDE.md").write_text("".join(f"- {t}\n" for t in bullets), encoding="utf-8")
+    report = import_notes(mem, root)
+    assert report.refused == len(REFUSED) + len(bullets), [r["text"] for r in report.refusals]
+    assert report.stored == len(KEPT) and len(mem.list()) == len(KEPT)
+    assert all(r["reason"] for r in report.refusals)
+    assert sorted(r.name for r in mem.list()) == sorted(f"memory-fact-{n}" for n in range(len(KEPT)))
