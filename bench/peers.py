@@ -184,8 +184,10 @@ class Driver:
             if "embed" in message:
                 if self.embed is None:
                     raise ProtocolError("the driver asked for embeddings; none were offered")
+                started = time.process_time()
                 vectors = self.embed(message["embed"], message.get("kind", "passage"))
-                stdin.write(json.dumps({"vectors": vectors}) + "\n")
+                spent = time.process_time() - started
+                stdin.write(json.dumps({"vectors": vectors, "cpu": spent}) + "\n")
                 stdin.flush()
             elif "error" in message:
                 raise ProtocolError(f"{op}: {message['error']}")
@@ -316,11 +318,37 @@ def run_locomo(run: Run, data: Path, convs: Sequence[int] | None) -> dict[str, A
                     per.setdefault(label, {}).setdefault(split, []).append(scores)
             print(f"  LoCoMo {system.name} conv {i}: {len(items)} turns, {len(questions)} "
                   f"questions, {time.perf_counter() - started:.0f} s", file=sys.stderr)  # fmt: skip
+    for i, conv in enumerate(dataset):  # the reference: the shared vectors, nothing else
+        if convs is None or i in convs:
+            items = locomo.turns_of(conv)
+            session_of = {it["name"]: it["session"] for it in items}
+            questions = locomo.questions_of(i, conv, set(session_of))
+            split = "dev" if i < 5 else "heldout"
+            for q, ranking in zip(questions, cosine(run.embedder, items, questions), strict=True):
+                scores = locomo.score(ranking, q, session_of)
+                per.setdefault(COSINE, {}).setdefault(split, []).append(scores)
     summary: dict[str, Any] = {}
     for label, splits in per.items():
         summary[label] = {split: locomo._mean(rows) for split, rows in splits.items()}
         summary[label]["all"] = locomo._mean([r for rows in splits.values() for r in rows])
     return {"rows": summary, "questions": n_questions}
+
+
+COSINE = "cosine (reference)"
+
+
+def cosine(embedder: Any, items: list[dict[str, Any]], questions: list[Any]) -> list[list[str]]:
+    """The top ``DEPTH`` turns of each question by cosine over the shared embedder's vectors,
+    computed here: what a vector store over the same vectors must reproduce."""
+    import numpy as np
+
+    passages = embedder.encode([it["text"] for it in items], "passage")
+    names = [it["name"] for it in items]
+    out = []
+    for q in questions:
+        scores = passages @ embedder.encode([q.text], "query")[0]
+        out.append([names[j] for j in np.argsort(-scores, kind="stable")[:DEPTH]])
+    return out
 
 
 LOCOMO_COLS = ("turn_r5", "turn_r10", "turn_ndcg10", "sess_r5", "sess_r10", "sess_ndcg10")
@@ -408,16 +436,20 @@ def run_latency(run: Run, sizes: Sequence[int]) -> list[dict[str, Any]]:
                     "search_p50": percentile_ms(seconds, 0.5),
                     "search_p95": percentile_ms(seconds, 0.95),
                     "embed_p50": percentile_ms(embeds, 0.5) if any(embeds) else None,
+                    "write_cpu_p50": percentile_ms(single["cpu_seconds"], 0.5),
+                    "search_cpu_p50": percentile_ms([g["cpu_seconds"] for g in got], 0.5),
                 })  # fmt: skip
             print(f"  latency {system.name} N={size}: {out[-1]}", file=sys.stderr)
     return out
 
 
 def latency_table(rows: list[dict[str, Any]]) -> str:
-    head = ["N", "system", "bulk load /s", "write p50 ms", "write p95 ms", "search p50 ms",
-            "search p95 ms", "of which embed round trip p50 ms"]  # fmt: skip
+    head = ["N", "system", "bulk load /s", "write p50 ms", "write p95 ms", "write CPU p50 ms",
+            "search p50 ms", "search p95 ms", "search CPU p50 ms",
+            "embed round trip p50 ms"]  # fmt: skip
     body = [[f"{r['size']:,}", r["label"], f"{r['bulk_per_s']:.0f}", f"{r['write_p50']:.1f}",
-             f"{r['write_p95']:.1f}", f"{r['search_p50']:.1f}", f"{r['search_p95']:.1f}",
+             f"{r['write_p95']:.1f}", f"{r['write_cpu_p50']:.1f}", f"{r['search_p50']:.1f}",
+             f"{r['search_p95']:.1f}", f"{r['search_cpu_p50']:.1f}",
              None if r["embed_p50"] is None else f"{r['embed_p50']:.1f}"]
             for r in rows]  # fmt: skip
     return markdown_table(head, body)
@@ -431,6 +463,8 @@ def run_cold(run: Run, size: int, query: str) -> list[dict[str, Any]]:
     embed = bridge(run.embedder)
     out = []
     for system in run.systems:
+        if not (run.stores / system.name / f"speed-{size}").is_dir():
+            raise SystemExit(f"no {size:,} store of {system.name}: run the latency protocol")
         samples = []
         for _ in range(RUNS + 1):  # the first is the warm-up (page cache, bytecode)
             started = time.perf_counter()
@@ -469,11 +503,12 @@ def systems_table(all_systems: list[System], embedder_id: str) -> str:
 
 
 def report(all_systems: list[System], embedder_id: str, sections: list[str],
-           argv: list[str], seconds: float) -> str:  # fmt: skip
+           argv: list[str], seconds: float, *, done: bool = True) -> str:  # fmt: skip
+    partial = [] if done else ["- **partial**: the run had not finished these sections"]
     return "\n\n".join([
         "# memdir beside its peers",
-        "\n".join([*provenance(argv), f"- run time {seconds / 60:.1f} min; load average at "
-                   f"the end {', '.join(f'{x:.2f}' for x in os.getloadavg())} (a shared "
+        "\n".join([*provenance(argv), *partial, f"- run time {seconds / 60:.1f} min; load "
+                   f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())} (a shared "
                    "machine: tails are noisy)"]),
         "One run, the same data and the same embedder for every system (a peer gets memdir's "
         "vectors over the driver protocol); each system in its own interpreter. Protocols: "
@@ -494,6 +529,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--skip", default="", help="any of locomo,everyday,latency,cold")
     parser.add_argument("--python312", action="append", default=[],
                         help="a Python ≥ 3.12 for basic-memory")  # fmt: skip
+    parser.add_argument("--stores", type=Path, default=CACHE / "stores",
+                        help="where the stores are built (default: %(default)s)")  # fmt: skip
     parser.add_argument("--out", type=Path, default=None,
                         help=f"default: {RESULTS.relative_to(ROOT)} (--quick: not written "
                         "unless given)")  # fmt: skip
@@ -508,6 +545,9 @@ def main(argv: list[str]) -> int:
     if convs is None and args.quick:
         convs = [0, 1]
     skip = {s for s in args.skip.split(",") if s}
+    data = args.data or locomo.DEFAULT_DATA
+    if "locomo" not in skip and not data.is_file():
+        raise SystemExit(f"no LoCoMo data at {data}: pass --data PATH/locomo10.json")
     embedder = get_embedder(args.embedder)
     all_systems = systems()
     for system in all_systems:
@@ -518,43 +558,43 @@ def main(argv: list[str]) -> int:
     for s in active:
         with driver(s, bridge(embedder)) as d:
             s.hello = d.request("hello")
-    run = Run(active, embedder, args.embedder)
-    sections = []
+    run = Run(active, embedder, args.embedder, args.stores)
+    out = args.out or (None if args.quick else RESULTS)
+    sections: list[str] = []
+    parts = measure(run, args, data, convs, sizes, skip)
+    for part in [*parts, None]:  # the report is rewritten after every part: a crash keeps them
+        sections += part or []
+        if part:
+            print("\n\n".join(part), file=sys.stderr)
+        text = report(all_systems, embedder.model_id, sections, ["bench/peers.py", *argv[1:]],
+                      time.perf_counter() - started, done=part is None)  # fmt: skip
+        if out is not None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_text(text, encoding="utf-8")
+    print(f"wrote {out}" if out else text, file=sys.stderr if out else sys.stdout)
+    return 0
+
+
+def measure(run: Run, args: argparse.Namespace, data: Path, convs: list[int] | None,
+            sizes: list[int], skip: set[str]) -> Iterator[list[str]]:  # fmt: skip
+    """The report's sections, one protocol at a time."""
     if "locomo" not in skip:
-        data = args.data or locomo.DEFAULT_DATA
         result = run_locomo(run, data, convs)
         chosen = "all 10" if convs is None else ", ".join(map(str, convs))
         title = f"## LoCoMo recall (conversations {chosen}; {result['questions']} questions)"
         tables = [locomo_table(result, split) for split in ("all", "dev", "heldout")]
-        sections += [title, LOCOMO_NOTE, *tables]
-        print(sections[-3], file=sys.stderr)
+        yield [title, LOCOMO_NOTE, *tables]
     if "everyday" not in skip:
         summary = run_everyday(run, ROOT / "bench" / "everyday" / "dev.yaml")
-        sections += ["## Everyday recall (dev batch; hit@1 / hit@3 (n))",
-                     everyday_table(summary),
-                     "*unanswerable empty* is memdir's floor (`recall.MIN_SCORE`) at work; the "
-                     "peers have no calibrated floor, so it is not given for them."]  # fmt: skip
-        print(sections[-2], file=sys.stderr)
+        yield ["## Everyday recall (dev batch; hit@1 / hit@3 (n))", everyday_table(summary),
+               "*unanswerable empty* is memdir's floor (`recall.MIN_SCORE`) at work; the "
+               "peers have no calibrated floor, so it is not given for them."]  # fmt: skip
     if "latency" not in skip:
         rows = run_latency(run, sizes)
-        sections += [f"## Latency ({WRITES} single writes after the bulk load; {QUERIES} "
-                     "searches, k = 10, after one warm-up)", latency_table(rows),
-                     LATENCY_NOTE]  # fmt: skip
-        print(sections[-2], file=sys.stderr)
-    if "cold" not in skip and "latency" not in skip:
-        cold = run_cold(run, sizes[0], QUERY)
-        sections += ["## Cold process", cold_table(cold), COLD_NOTE]
-        print(sections[-2], file=sys.stderr)
-    out = args.out or (None if args.quick else RESULTS)
-    text = report(all_systems, embedder.model_id, sections, ["bench/peers.py", *argv[1:]],
-                  time.perf_counter() - started)  # fmt: skip
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
-        print(f"wrote {out}", file=sys.stderr)
-    else:
-        print(text)
-    return 0
+        yield [f"## Latency ({WRITES} single writes after the bulk load; {QUERIES} searches, "
+               "k = 10, after one warm-up)", latency_table(rows), LATENCY_NOTE]  # fmt: skip
+    if "cold" not in skip:  # on the stores the latency protocol built (in this run or before)
+        yield ["## Cold process", cold_table(run_cold(run, sizes[0], QUERY)), COLD_NOTE]
 
 
 LOCOMO_NOTE = (
@@ -562,7 +602,9 @@ LOCOMO_NOTE = (
     f"system with k = {DEPTH}; turn recall@k / NDCG@10 over the evidence turns, session "
     "recall@k / NDCG@10 over sessions ranked by their best turn (`bench/locomo.py`'s "
     "scoring). Conversations 0–4 are memdir's dev split, 5–9 held out. memdir also stores "
-    "each turn's date and session (as `bench/recall.py` does); mem0 is given the text."
+    "each turn's date and session (as `bench/recall.py` does); mem0 is given the text. "
+    f"*{COSINE}*: the same vectors ranked by cosine in the bench process (numpy), no "
+    "system at all — the vector baseline every system starts from."
 )
 QUERY = "which package manager do we use in JS projects?"
 LATENCY_NOTE = (
@@ -572,7 +614,9 @@ LATENCY_NOTE = (
     "`reindex` after the batch, outside the timings); mem0's `add(infer=False)` embeds "
     "(a round trip to the bench), BM25-encodes and inserts. *search*: the call's wall time "
     "inside the driver; for mem0 it includes the query embedding's round trip over the pipes, "
-    "given in the last column (memdir embeds in process, inside *search*)."
+    "given in the last column (memdir embeds in process, inside *search*). *CPU*: the "
+    "CPU time of the same call — the driver's, plus the bench's for a peer's embeddings — "
+    "which a loaded machine moves far less than the wall time."
 )
 COLD_NOTE = (
     "A new driver process each run (one warm-up first): interpreter start, imports, opening "

@@ -122,7 +122,7 @@ class Mem0Driver:
             )
 
         if each:
-            return {"seconds": protocol.each_timed(items, write)}
+            return protocol.each_timed(items, write)
         started = time.perf_counter()
         for item in items:  # metadata is per call, so the bulk path is one call per item too
             write(item)
@@ -134,14 +134,15 @@ class Mem0Driver:
         store = self.memory.vector_store
         store._bm25_encoder = self.bm25 if mode == "hybrid" else False
         try:
-            found, seconds, embed_seconds = protocol.timed_search(
+            timed = protocol.timed_search(
                 lambda: self.memory.search(query, filters={"user_id": USER}, top_k=k, threshold=0.0)
             )
         finally:
             store._bm25_encoder = self.bm25
+        found = timed.pop("result")
         results = found["results"] if isinstance(found, dict) else found
         hits = [[(r.get("metadata") or {}).get("bench_id", r["id"]), r["score"]] for r in results]
-        return {"hits": hits, "seconds": seconds, "embed_seconds": embed_seconds}
+        return {"hits": hits, **timed}
 
     def close(self) -> dict[str, Any]:
         if self.memory is not None:

@@ -8,7 +8,8 @@ memdir driver, which runs in memdir's own environment). One JSON object per line
 * the driver answers with exactly one ``{"ok": RESULT}`` or ``{"error": MESSAGE}`` line on
   its stdout — but before that it may send any number of **embed calls**
   ``{"embed": [TEXT, ...], "kind": "query" | "passage"}``, each answered by the bench with
-  ``{"vectors": [[FLOAT, ...], ...]}`` computed by memdir's own embedder. That is how a peer
+  ``{"vectors": [[FLOAT, ...], ...], "cpu": SECONDS}`` computed by memdir's own embedder
+  (``cpu``: the CPU time that took, so a peer's CPU time includes its embedding). That is how a peer
   gets *the same embedder* memdir uses without loading it: the comparison is of retrieval.
 
 Operations every driver implements (``serve`` dispatches them to a handler object):
@@ -17,11 +18,12 @@ Operations every driver implements (``serve`` dispatches them to a handler objec
 * ``open {"path", "dim"}`` — a new, empty store in the folder ``path`` (``dim``: the shared
   embedder's dimension, for stores that must be told);
 * ``add {"items": [{"id", "text", ...}], "each": BOOL}`` — store the items; ``each`` true means
-  one write call per item, timed one by one (``{"seconds": [...]}``), false the system's own
-  bulk path (``{"seconds": [TOTAL]}``);
+  one write call per item, timed one by one (``{"seconds": [...], "cpu_seconds": [...]}``),
+  false the system's own bulk path (``{"seconds": [TOTAL]}``);
 * ``search {"query", "k", "mode"}`` → ``{"hits": [[ID, SCORE], ...], "seconds": S,
   "embed_seconds": E}`` — ``ID`` is the item's own id, ``S`` the wall time of the system's
-  search call and ``E`` the part of it spent waiting for embeddings from the bench;
+  search call and ``E`` the part of it spent waiting for embeddings from the bench (and
+  ``cpu_seconds``: the CPU time, the bench's embedding included — see ``cpu``);
 * ``close``.
 
 stdout carries the protocol only: a driver's ``print`` or a library's chatter on stdout would
@@ -39,7 +41,8 @@ from typing import IO, Any
 
 _OUT: IO[str] = sys.stdout
 _IN: IO[str] = sys.stdin
-EMBED_SECONDS = [0.0]  # time spent in embed calls since the last reset (read by ``search``)
+EMBED_SECONDS = [0.0]  # wall time spent in embed calls since the last reset
+EMBED_CPU = [0.0]  # CPU time the bench reported spending on those embed calls
 
 
 def send(message: dict[str, Any]) -> None:
@@ -54,9 +57,17 @@ def embed(texts: list[str], kind: str = "passage") -> list[list[float]]:
     line = _IN.readline()
     if not line:
         raise SystemExit("the bench closed the pipe during an embed call")
-    vectors: list[list[float]] = json.loads(line)["vectors"]
+    answer = json.loads(line)
     EMBED_SECONDS[0] += time.perf_counter() - started
+    EMBED_CPU[0] += answer.get("cpu", 0.0)
+    vectors: list[list[float]] = answer["vectors"]
     return vectors
+
+
+def cpu() -> float:
+    """CPU seconds of this process plus those the bench spent embedding for it: on a loaded
+    machine the wall time measures the queue, the CPU time the work."""
+    return time.process_time() + EMBED_CPU[0]
 
 
 def serve(handler: Any) -> None:
@@ -82,19 +93,22 @@ def serve(handler: Any) -> None:
             return
 
 
-def timed_search(call: Any) -> tuple[Any, float, float]:
-    """Run ``call()``; return its result, its wall seconds and the embed seconds within."""
+def timed_search(call: Any) -> dict[str, Any]:
+    """Run ``call()``: ``{"result", "seconds", "cpu_seconds", "embed_seconds"}`` — its wall
+    and CPU time, and the wall time of the embed calls within."""
     EMBED_SECONDS[0] = 0.0
-    started = time.perf_counter()
+    started, started_cpu = time.perf_counter(), cpu()
     result = call()
-    return result, time.perf_counter() - started, EMBED_SECONDS[0]
+    return {"result": result, "seconds": time.perf_counter() - started,
+            "cpu_seconds": cpu() - started_cpu, "embed_seconds": EMBED_SECONDS[0]}  # fmt: skip
 
 
-def each_timed(items: list[dict[str, Any]], write: Any) -> list[float]:
-    """``write(item)`` for every item, each timed."""
-    seconds = []
+def each_timed(items: list[dict[str, Any]], write: Any) -> dict[str, list[float]]:
+    """``write(item)`` for every item, each timed: ``{"seconds", "cpu_seconds"}`` lists."""
+    seconds, cpu_seconds = [], []
     for item in items:
-        started = time.perf_counter()
+        started, started_cpu = time.perf_counter(), cpu()
         write(item)
         seconds.append(time.perf_counter() - started)
-    return seconds
+        cpu_seconds.append(cpu() - started_cpu)
+    return {"seconds": seconds, "cpu_seconds": cpu_seconds}
