@@ -1,0 +1,90 @@
+"""memdir behind the peers protocol (``protocol.py``), run by memdir's own interpreter.
+
+memdir embeds with its own embedder in this process (``open``'s ``embedder``: its default
+unless named), as a user's memdir does; the peers get the same embedder through the bench.
+An item's fields other than ``id`` are ``remember``'s arguments (``type`` defaults to
+``project``). After every ``add`` the index is caught up (``reindex``) outside the write
+timings, so a search never pays for embedding the writes before it: that cost is reported as
+``index_seconds`` instead.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import protocol  # noqa: E402
+
+import memdir  # noqa: E402
+from memdir import Memory, recall  # noqa: E402
+from memdir.providers.embeddings import get_embedder  # noqa: E402
+
+
+class MemdirDriver:
+    def __init__(self) -> None:
+        self.memory: Memory | None = None
+        self.ids: dict[str, str] = {}  # memdir's memory name → the bench's item id
+        self.embedder_name: str | None = None
+
+    def hello(self) -> dict[str, Any]:
+        return {
+            "system": "memdir",
+            "version": memdir.__version__,
+            "config": f"Memory(home, project), default recall ({recall.FORMULA}), "
+            "track=False, min_score=0; its own embedder in process",
+        }
+
+    def open(self, path: str, dim: int = 0, embedder: str | None = None) -> dict[str, Any]:
+        root = Path(path)
+        (root / "project" / ".agent").mkdir(parents=True, exist_ok=True)
+        self.embedder_name = embedder
+        emb = get_embedder(embedder)
+        self.memory = Memory(home=root / "home", project=root / "project", embedder=emb)
+        self.ids = {}
+        return {"embedder": emb.model_id}
+
+    def _memory(self) -> Memory:
+        if self.memory is None:
+            raise RuntimeError("open a store first")
+        return self.memory
+
+    def add(self, items: list[dict[str, Any]], each: bool = False) -> dict[str, Any]:
+        m = self._memory()
+        fields = [{"type": "project", **{k: v for k, v in it.items() if k != "id"}} for it in items]
+        if each:
+            records = []
+
+            def write(item: dict[str, Any]) -> None:
+                records.append(m.remember(item.pop("text"), **item))
+
+            timings = protocol.each_timed(fields, write)
+        else:
+            started = time.perf_counter()
+            records = m.remember_many(fields)
+            timings = {"seconds": [time.perf_counter() - started]}
+        for record, item in zip(records, items, strict=True):
+            self.ids[record.name] = item["id"]
+        started = time.perf_counter()
+        m.reindex()
+        return {**timings, "index_seconds": time.perf_counter() - started}
+
+    def search(self, query: str, k: int = 10, mode: str = "default") -> dict[str, Any]:
+        m = self._memory()
+        timed = protocol.timed_search(lambda: m.recall(query, top_k=k, track=False, min_score=0))
+        hits = timed.pop("result")
+        # embed_seconds stays 0: memdir embeds in process, inside ``seconds``
+        return {"hits": [[self.ids.get(h.record.name, h.record.name), h.score] for h in hits],
+                **timed}  # fmt: skip
+
+    def close(self) -> dict[str, Any]:
+        self.memory = None
+        return {}
+
+
+if __name__ == "__main__":
+    protocol.serve(MemdirDriver())
