@@ -44,12 +44,12 @@ from ..sessions import (
 
 if TYPE_CHECKING:
     from ..lifecycle import SleepReport
-    from ..observe import SessionTrace, Stats
-    from ..observe.toollog import ToolLog
     from ..lifecycle.offer import Offer
     from ..lifecycle.promote import Note
     from ..lifecycle.stack import Drift
     from ..lifecycle.working import SessionEnd, TurnNote
+    from ..observe import SessionTrace, Stats
+    from ..observe.toollog import ToolLog
     from ..providers.llm import LLM
 
 from .conversation import ConversationMemory
@@ -521,8 +521,9 @@ class Memory(ConversationMemory):
         scopes = []
         for s in self.scopes():
             store = self.store(s)
-            files = store.dirs.memory.glob("*.md") if store.dirs.memory.is_dir() else ()
-            index = store.dirs.derived / "index.sqlite"
+            folder = store.dirs if isinstance(store, FileStore) else None  # PG: no files to size
+            files = folder.memory.glob("*.md") if folder and folder.memory.is_dir() else ()
+            index = folder.derived / "index.sqlite" if folder else None
             scopes.append(
                 ScopeInput(
                     scope=s,
@@ -531,7 +532,7 @@ class Memory(ConversationMemory):
                     changes=builtins.list(store.log.entries()),
                     recalls=self.backend.recalls(store).entries(),
                     files_bytes=sum(f.stat().st_size for f in files if f.name != "MEMORY.md"),
-                    index_bytes=index.stat().st_size if index.is_file() else 0,
+                    index_bytes=index.stat().st_size if index and index.is_file() else 0,
                 )
             )
         infos = self.sessions() + self.sessions(archived=True)
@@ -568,6 +569,7 @@ class Memory(ConversationMemory):
     )
     sleep = traced("memdir.sleep", sleep_attributes, sleep_result)(sleep)
     consolidate = sleep
+
     # -- the working layer and the seeds' rules (issue 22, items 5 and 6) --
     def _log_scope(self) -> Scope:
         return "project" if self.project_root is not None else "user"
@@ -621,7 +623,7 @@ class Memory(ConversationMemory):
                 kept.append(TurnNote(note.kind, safe["text"], note.source))
         if not kept:
             return None
-        store = self.store(target)
+        store = self.files(target, "the daily log")
         with store.locked():
             store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
             return append_lines(store.dirs.log, kept, now=now or datetime.now(UTC), session=session)
@@ -630,7 +632,7 @@ class Memory(ConversationMemory):
         """(every note of the log scope, this session's notes since its last summary)."""
         from ..lifecycle.promote import read_notes
 
-        store = self.store(self._log_scope())
+        store = self.files(self._log_scope(), "the daily log")
         notes = builtins.list(
             read_notes(
                 inside(store.dirs.memory, store.dirs.log),
@@ -682,7 +684,9 @@ class Memory(ConversationMemory):
             report.run = new_run_id(now)
             plan = Plan(now, tuple(steps))
             apply_plan(
-                plan, {s: self.store(s) for s in {op.scope for op in plan.ops}}, run=report.run
+                plan,
+                {s: self.files(s, "sleep") for s in {op.scope for op in plan.ops}},
+                run=report.run,
             )
             report.promoted = [f"{op.scope}/{op.name}" for op in plan.ops]
         return report
@@ -701,7 +705,7 @@ class Memory(ConversationMemory):
         offered: set[str] = set()
         for record in session.meta("offered") if session else []:
             offered.update(_names(record.content.get("names")))
-        if not any(self.store(s).dirs.memory.is_dir() for s in self.scopes()):
+        if not any(self.present(s) for s in self.scopes()):
             return Offer()  # nothing remembered yet: nothing to offer, nothing to read
         skills: builtins.list[MemoryRecord] = []
         if first:
