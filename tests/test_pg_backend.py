@@ -113,6 +113,55 @@ def test_memory_md_features_say_they_need_the_file_backend(pg_app_dsn: str) -> N
     assert len(mem.list()) == 1  # nothing lost
 
 
+def test_the_backend_implements_the_ports(pg_app_dsn: str, sandbox: Path) -> None:  # noqa: F811
+    from memdir import ports
+    from memdir.backends import backend_names
+    from memdir.providers.embeddings import get_embedder
+
+    assert "postgresql" in backend_names()
+    backend = open_backend(pg_app_dsn, owner="alice")
+    assert isinstance(backend, ports.Backend)
+    store = backend.store("user", home=sandbox / "home", project_root=None)
+    assert store is not None and isinstance(store, ports.Store)
+    assert isinstance(backend.changes(store), ports.ChangeLog)
+    assert isinstance(backend.recalls(store), ports.RecallLog)
+    assert isinstance(backend.index(store, get_embedder("hashing")), ports.Index)
+    assert backend.store("project", home=sandbox / "home", project_root=None) is None
+    with pytest.raises(ConfigError, match="needs a DSN"):
+        open_backend("postgresql")
+
+
+def test_concurrent_writers_of_one_scope_make_no_twins(pg_app_dsn: str) -> None:  # noqa: F811
+    """Two facades (as two servers would have) remember at once: the lookup and the write are
+    one step under the scope's advisory lock, so the same statement is stored once."""
+    import threading
+
+    start = threading.Barrier(2)
+    names: list[str] = []
+    errors: list[BaseException] = []
+
+    def writer(n: int) -> None:
+        try:
+            mem = _pg(pg_app_dsn)
+            start.wait()
+            for i in range(5):
+                mem.remember(f"Writer {n} fact {i}", type="project")
+                names.append(mem.remember("Both writers know this", type="project").name)
+        except BaseException as exc:  # reported below, on the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    listed = _pg(pg_app_dsn).list()
+    assert len(listed) == 11 and len(set(names)) == 1
+    creates = [c for c in _pg(pg_app_dsn).history() if c.op == "create"]
+    assert len(creates) == 11  # one change per memory, none lost
+
+
 # -- configuration ---------------------------------------------------------------------------
 def test_config_set_backend_keeps_the_dsn_secret(
     pg_app_dsn: str,  # noqa: F811

@@ -83,6 +83,10 @@ class PgStore:
         self.log: PgChangeLog = log or PgChangeLog(db, scope, scope_id)
         self._key = (db.owner, scope_id)
         self._dirs = ScopeDirs(scope, Path("/memories") / scope)  # for records: scope only
+        # parsed records by name, with the hash they were parsed at: a scan fetches every
+        # name and hash, and the bytes only of what changed since (remember's near-duplicate
+        # check scans the scope on every write)
+        self._parsed: dict[str, tuple[str, MemoryRecord | BadFileError]] = {}
 
     @property
     def recalls(self) -> PgRecallLog:
@@ -151,13 +155,40 @@ class PgStore:
         return sorted(found)
 
     def scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
+        with self.db.cursor() as cur:
+            cur.execute(
+                "SELECT name, hash FROM memories WHERE owner = %s AND scope = %s AND archived = %s",
+                (*self._key, self.is_archive),
+            )
+            listing = sorted((str(n), str(h)) for n, h in cur.fetchall())
+        stale = [n for n, h in listing if self._parsed.get(n, ("",))[0] != h]
+        if stale:
+            with self.db.cursor() as cur:
+                cur.execute(
+                    "SELECT name, data, hash FROM memories WHERE owner = %s AND scope = %s "
+                    "AND archived = %s AND name = ANY(%s)",
+                    (*self._key, self.is_archive, stale),
+                )
+                for name, data, digest in cur.fetchall():
+                    try:
+                        parsed: MemoryRecord | BadFileError = self._parse(
+                            str(name), bytes(data), str(digest), self.is_archive
+                        )
+                    except BadFileError as exc:
+                        parsed = exc
+                    self._parsed[str(name)] = (str(digest), parsed)
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
-        for name, data, digest in self.rows():
-            try:
-                records.append(self._parse(name, data, digest, self.is_archive))
-            except BadFileError as exc:
-                problems.append(Problem(exc.path, exc.reason))
+        for name, digest in listing:
+            got = self._parsed.get(name)
+            if got is None or got[0] != digest:
+                continue  # changed between the two queries: the next scan has it
+            if isinstance(got[1], BadFileError):
+                problems.append(Problem(got[1].path, got[1].reason))
+            else:
+                records.append(got[1])
+        for gone in set(self._parsed) - {n for n, _ in listing}:
+            del self._parsed[gone]
         return records, problems
 
     def unreadable(self) -> list[Problem]:
