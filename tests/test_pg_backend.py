@@ -21,7 +21,7 @@ from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 from memdir import Memory
 from memdir.backends import open_backend
 from memdir.cli import main
-from memdir.errors import ConfigError, StorageUnavailableError
+from memdir.errors import ConfigError, MemdirError, StorageUnavailableError
 from memdir.pg.backend import PostgresBackend
 from memdir.pg.schema import MIGRATIONS, Migration, applied, migrate
 from memdir.portable.archive import pack, read_archive
@@ -138,7 +138,7 @@ def test_concurrent_writers_of_one_scope_make_no_twins(pg_app_dsn: str) -> None:
 
     start = threading.Barrier(2)
     names: list[str] = []
-    errors: list[BaseException] = []
+    errors: list[MemdirError] = []
 
     def writer(n: int) -> None:
         try:
@@ -147,7 +147,7 @@ def test_concurrent_writers_of_one_scope_make_no_twins(pg_app_dsn: str) -> None:
             for i in range(5):
                 mem.remember(f"Writer {n} fact {i}", type="project")
                 names.append(mem.remember("Both writers know this", type="project").name)
-        except BaseException as exc:  # reported below, on the test's thread
+        except MemdirError as exc:  # reported below, on the test's thread
             errors.append(exc)
 
     threads = [threading.Thread(target=writer, args=(n,)) for n in (1, 2)]
