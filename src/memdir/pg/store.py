@@ -24,19 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record
+from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record, new_memory
 from ..history import Change
 from ..markdown import (
     FormatError,
-    compose_body,
     content_hash,
     parse,
-    render_new,
     set_body_parts,
     set_fields,
 )
 from ..paths import Scope, ScopeDirs
-from ..records import FIELD_ORDER, MemoryRecord, check_name, check_text, now_iso
+from ..records import MemoryRecord, check_name, check_text, now_iso
 from .connect import Database
 from .logs import PgChangeLog, PgRecallLog
 
@@ -370,11 +368,7 @@ class PgStore:
                     raise self._taken_error(name, "update it, or choose another name")
             else:
                 name = self._unique_name(check_name(base_name))
-            stamp = now_iso()
-            fields: dict[str, Any] = {"name": name, "created": stamp, "updated": stamp, **meta}
-            ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
-            ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
-            data = render_new(ordered, compose_body(statement, why, how_to_apply))
+            data, ordered = new_memory(name, meta, statement, why, how_to_apply)
             change = self._commit(
                 _At(name), data, op="create", actor=actor, source=ordered.get("source"),
                 before=None, reason=reason,
