@@ -105,6 +105,21 @@ def test_the_everyday_commands_through_the_cli(
     assert APP_PASSWORD not in capsys.readouterr().err
 
 
+def test_recall_without_pgvector_says_who_must_install_it(
+    pg_dsn: str,  # noqa: F811
+    pg_app_role: str,  # noqa: F811
+) -> None:
+    database = urlsplit(pg_dsn).path.lstrip("/")
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:  # a database without the extension
+        conn.execute(f'ALTER DATABASE "{database}" OWNER TO {pg_app_role}')
+        conn.execute(f"ALTER SCHEMA public OWNER TO {pg_app_role}")
+    mem = _pg(as_role(pg_dsn, pg_app_role, APP_PASSWORD), embedder="hashing")
+    mem.remember("Stored without the index", type="project")
+    with pytest.raises(ConfigError, match=r"pgvector is not installed.*CREATE EXTENSION vector"):
+        mem.recall("stored")
+    assert [r.statement for r in mem.list()] == ["Stored without the index"]
+
+
 def test_memory_md_features_say_they_need_the_file_backend(pg_app_dsn: str) -> None:  # noqa: F811
     mem = _pg(pg_app_dsn)
     mem.remember("Releases are tagged on Fridays", type="project")
