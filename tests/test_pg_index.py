@@ -164,6 +164,7 @@ def embedder() -> Embedder:
 def pair(store: FileStore, embedder: Embedder, pg_dsn: str) -> Iterator[tuple[Index, PgIndex]]:  # noqa: F811
     sqlite = SqliteIndex(store, embedder)
     pg = PgIndex(pg_dsn, store, embedder, owner="alice", scope="project")
+    pg.recalls = FileRecallLog(store)  # what SqliteIndex folds use counts from
     sqlite.sync()
     pg.sync()
     yield sqlite, pg
@@ -378,7 +379,9 @@ class _PgOverFiles(FileBackend):
         self.dsn = dsn
 
     def index(self, store: Store, embedder: Any) -> Index:
-        return PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index = PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index.recalls = self.recalls(store)
+        return index
 
 
 @pytest.fixture

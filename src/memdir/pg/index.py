@@ -33,8 +33,6 @@ import numpy as np
 import psycopg
 from psycopg.rows import dict_row
 
-from ..files import FileStore
-from ..files.recall_log import FileRecallLog
 from ..index import contexts
 from ..index.sqlite import SyncReport, embed_text
 from ..index.text import cjk_bigrams
@@ -58,14 +56,10 @@ def _scoped(alias: str) -> str:
 
 
 def recall_log_of(store: Store) -> RecallLog | None:
-    """The recall log of ``store``'s scope: the store's own ``recalls`` when it has one (the
-    PostgreSQL store), the file backend's for a ``FileStore``, else none (no use counts)."""
+    """The recall log of ``store``'s scope when the store offers it (``store.recalls``);
+    otherwise whoever opens the index sets ``PgIndex.recalls`` (none: no use counts)."""
     log = getattr(store, "recalls", None)
-    if isinstance(log, RecallLog):
-        return log
-    if isinstance(store, FileStore):
-        return FileRecallLog(store)
-    return None
+    return log if isinstance(log, RecallLog) else None
 
 
 def _bulk_insert(
@@ -173,14 +167,13 @@ class PgIndex:
         return f"{SCHEMA}|{self.model}|{fingerprint}|{generation}"
 
     def _recall_marker(self) -> object:
-        """A cheap value that moves when the recall log grows (the file's size for the file
-        backend); ``None`` when there is none, and the log is read on every sync."""
-        if isinstance(self.store, FileStore):
-            try:
-                return self.store.dirs.recalls.stat().st_size
-            except FileNotFoundError:
-                return 0
-        return None
+        """A cheap value that moves when the recall log grows: the log's own ``marker()`` when
+        it has one; ``None`` otherwise, and the log is read on every sync. Without a log,
+        nothing ever moves."""
+        if self.recalls is None:
+            return 0
+        marker = getattr(self.recalls, "marker", None)
+        return marker() if callable(marker) else None
 
     # -- sync ----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
