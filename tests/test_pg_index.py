@@ -421,3 +421,8 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
             for centre in (None, means):
                 args = {"context": context, "means": centre, "chinese": False}
                 _same_near(sqlite.nearest(qvec, 3, **args), pg.nearest(qvec, 3, **args))
+                some = {"cafe", "deploy", "tea-db", "backup", "secrets"}  # filtered in the walk
+                _same_near(
+                    sqlite.nearest(qvec, 2, within=some, **args),
+                    pg.nearest(qvec, 2, within=some, **args),
+                )
