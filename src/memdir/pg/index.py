@@ -15,7 +15,7 @@ over the same store with the same embedder:
 ``sync()`` compares ``store.fingerprint()`` with the one the rows were built from; when it moved
 it reads the store, rewrites the rows of the memories whose content hash changed (and the
 session documents and context vectors of their sessions), embeds only texts the embedding cache
-lacks, all in one transaction under an advisory lock per (owner, scope, embedder), so two
+lacks, all in one transaction under an advisory lock per (owner, scope), so two
 processes never sync one index at once and a sync cut short leaves the previous rows.
 
 Every statement runs as the connection's role with ``memdir.owner`` set to ``owner``: row-level
