@@ -556,7 +556,9 @@ class PgIndex:
         params = self._params(limit=limit)
         params.update({f"p{i}": list(p) for i, p in enumerate(found)})
         with self._lock:
-            rows = self._connect().execute(index_text.bm25_sql(kind, len(found)), params)
+            rows = self._connect().execute(
+                index_text.bm25_sql(kind, [len(p) for p in found]), params
+            )
             return {str(label): float(score) for label, score in rows}
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
