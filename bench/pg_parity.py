@@ -83,6 +83,8 @@ def main() -> None:
     same = {"pg": 0, "pg-hnsw": 0}
     timing: dict[str, list[float]] = {"file": [], "pg": [], "pg-hnsw": [], "sync": []}
     questions_total = 0
+    started = provenance(["bench/pg_parity.py", *sys.argv[1:]])  # the commit the run is of
+    done: list[int] = []
     with postgres() as dsn:
         for i, conv in enumerate(dataset):
             if convs is not None and i not in convs:
@@ -122,24 +124,35 @@ def main() -> None:
                     a[:TOP] == b[:TOP] for a, b in zip(ranked["file"], ranked[label], strict=True)
                 )
             pg.close()
+            done.append(i)
+            write(started, embedder.model_id, done, len(dataset),
+                  report_table(rows, same, timing, questions_total), questions_total)  # fmt: skip
             print(
                 f"conv {i}: {len(questions)} questions, identical top-10 pg "
                 f"{same['pg']}/{questions_total}, hnsw {same['pg-hnsw']}/{questions_total}",
                 flush=True,
             )
-    table = report_table(rows, same, timing, questions_total)
+    print((RESULTS / "pg_parity.md").read_text(encoding="utf-8"))
+
+
+def write(
+    started: list[str], model: str, done: list[int], convs: int, table: str, questions: int
+) -> None:
+    """The report so far (rewritten after each conversation: a run cut short still says what
+    it measured, and over which conversations)."""
     text = "\n".join(
         [
             "# PostgreSQL index parity on LoCoMo",
             "",
-            *provenance(["bench/pg_parity.py", *sys.argv[1:]]),
-            f"- formula: {FORMULA}; embedder `{embedder.model_id}`; {questions_total} questions",
+            *started,
+            f"- formula: {FORMULA}; embedder `{model}`; {questions} questions of conversations "
+            f"{', '.join(map(str, done))} ({len(done)} of {convs})",
+            f"- load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
             "",
             table,
             "",
         ]
     )
-    print(text)
     RESULTS.mkdir(exist_ok=True)
     (RESULTS / "pg_parity.md").write_text(text, encoding="utf-8")
 

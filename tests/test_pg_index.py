@@ -164,6 +164,7 @@ def embedder() -> Embedder:
 def pair(store: FileStore, embedder: Embedder, pg_dsn: str) -> Iterator[tuple[Index, PgIndex]]:  # noqa: F811
     sqlite = SqliteIndex(store, embedder)
     pg = PgIndex(pg_dsn, store, embedder, owner="alice", scope="project")
+    pg.recalls = FileRecallLog(store)  # what SqliteIndex folds use counts from
     sqlite.sync()
     pg.sync()
     yield sqlite, pg
@@ -378,7 +379,9 @@ class _PgOverFiles(FileBackend):
         self.dsn = dsn
 
     def index(self, store: Store, embedder: Any) -> Index:
-        return PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index = PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index.recalls = self.recalls(store)
+        return index
 
 
 @pytest.fixture
@@ -399,14 +402,18 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
     answers are the exact ones."""
     sqlite, pg = pair
     pg.candidates.exact_limit = 0
+    pg.sync()  # past the limit: the rows go into the HNSW indexes
     with psycopg.connect(pg.conninfo) as conn:
         conn.execute("SET enable_seqscan = off")  # a store this small would be read whole
         plan = conn.execute(
-            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s "
+            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s AND ann "
             "ORDER BY vec::vector(256) <=> %s::vector(256) LIMIT 5",
             (pg.model, "[" + ",".join(["0.1"] * 256) + "]"),
         ).fetchall()
     assert any("idx1_hnsw_vec" in line for (line,) in plan), plan
+    with psycopg.connect(pg.conninfo) as conn:
+        conn.execute("SELECT set_config('memdir.owner', 'alice', false)")
+        assert conn.execute("SELECT bool_and(ann) FROM idx1_docs").fetchone() == (True,)
     for query in QUERIES:
         qvec = embedder.encode([query], "query")[0]
         for context in (0.0, 0.35):
@@ -414,3 +421,8 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
             for centre in (None, means):
                 args = {"context": context, "means": centre, "chinese": False}
                 _same_near(sqlite.nearest(qvec, 3, **args), pg.nearest(qvec, 3, **args))
+                some = {"cafe", "deploy", "tea-db", "backup", "secrets"}  # filtered in the walk
+                _same_near(
+                    sqlite.nearest(qvec, 2, within=some, **args),
+                    pg.nearest(qvec, 2, within=some, **args),
+                )

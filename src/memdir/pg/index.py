@@ -15,7 +15,7 @@ over the same store with the same embedder:
 ``sync()`` compares ``store.fingerprint()`` with the one the rows were built from; when it moved
 it reads the store, rewrites the rows of the memories whose content hash changed (and the
 session documents and context vectors of their sessions), embeds only texts the embedding cache
-lacks, all in one transaction under an advisory lock per (owner, scope, embedder), so two
+lacks, all in one transaction under an advisory lock per (owner, scope), so two
 processes never sync one index at once and a sync cut short leaves the previous rows.
 
 Every statement runs as the connection's role with ``memdir.owner`` set to ``owner``: row-level
@@ -24,6 +24,7 @@ security keeps each owner's rows to itself (the tables are forced, their owner i
 
 from __future__ import annotations
 
+import hashlib
 import threading
 from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
@@ -32,10 +33,8 @@ import numpy as np
 import psycopg
 from psycopg.rows import dict_row
 
-from ..files import FileStore
-from ..files.recall_log import FileRecallLog
 from ..index import contexts
-from ..index.sqlite import SyncReport
+from ..index.sqlite import SyncReport, embed_text
 from ..index.text import cjk_bigrams
 from ..index.views import DocMeta, Views
 from ..ports import LanguageSums, Near, RecallLog, Store
@@ -57,14 +56,10 @@ def _scoped(alias: str) -> str:
 
 
 def recall_log_of(store: Store) -> RecallLog | None:
-    """The recall log of ``store``'s scope: the store's own ``recalls`` when it has one (the
-    PostgreSQL store), the file backend's for a ``FileStore``, else none (no use counts)."""
+    """The recall log of ``store``'s scope when the store offers it (``store.recalls``);
+    otherwise whoever opens the index sets ``PgIndex.recalls`` (none: no use counts)."""
     log = getattr(store, "recalls", None)
-    if isinstance(log, RecallLog):
-        return log
-    if isinstance(store, FileStore):
-        return FileRecallLog(store)
-    return None
+    return log if isinstance(log, RecallLog) else None
 
 
 def _bulk_insert(
@@ -104,6 +99,7 @@ class PgIndex:
         self._cache: tuple[object, dict[str, DocMeta], set[str]] | None = None
         self._entities: tuple[object, dict[str, set[str]]] | None = None
         self._recall_seen: object = None  # the recall log's marker at this process's last fold
+        self._limit_seen: int | None = None  # ``exact_limit`` at this process's last sync
 
     # -- connection ----------------------------------------------------------------------
     def _connect(self) -> psycopg.Connection[Any]:
@@ -152,32 +148,32 @@ class PgIndex:
         )
 
     # -- state ---------------------------------------------------------------------------
-    def _state(self, conn: psycopg.Connection[Any]) -> tuple[str | None, int, int]:
-        """(fingerprint synced, recall entries folded, generation) of this index."""
+    def _state(self, conn: psycopg.Connection[Any]) -> tuple[str | None, int, int, bool]:
+        """(fingerprint synced, recall entries folded, generation, whether the rows are in the
+        HNSW indexes) of this index."""
         row = conn.execute(
-            f"SELECT fingerprint, folded, generation FROM idx1_state WHERE {_SCOPE}",
+            f"SELECT fingerprint, folded, generation, ann FROM idx1_state WHERE {_SCOPE}",
             self._params(),
         ).fetchone()
-        return (None, 0, 0) if row is None else (row[0], int(row[1]), int(row[2]))
+        return (None, 0, 0, False) if row is None else (row[0], int(row[1]), int(row[2]), row[3])
 
-    def _version(self) -> tuple[str | None, int, int]:
+    def _version(self) -> tuple[str | None, int, int, bool]:
         with self._lock:
             return self._state(self._connect())
 
     def generation(self) -> str:
         """Changes whenever the indexed memories (or the embedder) change; a cache key."""
-        fingerprint, _, generation = self._version()
+        fingerprint, _, generation, _ = self._version()
         return f"{SCHEMA}|{self.model}|{fingerprint}|{generation}"
 
     def _recall_marker(self) -> object:
-        """A cheap value that moves when the recall log grows (the file's size for the file
-        backend); ``None`` when there is none, and the log is read on every sync."""
-        if isinstance(self.store, FileStore):
-            try:
-                return self.store.dirs.recalls.stat().st_size
-            except FileNotFoundError:
-                return 0
-        return None
+        """A cheap value that moves when the recall log grows: the log's own ``marker()`` when
+        it has one; ``None`` otherwise, and the log is read on every sync. Without a log,
+        nothing ever moves."""
+        if self.recalls is None:
+            return 0
+        marker = getattr(self.recalls, "marker", None)
+        return marker() if callable(marker) else None
 
     # -- sync ----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -188,27 +184,43 @@ class PgIndex:
         marker = self._recall_marker()
         with self._lock:
             conn = self._connect()
-            synced, _, _ = self._state(conn)
-            if synced == fingerprint and marker is not None and marker == self._recall_seen:
+            synced = self._state(conn)[0]
+            limit = self.candidates.exact_limit
+            quiet = marker is not None and marker == self._recall_seen
+            if synced == fingerprint and quiet and limit == self._limit_seen:
                 return report
             with conn.transaction():
                 self._serialise(conn)
-                synced, folded, generation = self._state(conn)
+                synced, folded, generation, ann = self._state(conn)
                 if synced != fingerprint:
                     # the fingerprint is taken before the read: a write meanwhile syncs again
                     self._sync_docs(conn, report, progress)
                     generation += 1
                 folded = self._fold(conn, folded)
+                ann = self._place(conn, ann, limit)
                 conn.execute(
-                    "INSERT INTO idx1_state (owner, scope, model, fingerprint, folded, generation) "
-                    "VALUES (%(owner)s, %(scope)s, %(model)s, %(fp)s, %(folded)s, %(gen)s) "
-                    "ON CONFLICT (owner, scope, model) DO UPDATE SET fingerprint = "
-                    "excluded.fingerprint, folded = excluded.folded, "
-                    "generation = excluded.generation",
-                    self._params(fp=fingerprint, folded=folded, gen=generation),
+                    "INSERT INTO idx1_state (owner, scope, model, fingerprint, folded, "
+                    "generation, ann) VALUES (%(owner)s, %(scope)s, %(model)s, %(fp)s, "
+                    "%(folded)s, %(gen)s, %(ann)s) ON CONFLICT (owner, scope, model) DO UPDATE "
+                    "SET fingerprint = excluded.fingerprint, folded = excluded.folded, "
+                    "generation = excluded.generation, ann = excluded.ann",
+                    self._params(fp=fingerprint, folded=folded, gen=generation, ann=ann),
                 )
-            self._recall_seen = marker
+            self._recall_seen, self._limit_seen = marker, limit
         return report
+
+    def _place(self, conn: psycopg.Connection[Any], ann: bool, limit: int) -> bool:
+        """Put this scope's rows in the HNSW indexes once it holds more than ``limit`` memories
+        (and take them out below): a smaller scope is scored exactly in SQL, and keeping its
+        rows out of HNSW spares every write the graph's upkeep. Return where they are now."""
+        wanted = self._count(conn) > limit
+        if wanted != ann:
+            conn.execute(f"UPDATE idx1_docs SET ann = %(ann)s WHERE {_SCOPE}",
+                         self._params(ann=wanted))  # fmt: skip
+        elif ann:  # rows written since are not in the graph yet
+            conn.execute(f"UPDATE idx1_docs SET ann = true WHERE {_SCOPE} AND NOT ann",
+                         self._params())  # fmt: skip
+        return wanted
 
     def _sync_docs(
         self, conn: psycopg.Connection[Any], report: SyncReport, progress: Progress | None
@@ -239,13 +251,16 @@ class PgIndex:
             conn.execute("DELETE FROM idx1_terms WHERE kind = 'd' AND doc = ANY(%s)", (stale,))
             conn.execute("DELETE FROM idx1_docs WHERE id = ANY(%s)", (stale,))
         self._write_docs(conn, changed)
-        texts = {d.embed_hash: d.embed_text for d in map(doc_row, records)}
-        pools = self._embed_own(conn, {d.embed_hash: d.embed_text for d in changed}, report,
-                                progress)  # fmt: skip
+        texts = {d.embed_hash: d.embed_text for d in changed}
+        pools = self._embed_own(conn, dict(texts), report, progress)
         sessions = sorted(s for s in touched if isinstance(s, str))
+        for rec in records:  # the texts of the windows of the sessions written to
+            if rec.session in touched:
+                text = embed_text(rec)
+                texts.setdefault(hashlib.sha256(text.encode("utf-8")).hexdigest(), text)
         self._write_sessions(conn, sessions)
-        self._write_contexts(conn, sessions, texts, pools, report)
-        self._copy_vectors(conn, [d.record.name for d in changed], sessions)
+        moved = self._write_contexts(conn, sessions, texts, pools, report)
+        self._copy_vectors(conn, sorted({d.record.name for d in changed} | moved))
         if stale or changed:
             self._forget_unused(conn)
 
@@ -367,19 +382,22 @@ class PgIndex:
         texts: dict[str, str],
         pools: dict[str, Vectors],
         report: SyncReport,
-    ) -> None:
+    ) -> set[str]:
         """Point the memories of ``sessions`` at their context hashes and make the context
         vectors the cache lacks: the window's texts embedded joined, or composed from the
-        members' pools for an embedder that pools (``index/contexts.py``)."""
+        members' pools for an embedder that pools (``index/contexts.py``). Return the names
+        whose context hash moved."""
         if not sessions:
-            return
+            return set()
         members: dict[str, list[tuple[str, str | None, str]]] = {s: [] for s in sessions}
-        for name, created, session, ehash in conn.execute(
-            f"SELECT name, created, session, embed_hash FROM idx1_docs WHERE {_SCOPE} "
-            "AND session = ANY(%(sessions)s)",
+        before: dict[str, str | None] = {}
+        for name, created, session, ehash, chash in conn.execute(
+            f"SELECT name, created, session, embed_hash, context_hash FROM idx1_docs "
+            f"WHERE {_SCOPE} AND session = ANY(%(sessions)s)",
             self._params(sessions=sessions),
         ):
             members[session].append((name, created, ehash))
+            before[name] = chash
         tag = contexts.tag(self.embedder)
         pointed: dict[str, str | None] = {}
         windows: dict[str, contexts.Window] = {}
@@ -389,15 +407,27 @@ class PgIndex:
                 pointed[name] = chash
                 if chash is not None:
                     windows[chash] = window
-        with conn.cursor() as cur:
-            cur.executemany(
-                f"UPDATE idx1_docs SET context_hash = %(c)s WHERE {_SCOPE} AND name = %(n)s",
-                [self._params(c=c, n=n) for n, c in pointed.items()],
-            )
+        moved = {n for n, c in pointed.items() if before.get(n) != c}
+        conn.execute(
+            "UPDATE idx1_docs d SET context_hash = x.c FROM unnest(%(n)s::text[], %(c)s::text[]) "
+            f"AS x(n, c) WHERE {_scoped('d')} AND d.name = x.n",
+            self._params(n=sorted(moved), c=[pointed[n] for n in sorted(moved)]),
+        )
         have = self._cached(conn, windows)
         lacking = {c: w for c, w in windows.items() if c not in have}
-        if not lacking:
-            return
+        if lacking:
+            self._make_contexts(conn, lacking, texts, pools, report)
+        return moved
+
+    def _make_contexts(
+        self,
+        conn: psycopg.Connection[Any],
+        lacking: dict[str, contexts.Window],
+        texts: dict[str, str],
+        pools: dict[str, Vectors],
+        report: SyncReport,
+    ) -> None:
+        """Make the context vectors of the windows ``lacking`` (by context hash)."""
         if self.embedder.pool_id is None:
             joined = [(c, "\n".join(texts[h] for _, h in w)) for c, w in lacking.items()
                       if all(h in texts for _, h in w)]  # fmt: skip
@@ -421,28 +451,25 @@ class PgIndex:
             self._store_vectors(conn, [(c, v) for (c, _), v in zip(chunk, vectors, strict=True)])
             report.composed += len(chunk)
 
-    def _copy_vectors(
-        self, conn: psycopg.Connection[Any], names: list[str], sessions: list[str]
-    ) -> None:
-        """Copy the own and context vectors from the cache into the docs rows of ``names`` and
-        of the memories of ``sessions`` (what the queries and the HNSW indexes read)."""
+    def _copy_vectors(self, conn: psycopg.Connection[Any], names: list[str]) -> None:
+        """Copy the own and context vectors from the cache into the docs rows of ``names``
+        (what the queries and the HNSW indexes read)."""
         conn.execute(
             "UPDATE idx1_docs d SET "
             "vec = (SELECT v.vec FROM idx1_vectors v WHERE v.owner = d.owner AND v.scope = "
             "d.scope AND v.model = d.model AND v.hash = d.embed_hash), "
             "ctx = (SELECT v.vec FROM idx1_vectors v WHERE v.owner = d.owner AND v.scope = "
             "d.scope AND v.model = d.model AND v.hash = d.context_hash) "
-            f"WHERE {_scoped('d')} "
-            "AND (d.name = ANY(%(names)s) OR d.session = ANY(%(sessions)s))",
-            self._params(names=names, sessions=sessions),
+            f"WHERE {_scoped('d')} AND d.name = ANY(%(names)s)",
+            self._params(names=names),
         )
 
     def _forget_unused(self, conn: psycopg.Connection[Any]) -> None:
         """Delete cached vectors no memory of this scope and embedder refers to any more."""
         conn.execute(
-            f"DELETE FROM idx1_vectors t WHERE {_scoped('t')} "
-            f"AND NOT EXISTS (SELECT 1 FROM idx1_docs d WHERE {_scoped('d')} "
-            "AND (d.embed_hash = t.hash OR d.context_hash = t.hash))",
+            f"DELETE FROM idx1_vectors t WHERE {_scoped('t')} AND t.hash NOT IN ("
+            f"SELECT embed_hash FROM idx1_docs WHERE {_SCOPE} UNION "
+            f"SELECT context_hash FROM idx1_docs WHERE {_SCOPE} AND context_hash IS NOT NULL)",
             self._params(),
         )
 
@@ -529,7 +556,9 @@ class PgIndex:
         params = self._params(limit=limit)
         params.update({f"p{i}": list(p) for i, p in enumerate(found)})
         with self._lock:
-            rows = self._connect().execute(index_text.bm25_sql(kind, len(found)), params)
+            rows = self._connect().execute(
+                index_text.bm25_sql(kind, [len(p) for p in found]), params
+            )
             return {str(label): float(score) for label, score in rows}
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
@@ -562,7 +591,7 @@ class PgIndex:
         with self._lock:
             conn = self._connect()
             found, _ = self.candidates.nearest(
-                conn, self._count(conn), query_vector, k,
+                conn, self._state(conn)[3], query_vector, k,
                 within=within, also=also, context=context, means=means, chinese=chinese,
             )  # fmt: skip
             return found
@@ -594,8 +623,10 @@ class PgIndex:
         return LanguageSums((sums[0], sums[1]), (counts[0], counts[1]))
 
     def has_context(self, name: str) -> bool:
-        """Whether ``name`` has a context vector (its session neighbours)."""
-        return name in self._loaded()[1]
+        """Whether ``name`` has a context vector (its session neighbours), as of the docs last
+        read (recall asks it of every candidate, right after reading them)."""
+        cached = self._cache
+        return name in (cached[2] if cached is not None else self._loaded()[1])
 
     def stats(self) -> dict[str, Any]:
         with self._lock:

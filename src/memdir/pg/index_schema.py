@@ -22,6 +22,9 @@ for the tables' owner too, so the app's connection (set per connection by
 
 HNSW indexes (cosine) are made per embedder, on ``vec::vector(dim)`` for that model's rows: a
 ``vector`` column without a dimension cannot be indexed, and one table serves every embedder.
+They hold only the rows marked ``ann``: those of scopes past ``index_vectors.EXACT_LIMIT``
+memories. A smaller scope (one person's memories) is scored exactly in SQL, which is quicker
+than the graph for it, and its writes do not pay for keeping a graph up to date.
 """
 
 from __future__ import annotations
@@ -39,6 +42,7 @@ CREATE EXTENSION IF NOT EXISTS vector;
 CREATE TABLE IF NOT EXISTS idx1_state (
     owner text NOT NULL, scope text NOT NULL, model text NOT NULL,
     fingerprint text, folded bigint NOT NULL DEFAULT 0, generation bigint NOT NULL DEFAULT 0,
+    ann boolean NOT NULL DEFAULT false,
     PRIMARY KEY (owner, scope, model)
 );
 CREATE TABLE IF NOT EXISTS idx1_docs (
@@ -49,6 +53,7 @@ CREATE TABLE IF NOT EXISTS idx1_docs (
     created text, updated text, tags jsonb NOT NULL, related_files jsonb NOT NULL,
     description text NOT NULL, session text, scripts text NOT NULL, zh boolean NOT NULL,
     body text NOT NULL, length integer NOT NULL, vec vector, ctx vector,
+    ann boolean NOT NULL DEFAULT false,
     PRIMARY KEY (owner, scope, model, name), UNIQUE (id)
 );
 CREATE INDEX IF NOT EXISTS idx1_docs_session ON idx1_docs (owner, scope, model, session);
@@ -115,7 +120,7 @@ def ensure_hnsw(conn: Connection[tuple[object, ...]], model: str, dim: int) -> N
             conn.execute(
                 sql.SQL(
                     "CREATE INDEX IF NOT EXISTS {name} ON idx1_docs USING hnsw "
-                    "(({column}::vector({dim})) vector_cosine_ops) WHERE model = {model}"
+                    "(({column}::vector({dim})) vector_cosine_ops) WHERE model = {model} AND ann"
                 ).format(
                     name=sql.Identifier(hnsw_name(model, column)),
                     column=sql.Identifier(column),

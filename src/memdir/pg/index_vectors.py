@@ -116,7 +116,7 @@ class Candidates:
     def nearest(
         self,
         conn: Connection[Any],
-        count: int,
+        ann: bool,
         query_vector: np.ndarray[Any, Any],
         k: int,
         *,
@@ -127,8 +127,9 @@ class Candidates:
         chinese: bool,
     ) -> tuple[dict[str, Near], set[str]]:
         """The answer of ``ports.Index.nearest`` and the names among its rows that have a
-        context vector."""
-        if k < 1 or count == 0:
+        context vector. ``ann``: the scope's rows are in the HNSW indexes (it holds more than
+        ``exact_limit`` memories)."""
+        if k < 1:
             return {}, set()
         q = np.asarray(query_vector, dtype=np.float32)
         also = [n for n in also]
@@ -137,16 +138,23 @@ class Candidates:
             "c": float(context), "also": also,
         }  # fmt: skip
         small_within = within is not None and len(within) <= self.exact_limit
-        if small_within or count <= self.exact_limit:
-            names = self._exact(conn, params, k, within, means, chinese)
+        if small_within or not ann:
+            rows = self._exact(conn, params, k, within, means, chinese)
+            names = [r[0] for r in rows]
         else:
-            names = self._ann(conn, params, k, means, chinese)
-        rows = conn.execute(
-            f"SELECT name, vec, ctx, zh FROM idx1_docs WHERE {self._where()} "
-            "AND (name = ANY(%(names)s) OR name = ANY(%(also)s)) ORDER BY id",
-            {**params, "names": names},
-            binary=True,
-        ).fetchall()
+            if within is not None:  # a large ``within``: filtered during the graph walk
+                params["within"] = list(within)
+            rows, names = [], self._ann(conn, params, k, means, chinese)
+        have = {r[0] for r in rows}
+        wanted = [n for n in names if n not in have] + [n for n in also if n not in have]
+        if wanted:
+            rows += conn.execute(
+                f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {self._where()} "
+                "AND name = ANY(%(names)s)",
+                {**params, "names": wanted},
+                binary=True,
+            ).fetchall()
+        rows.sort(key=lambda r: r[4])  # the matrix's row order: the docs' (SqliteIndex: rowid)
         return self._rank(rows, q, k, within, also, context, means, chinese)
 
     def _exact(
@@ -157,8 +165,9 @@ class Candidates:
         within: Collection[str] | None,
         means: Means | None,
         chinese: bool,
-    ) -> list[str]:
-        """The best ``k`` + a margin by the whole formula, computed in SQL for every row."""
+    ) -> list[tuple[Any, ...]]:
+        """The rows (name, vec, ctx, zh, id) of the best ``k`` + a margin by the whole formula,
+        computed in SQL for every row."""
         if means is not None:
             params.update(_centring(params["q"], means, chinese))
         limit = 2 * k + 16
@@ -167,10 +176,10 @@ class Candidates:
             where += " AND name = ANY(%(within)s)"
             params["within"] = list(within)
         query = (
-            f"SELECT name FROM idx1_docs WHERE {where} "
+            f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {where} "
             f"ORDER BY {_score_sql(means is not None, chinese)} DESC, id LIMIT {limit}"
         )
-        return [r[0] for r in conn.execute(query, params)]
+        return conn.execute(query, params, binary=True).fetchall()
 
     def _ann(
         self,
@@ -193,10 +202,11 @@ class Candidates:
             for column in columns:
                 query = sql.SQL(
                     "SELECT name FROM idx1_docs WHERE owner = %(owner)s AND scope = %(scope)s "
-                    "AND model = {model} AND {col} IS NOT NULL "
+                    "AND model = {model} AND ann AND {col} IS NOT NULL {within}"
                     "ORDER BY {col}::vector({dim}) <=> %(d)s::vector({dim}) LIMIT {n}"
                 ).format(
                     model=sql.Literal(self.model),  # a literal: the partial index's predicate
+                    within=sql.SQL("AND name = ANY(%(within)s) " if "within" in params else ""),
                     col=sql.Identifier(column),
                     dim=sql.Literal(self.dim),
                     n=sql.Literal(wanted),
