@@ -198,6 +198,17 @@ class PgRecallLog:
                     "INSERT INTO recalls (owner, scope, entry) VALUES (%s, %s, %s)", rows
                 )
 
+    def marker(self) -> int:
+        """A cheap value that moves whenever an entry is added (the newest row's position):
+        the index reads the log only when it moved."""
+        with self.db.cursor() as cur:
+            cur.execute(
+                "SELECT coalesce(max(seq), 0) FROM recalls WHERE owner = %s AND scope = %s",
+                self._key,
+            )
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
+
     def lines(self) -> list[str]:
         with self.db.cursor() as cur:
             cur.execute(
