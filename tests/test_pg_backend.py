@@ -334,6 +334,8 @@ def test_a_server_stopped_mid_session(private_server: tuple[Path, str]) -> None:
         mem.remember("Written while it was down", type="project")
     assert "app@" in str(caught.value) and "/mem" in str(caught.value)
     assert APP_PASSWORD not in str(caught.value)
+    with pytest.raises(StorageUnavailableError, match="cannot be reached"):
+        mem.list()  # a read too, on a fresh connection attempt
     get_server(pgdata, cleanup_mode="stop")  # back up: the same data directory
     assert [r.statement for r in mem.list()] == ["Written while the server was up"]
 
