@@ -21,7 +21,7 @@ from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 from memdir import Memory
 from memdir.backends import open_backend
 from memdir.cli import main
-from memdir.errors import ConfigError, StorageUnavailableError
+from memdir.errors import ConfigError, MemdirError, StorageUnavailableError
 from memdir.pg.backend import PostgresBackend
 from memdir.pg.schema import MIGRATIONS, Migration, applied, migrate
 from memdir.portable.archive import pack, read_archive
@@ -105,12 +105,76 @@ def test_the_everyday_commands_through_the_cli(
     assert APP_PASSWORD not in capsys.readouterr().err
 
 
+def test_recall_without_pgvector_says_who_must_install_it(
+    pg_dsn: str,  # noqa: F811
+    pg_app_role: str,  # noqa: F811
+) -> None:
+    database = urlsplit(pg_dsn).path.lstrip("/")
+    with psycopg.connect(pg_dsn, autocommit=True) as conn:  # a database without the extension
+        conn.execute(f'ALTER DATABASE "{database}" OWNER TO {pg_app_role}')
+        conn.execute(f"ALTER SCHEMA public OWNER TO {pg_app_role}")
+    mem = _pg(as_role(pg_dsn, pg_app_role, APP_PASSWORD), embedder="hashing")
+    mem.remember("Stored without the index", type="project")
+    with pytest.raises(ConfigError, match=r"pgvector is not installed.*CREATE EXTENSION vector"):
+        mem.recall("stored")
+    assert [r.statement for r in mem.list()] == ["Stored without the index"]
+
+
 def test_memory_md_features_say_they_need_the_file_backend(pg_app_dsn: str) -> None:  # noqa: F811
     mem = _pg(pg_app_dsn)
     mem.remember("Releases are tagged on Fridays", type="project")
     with pytest.raises(ConfigError, match="sleep works on the file backend only"):
         mem.sleep(dry_run=True, offline=True)
     assert len(mem.list()) == 1  # nothing lost
+
+
+def test_the_backend_implements_the_ports(pg_app_dsn: str, sandbox: Path) -> None:  # noqa: F811
+    from memdir import ports
+    from memdir.backends import backend_names
+    from memdir.providers.embeddings import get_embedder
+
+    assert "postgresql" in backend_names()
+    backend = open_backend(pg_app_dsn, owner="alice")
+    assert isinstance(backend, ports.Backend)
+    store = backend.store("user", home=sandbox / "home", project_root=None)
+    assert store is not None and isinstance(store, ports.Store)
+    assert isinstance(backend.changes(store), ports.ChangeLog)
+    assert isinstance(backend.recalls(store), ports.RecallLog)
+    assert isinstance(backend.index(store, get_embedder("hashing")), ports.Index)
+    assert backend.store("project", home=sandbox / "home", project_root=None) is None
+    with pytest.raises(ConfigError, match="needs a DSN"):
+        open_backend("postgresql")
+
+
+def test_concurrent_writers_of_one_scope_make_no_twins(pg_app_dsn: str) -> None:  # noqa: F811
+    """Two facades (as two servers would have) remember at once: the lookup and the write are
+    one step under the scope's advisory lock, so the same statement is stored once."""
+    import threading
+
+    start = threading.Barrier(2)
+    names: list[str] = []
+    errors: list[MemdirError] = []
+
+    def writer(n: int) -> None:
+        try:
+            mem = _pg(pg_app_dsn)
+            start.wait()
+            for i in range(5):
+                mem.remember(f"Writer {n} fact {i}", type="project")
+                names.append(mem.remember("Both writers know this", type="project").name)
+        except MemdirError as exc:  # reported below, on the test's thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=writer, args=(n,)) for n in (1, 2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    listed = _pg(pg_app_dsn).list()
+    assert len(listed) == 11 and len(set(names)) == 1
+    creates = [c for c in _pg(pg_app_dsn).history() if c.op == "create"]
+    assert len(creates) == 11  # one change per memory, none lost
 
 
 # -- configuration ---------------------------------------------------------------------------
@@ -270,6 +334,8 @@ def test_a_server_stopped_mid_session(private_server: tuple[Path, str]) -> None:
         mem.remember("Written while it was down", type="project")
     assert "app@" in str(caught.value) and "/mem" in str(caught.value)
     assert APP_PASSWORD not in str(caught.value)
+    with pytest.raises(StorageUnavailableError, match="cannot be reached"):
+        mem.list()  # a read too, on a fresh connection attempt
     get_server(pgdata, cleanup_mode="stop")  # back up: the same data directory
     assert [r.statement for r in mem.list()] == ["Written while the server was up"]
 

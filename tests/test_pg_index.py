@@ -164,6 +164,7 @@ def embedder() -> Embedder:
 def pair(store: FileStore, embedder: Embedder, pg_dsn: str) -> Iterator[tuple[Index, PgIndex]]:  # noqa: F811
     sqlite = SqliteIndex(store, embedder)
     pg = PgIndex(pg_dsn, store, embedder, owner="alice", scope="project")
+    pg.recalls = FileRecallLog(store)  # what SqliteIndex folds use counts from
     sqlite.sync()
     pg.sync()
     yield sqlite, pg
@@ -378,7 +379,9 @@ class _PgOverFiles(FileBackend):
         self.dsn = dsn
 
     def index(self, store: Store, embedder: Any) -> Index:
-        return PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index = PgIndex(self.dsn, store, embedder, owner="contract", scope="project")
+        index.recalls = self.recalls(store)
+        return index
 
 
 @pytest.fixture
@@ -418,3 +421,8 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
             for centre in (None, means):
                 args = {"context": context, "means": centre, "chinese": False}
                 _same_near(sqlite.nearest(qvec, 3, **args), pg.nearest(qvec, 3, **args))
+                some = {"cafe", "deploy", "tea-db", "backup", "secrets"}  # filtered in the walk
+                _same_near(
+                    sqlite.nearest(qvec, 2, within=some, **args),
+                    pg.nearest(qvec, 2, within=some, **args),
+                )

@@ -9,6 +9,10 @@ The file backend: each scope is a directory (``paths.scope_dirs``) holding the m
 (``files.FileStore``), the change log and objects (``history.ChangeLog``), the recall log
 (``files.recall_log.FileRecallLog``) and the derived SQLite index (``index.sqlite.SqliteIndex``).
 Only this module and the file backend's own modules know those directories exist.
+
+A DSN names its backend by its scheme and reaches the factory whole: ``postgresql://…`` opens
+``pg.backend.PostgresBackend`` (imported only then: psycopg is the ``postgres`` extra), with
+``owner=`` for whose memories (the CLI: ``$MEMDIR_USER``; REST: the API key's user).
 """
 
 from __future__ import annotations

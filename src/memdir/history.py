@@ -34,9 +34,11 @@ __all__ = [
     "ChangeLog",
     "append_jsonl",
     "atomic_write",
+    "change_line",
     "crash_point",
     "fsync_dir",
     "inside",
+    "new_change",
     "read_jsonl",
 ]
 
@@ -224,6 +226,22 @@ class Change:
         return cls(**fields)
 
 
+def new_change(scope: str, **fields: Any) -> Change:
+    """A new change of ``scope`` (a fresh id, the time now) with ``fields`` (op, name, actor,
+    source, before, after, and the optional ones): what every change log appends."""
+    stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    return Change(id=uuid.uuid4().hex[:12], time=stamp, scope=scope, **fields)
+
+
+def change_line(change: Change) -> dict[str, Any]:
+    """``change`` as its log line holds it: only renames carry ``renamed_from`` (every other
+    line stays as it was before renames were logged)."""
+    line = change.to_dict()
+    if change.renamed_from is None:
+        del line["renamed_from"]
+    return line
+
+
 class ChangeLog:
     """Append-only change log plus the object store that makes undo exact."""
 
@@ -274,26 +292,12 @@ class ChangeLog:
         path: str | None = None,
     ) -> Change:
         """Write one entry; the caller holds the scope's lock."""
-        change = Change(
-            id=uuid.uuid4().hex[:12],
-            time=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            op=op,
-            name=name,
-            scope=self.dirs.scope,
-            actor=actor,
-            source=source,
-            before=before,
-            after=after,
-            reason=reason,
-            undoes=undoes,
-            renamed_from=renamed_from,
-            run=run,
+        change = new_change(
+            self.dirs.scope, op=op, name=name, actor=actor, source=source, before=before,
+            after=after, reason=reason, undoes=undoes, renamed_from=renamed_from, run=run,
             path=path,
-        )
-        line = change.to_dict()
-        if renamed_from is None:
-            del line["renamed_from"]  # only renames carry it: other lines stay as they were
-        append_jsonl(inside(self.dirs.memory, self.dirs.changes), line)
+        )  # fmt: skip
+        append_jsonl(inside(self.dirs.memory, self.dirs.changes), change_line(change))
         return change
 
     def last(self) -> Change | None:

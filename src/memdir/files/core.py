@@ -37,7 +37,7 @@ from ..records import (
 from .lock import fair_lock
 from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
 
-__all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore"]
+__all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
 MAX_FILE_BYTES = 1024 * 1024
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
@@ -53,6 +53,18 @@ class Problem:
 
     def to_dict(self) -> dict[str, str]:
         return {"path": str(self.path), "reason": self.reason, "severity": self.severity}
+
+
+def new_memory(
+    name: str, meta: Mapping[str, Any], statement: str, why: str | None, how: str | None
+) -> tuple[bytes, dict[str, Any]]:
+    """The bytes of a new memory ``name`` (``created``/``updated`` now unless ``meta`` says)
+    and the frontmatter they hold, keys in ``FIELD_ORDER`` first: what every backend writes."""
+    stamp = now_iso()
+    fields: dict[str, Any] = {"name": name, "created": stamp, "updated": stamp, **meta}
+    ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
+    ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
+    return render_new(ordered, compose_body(statement, why, how)), ordered
 
 
 def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRecord:
@@ -518,11 +530,7 @@ class StoreCore:
                     self._taken.add(name.lower())
             else:
                 name = self._unique_name(check_name(base_name))
-            stamp = now_iso()
-            fields: dict[str, Any] = {"name": name, "created": stamp, "updated": stamp, **meta}
-            ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
-            ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
-            data = render_new(ordered, compose_body(statement, why, how_to_apply))
+            data, ordered = new_memory(name, meta, statement, why, how_to_apply)
             path = self.path_for(name)
             change = self._commit(
                 path,

@@ -64,6 +64,7 @@ class PostgresBackend:
             self.db.close()
             raise
         schema.check(conn)
+        self._vector_checked = False
 
     @property
     def where(self) -> str:
@@ -84,7 +85,28 @@ class PostgresBackend:
         from .index import PgIndex
 
         pg = _pg(store)
+        self._check_vector()
         return PgIndex(self.db.dsn, pg, embedder, owner=self.db.owner, scope=pg.scope_id)
+
+    def _check_vector(self) -> None:
+        """pgvector must be installed for the index; only a superuser can install it, so say
+        who must do what instead of failing on the index's first sync."""
+        if self._vector_checked:
+            return
+        with self.db.cursor() as cur:
+            cur.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'")
+            installed = cur.fetchone() is not None
+            if not installed:
+                cur.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'")
+                available = cur.fetchone() is not None
+        if not installed:
+            where = "is not installed in" if available else "is not available on the server of"
+            raise ConfigError(
+                f"pgvector {where} {self.db.where}, and memdir's search index needs it: a "
+                "database superuser runs CREATE EXTENSION vector in that database once "
+                "(docs/postgres.md); memories are stored and listed without it"
+            )
+        self._vector_checked = True
 
     def changes(self, store: Store) -> ChangeLog:
         return _pg(store).log

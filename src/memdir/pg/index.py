@@ -15,7 +15,7 @@ over the same store with the same embedder:
 ``sync()`` compares ``store.fingerprint()`` with the one the rows were built from; when it moved
 it reads the store, rewrites the rows of the memories whose content hash changed (and the
 session documents and context vectors of their sessions), embeds only texts the embedding cache
-lacks, all in one transaction under an advisory lock per (owner, scope, embedder), so two
+lacks, all in one transaction under an advisory lock per (owner, scope), so two
 processes never sync one index at once and a sync cut short leaves the previous rows.
 
 Every statement runs as the connection's role with ``memdir.owner`` set to ``owner``: row-level
@@ -33,8 +33,6 @@ import numpy as np
 import psycopg
 from psycopg.rows import dict_row
 
-from ..files import FileStore
-from ..files.recall_log import FileRecallLog
 from ..index import contexts
 from ..index.sqlite import SyncReport, embed_text
 from ..index.text import cjk_bigrams
@@ -58,14 +56,10 @@ def _scoped(alias: str) -> str:
 
 
 def recall_log_of(store: Store) -> RecallLog | None:
-    """The recall log of ``store``'s scope: the store's own ``recalls`` when it has one (the
-    PostgreSQL store), the file backend's for a ``FileStore``, else none (no use counts)."""
+    """The recall log of ``store``'s scope when the store offers it (``store.recalls``);
+    otherwise whoever opens the index sets ``PgIndex.recalls`` (none: no use counts)."""
     log = getattr(store, "recalls", None)
-    if isinstance(log, RecallLog):
-        return log
-    if isinstance(store, FileStore):
-        return FileRecallLog(store)
-    return None
+    return log if isinstance(log, RecallLog) else None
 
 
 def _bulk_insert(
@@ -173,14 +167,13 @@ class PgIndex:
         return f"{SCHEMA}|{self.model}|{fingerprint}|{generation}"
 
     def _recall_marker(self) -> object:
-        """A cheap value that moves when the recall log grows (the file's size for the file
-        backend); ``None`` when there is none, and the log is read on every sync."""
-        if isinstance(self.store, FileStore):
-            try:
-                return self.store.dirs.recalls.stat().st_size
-            except FileNotFoundError:
-                return 0
-        return None
+        """A cheap value that moves when the recall log grows: the log's own ``marker()`` when
+        it has one; ``None`` otherwise, and the log is read on every sync. Without a log,
+        nothing ever moves."""
+        if self.recalls is None:
+            return 0
+        marker = getattr(self.recalls, "marker", None)
+        return marker() if callable(marker) else None
 
     # -- sync ----------------------------------------------------------------------------
     def sync(self, progress: Progress | None = None) -> SyncReport:
@@ -563,7 +556,9 @@ class PgIndex:
         params = self._params(limit=limit)
         params.update({f"p{i}": list(p) for i, p in enumerate(found)})
         with self._lock:
-            rows = self._connect().execute(index_text.bm25_sql(kind, len(found)), params)
+            rows = self._connect().execute(
+                index_text.bm25_sql(kind, [len(p) for p in found]), params
+            )
             return {str(label): float(score) for label, score in rows}
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:

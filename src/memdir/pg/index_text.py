@@ -97,26 +97,39 @@ def phrases(terms: Sequence[str]) -> list[tuple[str, ...]]:
     return [p for p in map(_phrase, terms) if p]
 
 
-def bm25_sql(kind: str, count: int) -> sql.Composed:
-    """The BM25 query of ``count`` phrases over documents of ``kind`` (``d``: memories in
-    ``idx1_docs``, labelled by name; ``s``: sessions in ``idx1_sessions``). Parameters, in order:
-    owner, scope, model (the documents), then per phrase its tokens as a text array, then the
-    limit. The best ``limit`` documents by score, ties by age (the older row first)."""
+def bm25_sql(kind: str, sizes: Sequence[int]) -> sql.Composed:
+    """The BM25 query of phrases of ``sizes`` tokens over documents of ``kind`` (``d``:
+    memories in ``idx1_docs``, labelled by name; ``s``: sessions in ``idx1_sessions``).
+    Parameters: owner, scope, model (the documents), ``p<i>`` each phrase's tokens as a text
+    array, the limit. The best ``limit`` documents by score, ties by age (the older row
+    first)."""
     table, label = ("idx1_docs", "name") if kind == "d" else ("idx1_sessions", "session")
     scope = "owner = %(owner)s AND scope = %(scope)s AND model = %(model)s"
     parts = []
-    for i in range(count):
+    for i, size in enumerate(sizes):
+        if size == 1:  # a one-token phrase occurs as often as its token
+            parts.append(
+                sql.SQL(
+                    "SELECT {i} AS i, t.doc, t.tf::float8 AS f FROM idx1_terms t "
+                    "WHERE t.{scope_t} AND t.kind = {kind} AND t.term = (%(p{i})s::text[])[1]"
+                ).format(
+                    i=sql.Literal(i),
+                    kind=sql.Literal(kind),
+                    scope_t=sql.SQL(scope.replace(" AND ", " AND t.")),
+                )
+            )
+            continue
         # occurrences of phrase i: where its first token stands, each next token follows
         parts.append(
             sql.SQL(
                 "SELECT {i} AS i, t.doc, count(*)::float8 AS f FROM idx1_terms t "
                 "CROSS JOIN LATERAL unnest(t.pos) AS x(p) "
                 "WHERE t.{scope_t} AND t.kind = {kind} AND t.term = (%(p{i})s::text[])[1] "
-                "AND (cardinality(%(p{i})s::text[]) = 1 OR NOT EXISTS ("
+                "AND NOT EXISTS ("
                 "SELECT 1 FROM generate_subscripts(%(p{i})s::text[], 1) AS j(k) WHERE k > 1 "
                 "AND NOT EXISTS (SELECT 1 FROM idx1_terms u WHERE u.{scope_u} "
                 "AND u.kind = {kind} AND u.term = (%(p{i})s::text[])[k] AND u.doc = t.doc "
-                "AND x.p + k - 1 = ANY(u.pos)))) GROUP BY t.doc"
+                "AND x.p + k - 1 = ANY(u.pos))) GROUP BY t.doc"
             ).format(
                 i=sql.Literal(i),
                 kind=sql.Literal(kind),

@@ -142,6 +142,8 @@ class Candidates:
             rows = self._exact(conn, params, k, within, means, chinese)
             names = [r[0] for r in rows]
         else:
+            if within is not None:  # a large ``within``: filtered during the graph walk
+                params["within"] = list(within)
             rows, names = [], self._ann(conn, params, k, means, chinese)
         have = {r[0] for r in rows}
         wanted = [n for n in names if n not in have] + [n for n in also if n not in have]
@@ -200,10 +202,11 @@ class Candidates:
             for column in columns:
                 query = sql.SQL(
                     "SELECT name FROM idx1_docs WHERE owner = %(owner)s AND scope = %(scope)s "
-                    "AND model = {model} AND ann AND {col} IS NOT NULL "
+                    "AND model = {model} AND ann AND {col} IS NOT NULL {within}"
                     "ORDER BY {col}::vector({dim}) <=> %(d)s::vector({dim}) LIMIT {n}"
                 ).format(
                     model=sql.Literal(self.model),  # a literal: the partial index's predicate
+                    within=sql.SQL("AND name = ANY(%(within)s) " if "within" in params else ""),
                     col=sql.Identifier(column),
                     dim=sql.Literal(self.dim),
                     n=sql.Literal(wanted),

@@ -11,26 +11,21 @@ written once: undo is exact.
 from __future__ import annotations
 
 import json
-import uuid
 from collections.abc import Iterator, Mapping
-from datetime import UTC, datetime
 from typing import Any
 
 from ..errors import AmbiguousError, NotFoundError, ValidationError
-from ..history import Change
+from ..history import Change, change_line, new_change
 from ..paths import Scope
 from .connect import Database
 
-__all__ = ["PgChangeLog", "PgRecallLog", "change_line"]
+__all__ = ["PgChangeLog", "PgRecallLog"]
 
 
-def change_line(change: Change) -> str:
-    """``change`` as the file backend's log line (no newline): only renames carry
-    ``renamed_from``, and the JSON is compact, non-ASCII kept."""
-    data = change.to_dict()
-    if change.renamed_from is None:
-        del data["renamed_from"]
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+def _line(change: Change) -> str:
+    """``change`` as the file backend's log line, without its newline (``append_jsonl``'s
+    compact JSON, non-ASCII kept)."""
+    return json.dumps(change_line(change), ensure_ascii=False, separators=(",", ":"))
 
 
 def _change(line: str) -> Change | None:
@@ -109,23 +104,12 @@ class PgChangeLog:
         path: str | None = None,
     ) -> Change:
         """Record one change (in the caller's transaction when one is open)."""
-        change = Change(
-            id=uuid.uuid4().hex[:12],
-            time=datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            op=op,
-            name=name,
-            scope=self.scope,
-            actor=actor,
-            source=source,
-            before=before,
-            after=after,
-            reason=reason,
-            undoes=undoes,
-            renamed_from=renamed_from,
-            run=run,
+        change = new_change(
+            self.scope, op=op, name=name, actor=actor, source=source, before=before,
+            after=after, reason=reason, undoes=undoes, renamed_from=renamed_from, run=run,
             path=path,
-        )
-        self.append_lines([change_line(change)])
+        )  # fmt: skip
+        self.append_lines([_line(change)])
         return change
 
     def append_lines(self, lines: list[str]) -> None:
@@ -213,6 +197,17 @@ class PgRecallLog:
                 cur.executemany(
                     "INSERT INTO recalls (owner, scope, entry) VALUES (%s, %s, %s)", rows
                 )
+
+    def marker(self) -> int:
+        """A cheap value that moves whenever an entry is added (the newest row's position):
+        the index reads the log only when it moved."""
+        with self.db.cursor() as cur:
+            cur.execute(
+                "SELECT coalesce(max(seq), 0) FROM recalls WHERE owner = %s AND scope = %s",
+                self._key,
+            )
+            row = cur.fetchone()
+        return int(row[0]) if row else 0
 
     def lines(self) -> list[str]:
         with self.db.cursor() as cur:

@@ -24,19 +24,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record
+from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record, new_memory
 from ..history import Change
 from ..markdown import (
     FormatError,
-    compose_body,
     content_hash,
     parse,
-    render_new,
     set_body_parts,
     set_fields,
 )
 from ..paths import Scope, ScopeDirs
-from ..records import FIELD_ORDER, MemoryRecord, check_name, check_text, now_iso
+from ..records import MemoryRecord, check_name, check_text, now_iso
 from .connect import Database
 from .logs import PgChangeLog, PgRecallLog
 
@@ -83,6 +81,10 @@ class PgStore:
         self.log: PgChangeLog = log or PgChangeLog(db, scope, scope_id)
         self._key = (db.owner, scope_id)
         self._dirs = ScopeDirs(scope, Path("/memories") / scope)  # for records: scope only
+        # parsed records by name, with the hash they were parsed at: a scan fetches every
+        # name and hash, and the bytes only of what changed since (remember's near-duplicate
+        # check scans the scope on every write)
+        self._parsed: dict[str, tuple[str, MemoryRecord | BadFileError]] = {}
 
     @property
     def recalls(self) -> PgRecallLog:
@@ -151,13 +153,40 @@ class PgStore:
         return sorted(found)
 
     def scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
+        with self.db.cursor() as cur:
+            cur.execute(
+                "SELECT name, hash FROM memories WHERE owner = %s AND scope = %s AND archived = %s",
+                (*self._key, self.is_archive),
+            )
+            listing = sorted((str(n), str(h)) for n, h in cur.fetchall())
+        stale = [n for n, h in listing if self._parsed.get(n, ("",))[0] != h]
+        if stale:
+            with self.db.cursor() as cur:
+                cur.execute(
+                    "SELECT name, data, hash FROM memories WHERE owner = %s AND scope = %s "
+                    "AND archived = %s AND name = ANY(%s)",
+                    (*self._key, self.is_archive, stale),
+                )
+                for name, data, digest in cur.fetchall():
+                    try:
+                        parsed: MemoryRecord | BadFileError = self._parse(
+                            str(name), bytes(data), str(digest), self.is_archive
+                        )
+                    except BadFileError as exc:
+                        parsed = exc
+                    self._parsed[str(name)] = (str(digest), parsed)
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
-        for name, data, digest in self.rows():
-            try:
-                records.append(self._parse(name, data, digest, self.is_archive))
-            except BadFileError as exc:
-                problems.append(Problem(exc.path, exc.reason))
+        for name, digest in listing:
+            got = self._parsed.get(name)
+            if got is None or got[0] != digest:
+                continue  # changed between the two queries: the next scan has it
+            if isinstance(got[1], BadFileError):
+                problems.append(Problem(got[1].path, got[1].reason))
+            else:
+                records.append(got[1])
+        for gone in set(self._parsed) - {n for n, _ in listing}:
+            del self._parsed[gone]
         return records, problems
 
     def unreadable(self) -> list[Problem]:
@@ -339,11 +368,7 @@ class PgStore:
                     raise self._taken_error(name, "update it, or choose another name")
             else:
                 name = self._unique_name(check_name(base_name))
-            stamp = now_iso()
-            fields: dict[str, Any] = {"name": name, "created": stamp, "updated": stamp, **meta}
-            ordered = {k: fields[k] for k in FIELD_ORDER if fields.get(k) is not None}
-            ordered.update({k: v for k, v in fields.items() if k not in FIELD_ORDER})
-            data = render_new(ordered, compose_body(statement, why, how_to_apply))
+            data, ordered = new_memory(name, meta, statement, why, how_to_apply)
             change = self._commit(
                 _At(name), data, op="create", actor=actor, source=ordered.get("source"),
                 before=None, reason=reason,
