@@ -162,13 +162,14 @@ def serve(
         return
     import uvicorn
 
-    from ..backends import open_backend
     from ..keys import default_data_dir
+    from ..memory import Memory
 
-    if backend:
-        open_backend(backend)  # an unknown name fails here, once, not on every request
+    data = data_dir or default_data_dir()
+    if backend:  # an unknown name fails here, once, not on every request (nothing is opened)
+        Memory(home=data, backend=backend)
     options = {
-        "data": str(data_dir or default_data_dir()),
+        "data": str(data),
         "max_body": max_body,
         "backend": backend,
         "threads": threads,

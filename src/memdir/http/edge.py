@@ -97,11 +97,14 @@ async def on_unavailable(request: Request, exc: Exception) -> JSONResponse:
     (a write either lands whole or not at all), so the client may simply retry. The message
     names the kind of failure, never a path or a DSN (the server log has the details)."""
     assert isinstance(exc, UNAVAILABLE)
+    retry = f"retry in {RETRY_AFTER_S} s"
+    if isinstance(exc, MemdirError):  # a backend's own message: it names the host, no secret
+        return _error(503, "unavailable", f"{exc}; nothing was written: {retry}")
     return _error(
         503,
         "unavailable",
         f"the memory store could not be reached ({type(exc).__name__}); nothing was written: "
-        f"retry in {RETRY_AFTER_S} s (the server log has the details)",
+        f"{retry} (the server log has the details)",
     )
 
 

@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
+from .. import errors
 from ..memory import Memory
 
 __all__ = ["UNAVAILABLE", "Pool", "Users"]
@@ -55,6 +56,11 @@ def _unavailable() -> tuple[type[Exception], ...]:
     read, a full or read-only disk), SQLite failing to open or write its file, and — when the
     PostgreSQL driver is installed — a connection that failed or dropped."""
     kinds: list[type[Exception]] = [OSError, sqlite3.OperationalError]
+    # a database backend's own "cannot be reached" (helper pg's branch adds it to errors.py;
+    # once merged this is a plain import)
+    declared = getattr(errors, "StorageUnavailableError", None)
+    if isinstance(declared, type) and issubclass(declared, Exception):
+        kinds.append(declared)
     try:
         import psycopg
 
