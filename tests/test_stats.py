@@ -181,7 +181,8 @@ def test_the_funnel_of_the_cross_session_behaviour_suite(mem: Memory) -> None:
     }
     writes = {s["scope"]: s["writes"] for s in data["scopes"]}
     assert writes["user"] == {"extraction": 2}  # the preference, then its update
-    assert writes["project"] == {"extraction": 1, "tool": 1}  # the fact; the tool's delete
+    # the fact, asked for in so many words ("Remember that …"): the person's; the tool's delete
+    assert writes["project"] == {"person": 1, "tool": 1}
 
 
 # -- the web page -------------------------------------------------------------------------

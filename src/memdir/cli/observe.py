@@ -62,7 +62,7 @@ def _funnel_line(funnel: dict[str, int]) -> str:
     return (
         f"{funnel['turns']} turn(s): seen {funnel['seen']} → chosen {funnel['chosen']} → "
         f"read {funnel['read']} → used {funnel['used']} "
-        f"(answered from recalled context: {funnel['used_from_context']})"
+        f"(answered from context: {funnel['used_from_context']})"
     )
 
 

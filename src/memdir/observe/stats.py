@@ -12,7 +12,8 @@ no index), oldest first.
 
 **Writes by source** come from the change log's ``actor``: ``user`` and ``api`` (the web page
 and REST write as the person) are the *person*; ``agent`` the *tool* (the agent loop and MCP);
-``extractor`` *extraction*; ``sleep``; ``import``; ``sync``; anything else is listed as it is.
+``extractor`` *extraction* (but an explicit request it stored at once — "remember that …" — is
+the *person*'s); ``sleep``; ``import``; ``sync``; anything else is listed as it is.
 **Refusals** are ``refuse`` changes, by the first kind their reason names: the guard's
 ``KINDS``, ``secret`` (nothing left once the secret is cut), ``external`` (tool output as the
 person's words), ``injection``, or ``other``. **Hit rate**: the share of
@@ -42,6 +43,7 @@ __all__ = [
     "Stats",
     "compute_stats",
     "parse_since",
+    "source_of",
     "state_of",
 ]
 
@@ -86,6 +88,14 @@ def parse_since(value: str | None, *, now: datetime | None = None) -> datetime |
 
 def _stamp(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def source_of(change: Change) -> str:
+    """Who a write came from (see the module docstring): an explicit request ("remember that
+    …") is stored by the extractor's hot path, but it is the person's."""
+    if change.actor == "extractor" and (change.reason or "").startswith("explicit request"):
+        return "person"
+    return SOURCES.get(change.actor, change.actor)
 
 
 def state_of(record: MemoryRecord, *, archived: bool) -> str:
@@ -178,7 +188,7 @@ def _scope_stats(data: ScopeInput, since: str | None, idle_from: str) -> ScopeSt
             row = table.setdefault(record.type, dict.fromkeys(STATES, 0))
             row[state_of(record, archived=archived)] += 1
     recent = [c for c in data.changes if since is None or c.time >= since]
-    writes = Counter(SOURCES.get(c.actor, c.actor) for c in recent if c.op != "refuse")
+    writes = Counter(source_of(c) for c in recent if c.op != "refuse")
     refusals = Counter(_refusal_kind(c.reason) for c in recent if c.op == "refuse")
     window = [e for e in data.recalls if since is None or str(e.get("time", "")) >= since]
     returned = [e.get("returned") for e in window]
