@@ -255,3 +255,25 @@ def test_turn_notes_read_decisions_procedures_and_what_was_done_in_both_language
     steps = "1. run the migrations 2. restart the workers"
     assert kinds(steps) == [("procedure", steps)]
     assert kinds("ok", "Done: the index is rebuilt.") == [("done", "Done: the index is rebuilt.")]
+
+
+def test_a_sleep_killed_in_the_middle_of_a_log_move_loses_nothing(mem: Memory) -> None:
+    import os
+
+    old = _old_log(mem, 45, "use pnpm workspaces", "s-old")
+    original = old.read_bytes()
+    packed = mem.store("project").dirs.archive / "log" / f"{old.name}.gz"
+    for point in ("log.written", "log.journalled"):
+        env = {**os.environ, "MEMDIR_TEST_CRASH": point}
+        killed = subprocess.run(
+            [sys.executable, *ENTRY, "sleep"], capture_output=True, text=True, env=env, check=False
+        )
+        assert killed.returncode == -9  # SIGKILL at that step of the move
+        # the log is still where it was, and the copy (if written) is the same bytes
+        assert old.read_bytes() == original
+        assert gzip.decompress(packed.read_bytes()) == original
+    finished = json.loads(cli("sleep", "--json").stdout)  # the next sleep finishes the move
+    assert finished["log_moves"] == 1 and not old.exists()
+    assert gzip.decompress(packed.read_bytes()) == original
+    cli("undo", finished["run"])
+    assert old.read_bytes() == original and not packed.exists()

@@ -23,6 +23,13 @@ one *turn* and yields ``AgentEvent``s for the frontend (``memdir chat`` prints t
 6. When the model answers without calling a tool the turn has ended: ``Memory.after_turn``
    queues the turn for extraction in the background, and ``turn_end`` carries the reply.
 
+**The working layer** (seeds 003/004, issue 22). Between 2 and 3, ``Memory.offer_for`` may add
+one ``[memdir]`` note after the message: skills for a task's first message, a question about a
+tentative memory that became relevant, memories of another stack set aside. After 6,
+``Memory.log_turn`` appends what the turn decided, did and learned to the daily log; ``close``
+ends the session's working layer (``Memory.end_session``: the log distilled into one line,
+promotion decided at once) before releasing the session.
+
 **Invariants.** Every message reaches the session file before the next step starts, so killing
 the process at any instant leaves a file that ``Memory.session(id)`` resumes with a valid chain
 (a call left without its result gets the "interrupted" result from ``chain.repair``). The message

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
-from ..history import append_jsonl, atomic_write, fsync_dir, inside, read_jsonl
+from ..history import append_jsonl, atomic_write, crash_point, fsync_dir, inside, read_jsonl
 from ..markdown import content_hash
 from .steps import Op, Step, iso
 
@@ -188,7 +188,9 @@ def _move(
             store.log.keep(content_hash(data), data)
     if target is not None and after is not None:
         _write(store, target, after)
+    crash_point("log.written")  # the crash tests: the copy is there, the log still too
     append_jsonl(inside(store.dirs.memory, _journal(store)), line)
+    crash_point("log.journalled")
     if source is not None and source != target:
         _remove(store, source)
     return line
