@@ -273,3 +273,46 @@ def test_mcp_history_of_a_path_or_an_unknown_name_is_an_error(mem: Memory) -> No
     (path_error, path_words), (unknown_error, unknown_words) = anyio.run(over_mcp)
     assert path_error and "is a path, not a memory name" in path_words
     assert unknown_error and "no memory named" in unknown_words
+
+
+# ------------------------------------------------------------- sleep's texts: redacted as well
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lifecycle/apply.py's _refused() asks writes.admit only for a verdict and "
+    "_apply_op then writes op.fields as the model wrote them: write admitted.parts (the "
+    "redacted texts) back into the op's fields before applying it (helper working owns "
+    "lifecycle/)",
+)
+def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory) -> None:
+    from datetime import UTC, datetime
+
+    from memdir.lifecycle.apply import apply_plan
+    from memdir.lifecycle.steps import Op, Plan, Step
+
+    a = mem.remember("The mirror is on GitHub.", type="project")
+    merged = Op(
+        kind="create",
+        scope="project",
+        name="mirror",
+        fields={
+            "description": "the mirror",
+            "type": "project",
+            "source": "inferred",
+            "statement": f"The mirror is on GitHub; CI pushes to it with {TOKEN}.",
+        },
+    )
+    gone = Op(
+        kind="archive",
+        scope="project",
+        name=a.name,
+        expect=a.content_hash,
+        fields={"archived": "2026-01-01T00:00:00Z", "merged_into": "mirror"},
+    )
+    plan = Plan(
+        now=datetime.now(UTC), steps=(Step("merge", "project", (a.name,), "same", (merged, gone)),)
+    )
+    apply_plan(plan, {"project": mem.store("project")}, run="sleep-test")
+    for record in mem.list():
+        assert TOKEN not in Path(record.path).read_text("utf-8"), record.name
