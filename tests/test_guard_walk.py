@@ -316,3 +316,37 @@ def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory)
     apply_plan(plan, {"project": mem.store("project")}, run="sleep-test")
     for record in mem.list():
         assert TOKEN not in Path(record.path).read_text("utf-8"), record.name
+
+
+# ------------------------------------------------------------- control codes in the fields
+
+
+@pytest.mark.parametrize("field", ["description", "why", "how_to_apply", "quote"])
+def test_a_control_code_in_a_field_is_refused_with_where_and_nothing_written(
+    mem: Memory, field: str
+) -> None:
+    """The body was checked; a field kept (escaped) in the frontmatter was not, and came back
+    with its escape code to every terminal and model that read it."""
+    from memdir.errors import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        mem.remember("We use pnpm", type="user", **{field: "fine\x1b[8mhidden"})
+    message = str(caught.value)
+    assert "holds the control character \\x1b" in message and "remove it" in message
+    assert mem.list() == [] and mem.history() == []
+
+
+def test_rest_refuses_a_control_code_in_a_description_with_422(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from memdir.http import create_app
+
+    data, alice, _ = _two_users(tmp_path)
+    with TestClient(create_app(data)) as c:
+        r = c.post(
+            "/v1/memories",
+            json={"text": "We use pnpm", "type": "user", "description": "ok\x1b]0;x\x07"},
+            headers=alice,
+        )
+        assert r.status_code == 422 and "control character" in r.text, r.text
+        assert c.get("/v1/memories", headers=alice).json()["total"] == 0
