@@ -321,7 +321,7 @@ def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory)
 # ------------------------------------------------------------- control codes in the fields
 
 
-@pytest.mark.parametrize("field", ["description", "why", "how_to_apply", "quote"])
+@pytest.mark.parametrize("field", ["description", "why", "how_to_apply"])
 def test_a_control_code_in_a_field_is_refused_with_where_and_nothing_written(
     mem: Memory, field: str
 ) -> None:
@@ -334,6 +334,12 @@ def test_a_control_code_in_a_field_is_refused_with_where_and_nothing_written(
     message = str(caught.value)
     assert "holds the control character \\x1b" in message and "remove it" in message
     assert mem.list() == [] and mem.history() == []
+
+
+def test_a_control_code_in_a_quote_is_kept_escaped_so_the_fact_is_not_lost(mem: Memory) -> None:
+    record = mem.remember("We use pnpm", type="user", quote="we use \x1b[1mpnpm\x1b[0m")
+    assert record.quote == "we use \\x1b[1mpnpm\\x1b[0m"
+    assert "\x1b" not in Path(record.path).read_text("utf-8")
 
 
 def test_rest_refuses_a_control_code_in_a_description_with_422(tmp_path: Path) -> None:

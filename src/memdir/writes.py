@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .errors import RefusedError, ValidationError
 from .ports import Store
-from .records import check_text, text_problem
+from .records import check_text, escape_controls, text_problem
 
 __all__ = ["Admitted", "admit", "check_texts"]
 
@@ -43,7 +43,9 @@ def check_texts(parts: Mapping[str, str | None]) -> None:
         problem = text_problem(value) if value else None
         if problem is not None:
             raise ValidationError(f"the {key} {problem}")
-        if value and key != "file":  # a whole file is checked by the store, line by line
+        # a whole file is checked by the store, line by line; a quote is evidence, kept with
+        # its control codes shown escaped (``admit``) rather than losing the fact it supports
+        if value and key not in ("file", "quote"):
             check_text(value, f"the {key}")
 
 
@@ -86,6 +88,8 @@ def admit(
             verdict.reasons,
         )
     out = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
+    if out.get("quote"):
+        out["quote"] = escape_controls(out["quote"] or "")
     count = sum(guard.redact(v)[1] for v in texts)
     listed = {k: [guard.redact(v)[0] for v in vs] for k, vs in items.items()}
     return Admitted(out, count, listed)
