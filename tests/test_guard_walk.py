@@ -286,33 +286,12 @@ def test_mcp_history_of_a_path_or_an_unknown_name_is_an_error(mem: Memory) -> No
     "lifecycle/)",
 )
 def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory) -> None:
-    from datetime import UTC, datetime
-
     from memdir.lifecycle.apply import apply_plan
-    from memdir.lifecycle.steps import Op, Plan, Step
+    from test_injections import merge_plan
 
     a = mem.remember("The mirror is on GitHub.", type="project")
-    merged = Op(
-        kind="create",
-        scope="project",
-        name="mirror",
-        fields={
-            "description": "the mirror",
-            "type": "project",
-            "source": "inferred",
-            "statement": f"The mirror is on GitHub; CI pushes to it with {TOKEN}.",
-        },
-    )
-    gone = Op(
-        kind="archive",
-        scope="project",
-        name=a.name,
-        expect=a.content_hash,
-        fields={"archived": "2026-01-01T00:00:00Z", "merged_into": "mirror"},
-    )
-    plan = Plan(
-        now=datetime.now(UTC), steps=(Step("merge", "project", (a.name,), "same", (merged, gone)),)
-    )
+    said = f"The mirror is on GitHub; CI pushes to it with {TOKEN}."
+    plan = merge_plan(a, name="mirror", statement=said)
     apply_plan(plan, {"project": mem.store("project")}, run="sleep-test")
     for record in mem.list():
         assert TOKEN not in Path(record.path).read_text("utf-8"), record.name
