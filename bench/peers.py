@@ -45,6 +45,7 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import itertools  # noqa: E402
 import json  # noqa: E402
 import shutil  # noqa: E402
 import statistics  # noqa: E402
@@ -561,8 +562,8 @@ def main(argv: list[str]) -> int:
     run = Run(active, embedder, args.embedder, args.stores)
     out = args.out or (None if args.quick else RESULTS)
     sections: list[str] = []
-    parts = measure(run, args, data, convs, sizes, skip)
-    for part in [*parts, None]:  # the report is rewritten after every part: a crash keeps them
+    parts = itertools.chain(measure(run, args, data, convs, sizes, skip), [None])
+    for part in parts:  # lazily: the report is rewritten after every part, so a crash keeps them
         sections += part or []
         if part:
             print("\n\n".join(part), file=sys.stderr)
@@ -614,7 +615,8 @@ LATENCY_NOTE = (
     "`reindex` after the batch, outside the timings); mem0's `add(infer=False)` embeds "
     "(a round trip to the bench), BM25-encodes and inserts. *search*: the call's wall time "
     "inside the driver; for mem0 it includes the query embedding's round trip over the pipes, "
-    "given in the last column (memdir embeds in process, inside *search*). *CPU*: the "
+    "given in the last column (memdir embeds in process, inside *search*; its writes are "
+    "atomic and fsynced). *CPU*: the "
     "CPU time of the same call — the driver's, plus the bench's for a peer's embeddings — "
     "which a loaded machine moves far less than the wall time."
 )
