@@ -225,6 +225,5 @@ def test_importers_refuse_every_attack_and_keep_every_look_alike(
     assert report.refused == len(REFUSED) + len(bullets), [r["text"] for r in report.refusals]
     assert report.stored == len(KEPT) and len(mem.list()) == len(KEPT)
     assert all(r["reason"] for r in report.refusals)
-    assert sorted(r.name for r in mem.list()) == sorted(
-        f"memory-fact-{n}" for n in range(len(KEPT))
-    )
+    facts = sorted(f"memory-fact-{n}" for n in range(len(KEPT)))
+    assert sorted(r.name for r in mem.list()) == facts

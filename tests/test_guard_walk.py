@@ -273,3 +273,65 @@ def test_mcp_history_of_a_path_or_an_unknown_name_is_an_error(mem: Memory) -> No
     (path_error, path_words), (unknown_error, unknown_words) = anyio.run(over_mcp)
     assert path_error and "is a path, not a memory name" in path_words
     assert unknown_error and "no memory named" in unknown_words
+
+
+# ------------------------------------------------------------- sleep's texts: redacted as well
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="lifecycle/apply.py's _refused() asks writes.admit only for a verdict and "
+    "_apply_op then writes op.fields as the model wrote them: write admitted.parts (the "
+    "redacted texts) back into the op's fields before applying it (helper working owns "
+    "lifecycle/)",
+)
+def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory) -> None:
+    from memdir.lifecycle.apply import apply_plan
+    from test_injections import merge_plan
+
+    a = mem.remember("The mirror is on GitHub.", type="project")
+    said = f"The mirror is on GitHub; CI pushes to it with {TOKEN}."
+    plan = merge_plan(a, name="mirror", statement=said)
+    apply_plan(plan, {"project": mem.store("project")}, run="sleep-test")
+    for record in mem.list():
+        assert TOKEN not in Path(record.path).read_text("utf-8"), record.name
+
+
+# ------------------------------------------------------------- control codes in the fields
+
+
+@pytest.mark.parametrize("field", ["description", "why", "how_to_apply"])
+def test_a_control_code_in_a_field_is_refused_with_where_and_nothing_written(
+    mem: Memory, field: str
+) -> None:
+    """The body was checked; a field kept (escaped) in the frontmatter was not, and came back
+    with its escape code to every terminal and model that read it."""
+    from memdir.errors import ValidationError
+
+    with pytest.raises(ValidationError) as caught:
+        mem.remember("We use pnpm", type="user", **{field: "fine\x1b[8mhidden"})
+    message = str(caught.value)
+    assert "holds the control character \\x1b" in message and "remove it" in message
+    assert mem.list() == [] and mem.history() == []
+
+
+def test_a_control_code_in_a_quote_is_kept_escaped_so_the_fact_is_not_lost(mem: Memory) -> None:
+    record = mem.remember("We use pnpm", type="user", quote="we use \x1b[1mpnpm\x1b[0m")
+    assert record.quote == "we use \\x1b[1mpnpm\\x1b[0m"
+    assert "\x1b" not in Path(record.path).read_text("utf-8")
+
+
+def test_rest_refuses_a_control_code_in_a_description_with_422(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from memdir.http import create_app
+
+    data, alice, _ = _two_users(tmp_path)
+    with TestClient(create_app(data)) as c:
+        r = c.post(
+            "/v1/memories",
+            json={"text": "We use pnpm", "type": "user", "description": "ok\x1b]0;x\x07"},
+            headers=alice,
+        )
+        assert r.status_code == 422 and "control character" in r.text, r.text
+        assert c.get("/v1/memories", headers=alice).json()["total"] == 0

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .errors import RefusedError, ValidationError
 from .ports import Store
-from .records import text_problem
+from .records import check_text, escape_controls, text_problem
 
 __all__ = ["Admitted", "admit", "check_texts"]
 
@@ -35,11 +35,18 @@ class Admitted:
 
 
 def check_texts(parts: Mapping[str, str | None]) -> None:
-    """``ValidationError`` naming the first text that cannot be written to a UTF-8 file."""
+    """``ValidationError`` naming the first text that cannot be written to a UTF-8 file, or
+    that holds a terminal control code (issue 26 class 4: a description or a why is kept in
+    the frontmatter, escaped, where the file check does not see it, and comes back whole to
+    every terminal and model that reads it)."""
     for key, value in parts.items():
         problem = text_problem(value) if value else None
         if problem is not None:
             raise ValidationError(f"the {key} {problem}")
+        # a whole file is checked by the store, line by line; a quote is evidence, kept with
+        # its control codes shown escaped (``admit``) rather than losing the fact it supports
+        if value and key not in ("file", "quote"):
+            check_text(value, f"the {key}")
 
 
 def admit(
@@ -81,6 +88,8 @@ def admit(
             verdict.reasons,
         )
     out = {k: guard.redact(v)[0] if v else v for k, v in parts.items()}
+    if out.get("quote"):
+        out["quote"] = escape_controls(out["quote"] or "")
     count = sum(guard.redact(v)[1] for v in texts)
     listed = {k: [guard.redact(v)[0] for v in vs] for k, vs in items.items()}
     return Admitted(out, count, listed)
