@@ -1,7 +1,6 @@
 """Issue 26's classes walked again over REST and MCP (session 11): traversal through names,
 session ids and scope links, injection through the fields the guard did not read, and reads
-across users. Each finding has a test that shows the message and that nothing was lost; the ones
-whose fix belongs to a file another helper owns are ``xfail(strict=True)`` with what to change.
+across users. Each finding has a test that shows the message and that nothing was lost.
 """
 
 from __future__ import annotations
@@ -63,14 +62,6 @@ def test_the_write_door_refuses_a_tag_that_cannot_be_written(mem: Memory) -> Non
         )
 
 
-BASE_PY = (
-    "memory/base.py's remember() and update() do not pass tags and related_files to the write "
-    "door: pass lists={'tags': tags, 'related_files': related_files} to admit (via _guard) and "
-    "write admitted.lists back (helper pg owns base.py)"
-)
-
-
-@pytest.mark.xfail(strict=True, reason=BASE_PY)
 def test_remember_redacts_a_secret_tag_and_refuses_an_instruction_tag(mem: Memory) -> None:
     record = mem.remember("The mirror is on GitHub", type="project", tags=[TOKEN])
     assert TOKEN not in Path(record.path).read_text("utf-8")
@@ -79,7 +70,6 @@ def test_remember_redacts_a_secret_tag_and_refuses_an_instruction_tag(mem: Memor
     assert [r.name for r in mem.list()] == [record.name]
 
 
-@pytest.mark.xfail(strict=True, reason=BASE_PY)
 def test_update_refuses_an_instruction_tag_and_keeps_the_memory(mem: Memory) -> None:
     record = mem.remember("We use pnpm", type="user")
     before = Path(record.path).read_bytes()
@@ -88,7 +78,6 @@ def test_update_refuses_an_instruction_tag_and_keeps_the_memory(mem: Memory) -> 
     assert Path(record.path).read_bytes() == before
 
 
-@pytest.mark.xfail(strict=True, reason=BASE_PY + "; REST and MCP reach it through the facade")
 def test_rest_and_mcp_never_store_a_secret_in_a_tag(mem: Memory, tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
     from mcp import Client
@@ -248,13 +237,6 @@ def test_mcp_file_tools_never_follow_a_link_out_of_the_scope(mem: Memory, tmp_pa
     assert (outside / "secret.md").read_text("utf-8") == "TOP SECRET"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="memory/base.py's history(name) takes any text as a name and MCP's history answers "
-    "[] for a path or an unknown name, where REST answers 422 / 404: check the name "
-    "(records.check_name) in history() and, in mcp.py, raise NotFoundError as REST's _history "
-    "does when a name has neither changes nor a file",
-)
 def test_mcp_history_of_a_path_or_an_unknown_name_is_an_error(mem: Memory) -> None:
     from mcp import Client
 
@@ -278,13 +260,6 @@ def test_mcp_history_of_a_path_or_an_unknown_name_is_an_error(mem: Memory) -> No
 # ------------------------------------------------------------- sleep's texts: redacted as well
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="lifecycle/apply.py's _refused() asks writes.admit only for a verdict and "
-    "_apply_op then writes op.fields as the model wrote them: write admitted.parts (the "
-    "redacted texts) back into the op's fields before applying it (helper working owns "
-    "lifecycle/)",
-)
 def test_sleep_never_writes_a_secret_its_model_put_in_a_merged_text(mem: Memory) -> None:
     from memdir.lifecycle.apply import apply_plan
     from test_injections import merge_plan

@@ -318,7 +318,9 @@ def _read_tools(server: MCPServer, adapter: _Adapter) -> None:
         limit: Annotated[int, Field(ge=1, le=1000)] = 50,
     ) -> HistoryOut:
         """The latest changes (of one memory, or of all), oldest first, with their ids."""
-        changes = await adapter.call(lambda: m.history(name, scope=scope))
+        changes = await adapter.call(
+            lambda: m.history(scope=scope) if name is None else m.memory_history(name, scope=scope)
+        )
         return HistoryOut(changes=[_change(c) for c in changes[-limit:]])
 
 

@@ -14,7 +14,6 @@ from fastapi import APIRouter, Body, Header, Query, Request, Response
 from pydantic import Field
 
 from ..errors import ConflictError
-from ..history import Change
 from ..memory import Memory
 from ..records import MemoryRecord
 from ..sessions import Session
@@ -148,15 +147,8 @@ async def memory_history(
 ) -> list[ChangeOut]:
     """Every change of one memory, oldest first; 404 for a name that has neither a file nor
     a change (a forgotten memory still has its history)."""
-    changes = await read(request, user, lambda m: _history(m, name, scope))
+    changes = await read(request, user, lambda m: m.memory_history(name, scope=scope))
     return [change_out(c) for c in changes]
-
-
-def _history(m: Memory, name: str, scope: ScopeName | None) -> list[Change]:
-    changes = m.history(name, scope=scope)
-    if not changes:
-        m.get(name, scope=scope)  # NotFoundError (404) unless the file is there
-    return changes
 
 
 @router.get("/history", tags=["history"])

@@ -16,6 +16,7 @@ hand edit), nothing is undone and the error names the file. The undo changes car
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -86,9 +87,10 @@ def apply_plan(
                 )
         for step in plan.steps:
             reason = f"sleep {step.action}: {step.reason}"
-            if _refused(stores, step, actor=actor):
+            ops = _admitted(stores, step, actor=actor)
+            if ops is None:
                 continue  # a merged or distilled text the guard refuses: the step is not taken
-            for op in step.ops:
+            for op in ops:
                 if op.kind in LOG_OPS:
                     line = apply_log_op(stores[op.scope], op, run=run)
                     if moves is not None:
@@ -101,14 +103,16 @@ def apply_plan(
 _TEXTS = ("statement", "why", "how_to_apply", "description")
 
 
-def _refused(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> bool:
-    """Whether the guard refuses a text this step would write (SPEC G4: sleep's model writes
-    merged and distilled texts, and they pass the same check as every other door). Each refusal
-    is logged; the whole step is skipped so no memory is archived into a text never written."""
-    refused = False
+def _admitted(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> list[Op] | None:
+    """The step's ops as the guard lets them be written — the texts sleep's model wrote
+    (merged, distilled) pass the same door as every other writer (SPEC G4), secrets redacted —
+    or ``None`` when it refuses one: each refusal is logged, and the whole step is skipped so no
+    memory is archived into a text never written."""
+    out, refused = [], False
     for op in step.ops:
-        texts = [str(op.fields[k]) for k in _TEXTS if isinstance(op.fields.get(k), str)]
-        if op.kind not in ("create", "update") or not texts:
+        parts = {k: op.fields[k] for k in _TEXTS if isinstance(op.fields.get(k), str)}
+        if op.kind not in ("create", "update") or not parts:
+            out.append(op)
             continue
         store = stores[op.scope]
         current = store.read(op.name) if op.kind == "update" else None
@@ -116,15 +120,16 @@ def _refused(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> bo
         source = str(op.fields.get("source") or (current.source if current else "inferred"))
         statement = op.fields.get("statement")
         try:  # the one write door (writes.py): text checks, the guard, the refusal logged
-            admit(
-                store, op.name, actor=actor, type=kind, source=source,
-                parts={k: str(op.fields[k]) for k in _TEXTS if isinstance(op.fields.get(k), str)},
+            admitted = admit(
+                store, op.name, actor=actor, type=kind, source=source, parts=parts,
                 statement=statement if isinstance(statement, str) else None,
                 refusal=f"sleep {step.action}: ",
             )  # fmt: skip
         except ValidationError:  # RefusedError (logged), or a text no file can hold
             refused = True
-    return refused
+            continue
+        out.append(dataclasses.replace(op, fields={**op.fields, **admitted.parts}))
+    return None if refused else out
 
 
 def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Change]:

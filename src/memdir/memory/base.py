@@ -58,6 +58,7 @@ SCOPES: tuple[Scope, ...] = get_args(Scope)
 _EXTRA_KEY = re.compile(r"[A-Za-z_][\w-]*")
 # what the guard reads before a change is written: everything a model could later read as a rule
 _GUARDED = ("statement", "body", "why", "how_to_apply", "description", "quote")
+_LISTED = ("tags", "related_files")  # judged and redacted with the text (writes.admit lists)
 
 
 def _one_line(key: str, value: str | None) -> str | None:
@@ -237,17 +238,37 @@ class MemoryBase:
         """``parts`` with secrets redacted, or ``RefusedError`` (logged as a ``refuse`` change)
         when the guard will not store them at all (SPEC G4). ``redacted`` says what was cut.
         The door is ``writes.admit``, the same for every writer."""
+        safe, _ = self._guard_all(
+            scope, name, type=type, source=source, parts=parts, lists={}, allow=allow
+        )
+        return safe
+
+    def _guard_all(
+        self,
+        scope: Scope,
+        name: str,
+        *,
+        type: str,
+        source: str,
+        parts: Mapping[str, str | None],
+        lists: Mapping[str, Iterable[str]],
+        allow: Iterable[str] = (),
+    ) -> tuple[dict[str, str | None], dict[str, builtins.list[str]]]:
+        """``_guard``, and the items of ``lists`` (tags, related files) judged with the text and
+        returned redacted: a secret in a tag is cut like one in the body, an instruction in a
+        related file refuses the write like one in the statement."""
         from .. import guard
 
         own = parts.get("text") or parts.get("statement") or guard.body_of(parts.get("file"))
         admitted = admit(
             self.store(scope), name, actor=self.actor, type=type, source=source, parts=parts,
             statement=own, quote=parts.get("quote"), allow=allow,
+            lists={k: builtins.list(v) for k, v in lists.items()},
         )  # fmt: skip
         out = dict(admitted.parts)
         count = admitted.redacted
         out["redacted"] = f"{count} secret(s) redacted ({guard.GUARD_VERSION})" if count else None
-        return out
+        return out, {k: builtins.list(v) for k, v in admitted.lists.items()}
 
     def remember(
         self,
@@ -286,7 +307,7 @@ class MemoryBase:
         if source not in SOURCES:
             raise ValidationError(f"source must be one of {', '.join(SOURCES)} (got {source!r})")
         target = scope or default_scope(type)
-        safe = self._guard(
+        safe, listed = self._guard_all(
             target,
             name or _default_name(text, description),
             type=type,
@@ -298,8 +319,10 @@ class MemoryBase:
                 "how": how_to_apply,
                 "quote": quote,
             },
+            lists={"tags": tags, "related_files": related_files},
             allow=allow,
         )
+        tags, related_files = listed["tags"], listed["related_files"]
         if allow:  # the person's own choice (``memdir remember --allow``), kept with the change
             allowed = f"stored with --allow {','.join(sorted(allow))} by the person"
             reason = f"{reason}; {allowed}" if reason else allowed
@@ -444,15 +467,18 @@ class MemoryBase:
         if all(_holds(current, key, value) for key, value in checked.items()):
             return current  # it already says that: no write, no change in the log
         texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
-        if texts:
-            safe = self._guard(
+        lists = {k: v for k, v in checked.items() if k in _LISTED and isinstance(v, list)}
+        if texts or lists:
+            safe, listed = self._guard_all(
                 current.scope,
                 name,
                 type=checked.get("type") or current.type,
                 source=checked.get("source") or current.source,
                 parts=texts,
+                lists=lists,
             )
             checked.update({k: safe[k] for k in texts})
+            checked.update(listed)
             if safe["redacted"]:
                 reason = f"{reason}; {safe['redacted']}" if reason else safe["redacted"]
         record, _ = store.update(name, checked, actor=self.actor, reason=reason)
@@ -550,6 +576,15 @@ class MemoryBase:
         for s in [scope] if scope else self.scopes():
             entries += [c for c in self.store(s).log.entries() if name is None or c.name == name]
         return sorted(entries, key=lambda c: c.time)
+
+    def memory_history(self, name: str, *, scope: Scope | None = None) -> builtins.list[Change]:
+        """``history(name)`` for a door that is handed a name: a path is refused
+        (``ValidationError``) and a name with neither a file nor a change is ``NotFoundError``
+        (a forgotten memory still has its history). REST and MCP answer the same."""
+        changes = self.history(check_name(name), scope=scope)
+        if not changes:
+            self.get(name, scope=scope)  # NotFoundError unless the file is there
+        return changes
 
     # -- recall --------------------------------------------------------------------------
     @property
