@@ -27,6 +27,7 @@ if _typing.TYPE_CHECKING:
         RefusedError,
         SessionBusyError,
         UnsafeNameError,
+        UnsupportedError,
         ValidationError,
     )
     from .files import Problem
@@ -71,6 +72,7 @@ __all__ = [
     "SessionBusyError",
     "SessionInfo",
     "UnsafeNameError",
+    "UnsupportedError",
     "ValidationError",
 ]
 

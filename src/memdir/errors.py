@@ -51,6 +51,11 @@ class ConfigError(MemdirError):
     """Settings or the directory layout cannot be used as they are."""
 
 
+class UnsupportedError(ConfigError):
+    """What was asked for is not offered by the storage backend in use (sleep, the daily log
+    and the memory tool's tree work on the file backend only, for now). REST: 501."""
+
+
 class ValidationError(MemdirError):
     """A value handed to memdir (a field, a type, a name) is not acceptable."""
 

@@ -23,6 +23,7 @@ from ..errors import (
     MemdirError,
     NotFoundError,
     SessionBusyError,
+    UnsupportedError,
     ValidationError,
 )
 from ..keys import KeyRing
@@ -59,6 +60,7 @@ STATUS: tuple[tuple[type[MemdirError], int, str], ...] = (
     (AmbiguousError, 409, "ambiguous"),
     (ValidationError, 422, "invalid_input"),
     (LockTimeoutError, 503, "busy"),
+    (UnsupportedError, 501, "not_supported"),
     (MemdirError, 500, "server_error"),
 )
 _HTTP_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed"}

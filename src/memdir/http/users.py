@@ -42,7 +42,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from .. import errors
+from ..backends import open_backend
 from ..memory import Memory
+from ..ports import Backend
 
 __all__ = ["UNAVAILABLE", "Pool", "Users"]
 
@@ -56,11 +58,7 @@ def _unavailable() -> tuple[type[Exception], ...]:
     read, a full or read-only disk), SQLite failing to open or write its file, and — when the
     PostgreSQL driver is installed — a connection that failed or dropped."""
     kinds: list[type[Exception]] = [OSError, sqlite3.OperationalError]
-    # a database backend's own "cannot be reached" (helper pg's branch adds it to errors.py;
-    # once merged this is a plain import)
-    declared = getattr(errors, "StorageUnavailableError", None)
-    if isinstance(declared, type) and issubclass(declared, Exception):
-        kinds.append(declared)
+    kinds.append(errors.StorageUnavailableError)  # a database backend's own "cannot be reached"
     try:
         import psycopg
 
@@ -171,6 +169,9 @@ class _Lane:
     busy: int = 0
     ready: bool = False  # its scopes were created (``Memory.init``) by the first facade
     opening: threading.Lock = field(default_factory=threading.Lock)
+    # this user's backend, shared by the facades of every thread that serves them: a database
+    # backend opens as this user (its rows, under row-level security), one connection a thread
+    backend: Backend | None = None
 
 
 def _close(memory: Memory) -> None:
@@ -228,9 +229,12 @@ class Users:
 
     def close(self) -> None:
         with self._lock:
+            lanes = list(self._lanes.values())
             self._lanes.clear()
         self._pool.everywhere(_release_all)
         self._pool.close()
+        for lane in lanes:
+            _close_backend(lane.backend)
 
     # -- lanes -----------------------------------------------------------------------------
     def _enter(self, user: str) -> _Lane:
@@ -249,10 +253,11 @@ class Users:
             lane.busy -= 1
             idle = [u for u, lane in self._lanes.items() if not lane.busy]
             gone = idle[: max(0, len(self._lanes) - self.max_users)]
-            for user in gone:
-                self._lanes.pop(user).writer.writers -= 1
-        for user in gone:
-            self._pool.everywhere(_releaser(user))
+            released = [self._lanes.pop(user) for user in gone]
+            for lane in released:
+                lane.writer.writers -= 1
+        for lane in released:
+            self._pool.everywhere(_releaser(lane, len(self._pool.threads)))
 
     async def _run(self, lane: _Lane, fn: Callable[[Memory], T], on: _Thread | None = None) -> T:
         future = self._pool.submit(lambda t: self._on(t, lane, fn), on)
@@ -274,13 +279,16 @@ class Users:
     def _open(self, lane: _Lane) -> Memory:
         home = self.home(lane.user)
         (home / "project").mkdir(parents=True, exist_ok=True)
+        with lane.opening:
+            if lane.backend is None:
+                lane.backend = open_backend(self.backend, home=home / "home", owner=lane.user)
         memory = Memory(
             home=home / "home",
             project=home / "project",
             actor="api",
             embedder=self.embedder,
             llm=False,  # the server never calls a model on its own
-            backend=self.backend,
+            backend=lane.backend,
         )
         with lane.opening:  # the first facade creates the scopes; the others wait for that
             if not lane.ready:
@@ -295,10 +303,25 @@ def _release_all(thread: _Thread) -> None:
     thread.memories.clear()
 
 
-def _releaser(user: str) -> Callable[[_Thread], None]:
+def _releaser(lane: _Lane, threads: int) -> Callable[[_Thread], None]:
+    """The chore each pool thread runs to let ``lane``'s user go: close its facade there; the
+    last thread to do so closes the user's backend (a database's connections)."""
+    left, counting = [threads], threading.Lock()
+
     def release(thread: _Thread) -> None:
-        memory = thread.memories.pop(user, None)
+        memory = thread.memories.pop(lane.user, None)
         if memory is not None:
             _close(memory)
+        with counting:
+            left[0] -= 1
+            last = left[0] == 0
+        if last:
+            _close_backend(lane.backend)
 
     return release
+
+
+def _close_backend(backend: Backend | None) -> None:
+    close = getattr(backend, "close", None)  # the file backend holds nothing open
+    if callable(close):
+        close()

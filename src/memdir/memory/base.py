@@ -24,6 +24,7 @@ from ..errors import (
     ConflictError,
     MemdirError,
     NotFoundError,
+    UnsupportedError,
     ValidationError,
 )
 from ..files import BODY_PARTS, FileStore
@@ -149,7 +150,7 @@ class MemoryBase:
         backend whose scopes are not directories (docs/postgres.md says what it does instead)."""
         store = self.store(scope)
         if not isinstance(store, FileStore):
-            raise ConfigError(
+            raise UnsupportedError(
                 f"{feature} works on the file backend only for now; this memdir keeps its "
                 f"memories in the {self.backend.name} backend (docs/postgres.md)"
             )
