@@ -95,6 +95,7 @@ def main() -> None:
             questions = locomo.questions_of(i, conv, set(session_of))
             questions_total += len(questions)
             pg = PgIndex(dsn, store, embedder, owner=f"conv-{i}", scope="project")
+            pg.recalls = FileRecallLog(store)  # the use counts SqliteIndex folds, folded alike
             t = time.perf_counter()
             report = pg.sync()
             timing["sync"].append(time.perf_counter() - t)

@@ -194,6 +194,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--file-n", type=int, default=100_000)
     args = parser.parse_args()
+    started = provenance(["bench/scale_pg.py", *sys.argv[1:]])  # the commit the run is of
     rows = [run_pg(args.users, args.per_user, args.workers, args.queries)]
     print(rows[-1], flush=True)
     if args.file_n:
@@ -202,7 +203,7 @@ def main() -> None:
     lines = [
         "# PgIndex at scale: many users on one PostgreSQL",
         "",
-        *provenance(["bench/scale_pg.py", *sys.argv[1:]]),
+        *started,
         f"- load average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}",
         f"- embedder: hashing, 512 dimensions; {args.workers} sync workers; recall top_k=5",
         "",
