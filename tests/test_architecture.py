@@ -181,7 +181,7 @@ ALLOWED["observe"] = {"chain", "context", "errors", "guard", "history", "records
 ALLOWED["memory"] |= {"observe"}
 ALLOWED["cli"] |= {"observe"}  # result types for printing; calls go via Memory
 ALLOWED["http"] |= {"observe"}
-# each API key's user opens its own backend (a database opens as that user, under row-level security)
+# each API key's user opens its own backend (a database opens as that user: row-level security)
 ALLOWED["http"] |= {"backends", "ports"}
 ALLOWED["web"] |= {"observe"}
 
