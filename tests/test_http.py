@@ -76,11 +76,17 @@ class Api:
 
 @pytest.fixture
 def api(sandbox: Path) -> Iterator[Api]:
+    yield from api_over(sandbox)
+
+
+def api_over(sandbox: Path, backend: str | None = None) -> Iterator[Api]:
+    """The REST app on a real uvicorn over loopback, with keys for alice and bob; ``backend``
+    is every user's storage (``None``: the file backend)."""
     data = sandbox / "server"
     ring = KeyRing(data)
     _, alice = ring.create("alice")
     _, bob = ring.create("bob")
-    app = create_app(data, max_body=64 * 1024)
+    app = create_app(data, max_body=64 * 1024, backend=backend)
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -5,45 +5,26 @@ unchanged against a real PostgreSQL, with a ``api`` fixture that serves the same
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
-import uvicorn
 from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
-from memdir.http import create_app
-from memdir.keys import KeyRing
 from test_http import (  # noqa: F401  (collected here again, over PostgreSQL)
     Api,
+    api_over,
     test_history_of_a_name_nobody_has_is_404,
     test_recall_finds_and_explains,
     walk_across_users,
 )
-from waiting import wait_until
 
 
 @pytest.fixture
 def api(sandbox: Path, pg_app_dsn: str) -> Iterator[Api]:  # noqa: F811
-    data = sandbox / "server"
-    ring = KeyRing(data)
-    _, alice = ring.create("alice")
-    _, bob = ring.create("bob")
-    app = create_app(data, max_body=64 * 1024, backend=pg_app_dsn)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_until(lambda: server.started, "uvicorn to listen", alive=thread.is_alive)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield Api(port, data, ring, alice, bob, app)
-    finally:
-        server.should_exit = True
-        thread.join()
-        app.state.users.close()
+    yield from api_over(sandbox, backend=pg_app_dsn)
 
 
 def test_user_a_can_neither_read_nor_change_anything_of_user_b_on_postgresql(api: Api) -> None:
