@@ -116,7 +116,7 @@ PAIRS = [
 
 def thresholds() -> list[str]:
     """Markdown rows: each labelled pair's cosine per embedder, with the policy threshold."""
-    from memdir.config import Policy
+    from memdir.policy import Policy
     from memdir.errors import ConfigError
     from memdir.providers.embeddings import get_embedder
 

@@ -30,25 +30,25 @@ ALLOWED: dict[str, set[str]] = {
 # Sessions, instruction files and context assembly (issue 3): below the facade, beside the store.
 ALLOWED.update(
     {
-        "config": {"errors"},
+        "policy": {"errors"},
         "tokens": set(),
         "chain": set(),
         "instructions": {"files"},
-        "sessions": {"chain", "config", "errors", "files", "history"},
-        "context": {"chain", "config", "errors", "instructions", "sessions", "tokens"},
+        "sessions": {"chain", "policy", "errors", "files", "history"},
+        "context": {"chain", "policy", "errors", "instructions", "sessions", "tokens"},
     }
 )
-ALLOWED["memory"] |= {"config", "context", "instructions", "sessions"}
+ALLOWED["memory"] |= {"policy", "context", "instructions", "sessions"}
 ALLOWED["context"] |= {"records"}  # records.shorten, the one "cut a line with …" helper
 ALLOWED["cli"] |= {"chain", "sessions"}  # display helpers and result types; calls go via Memory
-ALLOWED["__init__"] |= {"config", "sessions"}
+ALLOWED["__init__"] |= {"policy", "sessions"}
 # Issue 4: user settings (LLM endpoint), the guard, extraction (below the facade: it returns
 # operations, the facade applies them) and the memory tool (above the facade, like the CLI).
 ALLOWED.update(
     {
         "settings": {"errors", "paths"},
         "guard": {"errors", "records"},
-        "extract": {"chain", "config", "errors", "guard", "providers", "records", "sessions"},
+        "extract": {"chain", "policy", "errors", "guard", "providers", "records", "sessions"},
         "tools": {"errors", "history", "memory", "paths", "recall", "records"},
     }
 )
@@ -62,7 +62,7 @@ ALLOWED["__init__"] |= {"tools"}  # MemoryTool is public (what Memory.tool() ret
 # Issue 5: sleep plans from the store, the index (use counts, vectors) and the policy, asks the
 # judge (an LLM provider), and applies through the store; the facade wires it.
 ALLOWED["lifecycle"] = {
-    "config",
+    "policy",
     "errors",
     "files",
     "history",
@@ -85,18 +85,17 @@ ALLOWED["providers"] |= {"lazy"}
 # named factories (backends, embedders, LLM providers) chosen through one registry
 ALLOWED["registry"] = {"errors"}
 ALLOWED["providers"] |= {"registry"}
-# Issue 7: the servers sit on the facade like the CLI; keys.py (API keys) needs only errors
+# Issue 7: the servers sit on the facade like the CLI; http/keys.py (API keys) needs only errors
 # and paths (where the server keeps its data).
 # Neither server imports the other, nor the CLI (test_servers_are_separate_adapters below).
 _SERVED = {"errors", "history", "memory", "recall", "records", "sessions"}
 ALLOWED.update(
     {
-        "keys": {"errors", "paths"},
-        "http": _SERVED | {"keys"},
+        "http": _SERVED | {"paths"},
         "mcp": _SERVED | {"tools"},
     }
 )
-ALLOWED["cli"] |= {"http", "keys", "mcp"}  # `memdir serve` and `memdir keys` start them
+ALLOWED["cli"] |= {"http", "mcp"}  # `memdir serve` and `memdir keys` start them
 
 # Issue 6: the reference agent loop, a frontend on the facade beside the memory tool; the chat
 # command drives it.
@@ -119,7 +118,7 @@ ALLOWED["providers"] |= {"derived"}
 ALLOWED["cli"] |= {"index"}  # `memdir serve` warms the translation tables at start
 # Issue 23: the web page, an adapter on the facade beside REST: it renders with REST's serializers
 # (http.models), logs in with its keys, masks secrets in transcripts with the guard's patterns.
-ALLOWED["web"] = _SERVED | {"guard", "http", "keys", "lifecycle", "paths"}
+ALLOWED["web"] = _SERVED | {"guard", "http", "lifecycle", "paths"}
 ALLOWED["cli"] |= {"web"}  # `memdir ui` and `memdir serve --http` mount it
 
 # Issue 19: the ports (typing.Protocol interfaces, types only) sit just above the format; the
@@ -138,7 +137,6 @@ ALLOWED["memory"] |= {"writes"}
 ALLOWED["lifecycle"] |= {"writes"}
 # the one atomic write (history.atomic_write) for settings, API keys and extraction state
 ALLOWED["settings"] |= {"history"}
-ALLOWED["keys"] |= {"history"}
 ALLOWED["extract"] |= {"history"}
 # Issue 24: moving memory (export/import archives, chat importers, sync, the wiki view) sits on
 # the facade like the CLI; it reads and writes a scope's truth files under the scope's lock, and

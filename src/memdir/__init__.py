@@ -13,7 +13,7 @@ import typing as _typing
 from .lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
-    from .config import Policy
+    from .policy import Policy
     from .errors import (
         AmbiguousError,
         BadFileError,
@@ -40,7 +40,7 @@ if _typing.TYPE_CHECKING:
 # Where each public name lives. They are imported on first use (PEP 562), so that
 # ``import memdir.errors`` — what `memdir --version` needs — does not load the whole library.
 _HOME = {
-    "Policy": "config",
+    "Policy": "policy",
     "Problem": "files",
     "Change": "history",
     "Memory": "memory",

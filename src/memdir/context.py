@@ -50,7 +50,7 @@ from .chain import (
     result_ids,
     tool_names,
 )
-from .config import Policy
+from .policy import Policy
 from .errors import ValidationError
 from .instructions import Instructions
 from .records import shorten, tentative_mark

@@ -60,7 +60,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from .chain import Entry, is_result, message_text, repair, result_ids, tool_names
-from .config import SessionsPolicy
+from .policy import SessionsPolicy
 from .errors import (
     AmbiguousError,
     LinkError,

@@ -47,7 +47,7 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from ..errors import MemdirError
-from ..keys import KeyRing
+from .keys import KeyRing
 from ..observe.otel import RequestSpans
 from .edge import (
     MAX_BODY,

@@ -26,7 +26,7 @@ from ..errors import (
     UnsupportedError,
     ValidationError,
 )
-from ..keys import KeyRing
+from .keys import KeyRing
 from ..memory import Memory
 from .models import ErrorBody, ErrorOut, ScopeName
 from .users import UNAVAILABLE, Users

@@ -37,7 +37,7 @@ from ..markdown import content_hash
 from .steps import Op, Step, iso
 
 if TYPE_CHECKING:
-    from ..config import Policy
+    from ..policy import Policy
     from ..files import FileStore
     from ..paths import Scope
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..config import Policy
+from ..policy import Policy
 from ..history import inside
 from ..index.text import query_terms
 from ..records import MemoryRecord, shorten, slugify, utc_iso

@@ -39,7 +39,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import PromotionPolicy
+from ..policy import PromotionPolicy
 from ..history import fsync_dir
 from ..records import MemoryRecord, slugify
 from .similar import normalise

@@ -11,6 +11,6 @@ reads, recall), ``conversation.py`` (sessions, context, the memory tool, extract
 ``facade.py`` (sleep and the archive; the ``Memory`` class itself).
 """
 
-from .facade import Memory
+from .lifecycle import Memory
 
 __all__ = ["Memory"]

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from ..observe.toollog import ToolLog
     from ..providers.llm import LLM
 
-from .conversation import ConversationMemory
+from .sessions import ConversationMemory
 
 __all__ = ["Memory"]
 

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..config import Policy, load_policy
+from ..policy import Policy, load_policy
 from ..context import (
     GUIDE_VERSION,
     SYSTEM,
@@ -47,10 +47,10 @@ if TYPE_CHECKING:
     from ..extract.runner import Extraction, SessionReport
     from ..tools import MemoryTool
 
-from .base import MemoryBase
+from .memories import MemoryBase
 
 if TYPE_CHECKING:
-    from .facade import Memory
+    from .lifecycle import Memory
 
 __all__ = ["ConversationMemory"]
 
