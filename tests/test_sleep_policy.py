@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
-from memdir.policy import Policy, load_policy
 from memdir.errors import ConfigError
 from memdir.lifecycle import plan_sleep, take_snapshot
 from memdir.lifecycle.plan import dated
+from memdir.policy import Policy, load_policy
 
 SEED = Path(__file__).parent / "fixtures" / "policy" / "seed-004-memory-policy.yaml"
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]

@@ -13,7 +13,6 @@ import typing as _typing
 from .lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
-    from .policy import Policy
     from .errors import (
         AmbiguousError,
         BadFileError,
@@ -33,6 +32,7 @@ if _typing.TYPE_CHECKING:
     from .files import Problem
     from .history import Change
     from .memory import Memory
+    from .policy import Policy
     from .records import MemoryRecord
     from .sessions import Session, SessionInfo
     from .tools import MemoryTool

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import MemdirError, NotFoundError, ValidationError
-from ..history import Change, atomic_write, fsync_dir
+from ..fs import atomic_write, fsync_dir
+from ..history import Change
 from ..markdown import content_hash
 
 if TYPE_CHECKING:

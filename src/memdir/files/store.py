@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, ValidationError
-from ..history import Change, atomic_write, crash_point, fsync_dir, inside
+from ..fs import atomic_write, crash_point, fsync_dir, inside
+from ..history import Change
 from ..markdown import (
     FormatError,
     content_hash,

@@ -47,7 +47,6 @@ from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 
 from ..errors import MemdirError
-from .keys import KeyRing
 from ..observe.otel import RequestSpans
 from .edge import (
     MAX_BODY,
@@ -58,6 +57,7 @@ from .edge import (
     on_memdir_error,
     on_unavailable,
 )
+from .keys import KeyRing
 from .routes import health, router
 from .users import THREADS, UNAVAILABLE, Users
 

@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError, NotFoundError, ValidationError
-from ..history import atomic_write
+from ..fs import atomic_write
 from ..paths import home_dir
 
 __all__ = ["KeyInfo", "KeyRing", "check_user", "default_data_dir"]

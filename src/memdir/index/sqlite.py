@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import BadFileError, NotFoundError
 from ..files import FileStore
-from ..history import read_jsonl
+from ..fs import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
 from . import cache, contexts, nearest, snapshot

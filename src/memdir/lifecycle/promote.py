@@ -39,8 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..fs import fsync_dir
 from ..policy import PromotionPolicy
-from ..history import fsync_dir
 from ..records import MemoryRecord, slugify
 from .similar import normalise
 from .steps import Op, Step, free_name, iso

@@ -18,7 +18,8 @@ from ..errors import (
     ValidationError,
 )
 from ..files import FileStore
-from ..history import Change, inside
+from ..fs import inside
+from ..history import Change
 from ..index.sqlite import SqliteIndex
 from ..observe.otel import (
     extract_attributes,

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from ..policy import Policy, load_policy
 from ..context import (
     GUIDE_VERSION,
     SYSTEM,
@@ -25,6 +24,7 @@ from ..files import FileStore, Problem, inside
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, ensure_agent_dir, policy_file, sessions_dir
+from ..policy import Policy, load_policy
 from ..providers.factory import get_llm, llm_configured
 from ..providers.llm import LLM
 from ..records import (
