@@ -30,18 +30,38 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .history import Change
-    from .index.views import DocMeta
     from .records import MemoryRecord
 
 __all__ = [
     "Backend",
     "ChangeLog",
+    "DocMeta",
     "Index",
     "LanguageSums",
     "Near",
     "RecallLog",
     "Store",
 ]
+
+
+@dataclass(frozen=True)
+class DocMeta:
+    """What recall needs to know of a memory without opening its file."""
+
+    name: str
+    type: str
+    source: str
+    confidence: str
+    importance: int | None
+    created: str | None
+    updated: str | None
+    tags: tuple[str, ...]
+    related_files: tuple[str, ...]
+    description: str
+    session: str | None = None
+    scripts: tuple[str, ...] = ()  # the scripts its text is written in (``text.scripts_of``)
+    uses: int = 0
+    last_used: str | None = None
 
 
 @dataclass(frozen=True)

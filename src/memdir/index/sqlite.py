@@ -145,7 +145,7 @@ class SqliteIndex(nearest.VectorQueries):
     def __init__(self, store: FileStore, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self.path = store.dirs.derived / "index.sqlite"
+        self.path = store.index_path
         self._db: sqlite3.Connection | None = None
         self._locked = False
         self._listing: list[tuple[str, os.stat_result]] | None = None  # of this sync's state
