@@ -252,3 +252,21 @@ def test_the_file_backend_implements_the_ports(tmp_path: Path) -> None:
     assert isinstance(backend.recalls(store), ports.RecallLog)
     assert isinstance(backend.index(store, get_embedder("hashing")), ports.Index)
     assert backend.store("project", home=tmp_path, project_root=None) is None  # no project
+
+
+def test_the_layer_table_in_the_docs_is_this_one() -> None:
+    """docs/architecture.md draws LAYERS: each row's number and each layer's module in it."""
+    doc = (SRC.parents[1] / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = {
+        int(cells[1]): cells[3]
+        for line in doc.splitlines()
+        if (cells := [c.strip() for c in line.split("|")])[1:2] and cells[1].isdigit()
+    }
+    assert sorted(rows) == list(range(len(LAYERS)))
+    for depth, (_, members) in enumerate(LAYERS):
+        row = rows[len(LAYERS) - 1 - depth]
+        for member in members:
+            shown = "memdir/__init__.py" if member == "__init__" else member
+            assert f"`{shown}" in row, (
+                f"docs/architecture.md: row {len(LAYERS) - 1 - depth} lacks {shown}"
+            )
