@@ -15,7 +15,10 @@ The index's vector query is ``nearest(query_vector, k, within=…)``, the shape 
 (see ``recall._Centres``' successor ``index.nearest``) needs each language's mean, which a
 database computes with one ``sum()`` per language: ``language_sums``.
 
-This module holds types only; it imports nothing from memdir at run time.
+The records the ports return live here too (``DocMeta``: what recall knows of a memory without
+opening its file; ``Near``; ``LanguageSums``), so an implementation imports the port and the
+port imports no implementation. This module holds types only; it imports nothing from memdir
+at run time.
 """
 
 from __future__ import annotations
