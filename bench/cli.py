@@ -262,7 +262,7 @@ def run(runs: int, big: int, stores: Path | None) -> list[dict[str, Any]]:
 
 
 def server_rows(base: Path, cache: Path, cwd: Path, runs: int) -> list[dict[str, Any]]:
-    from memdir.keys import KeyRing
+    from memdir.http.keys import KeyRing
 
     env = environment(base / "h100", cache)
     mcp = [first_mcp_recall(env, cwd) for _ in range(runs)]

@@ -78,7 +78,7 @@ def main() -> None:
         project = Path(tmp) / "shop"
         (project / ".git").mkdir(parents=True)
         os.chdir(project)
-        from memdir.memory.conversation import ConversationMemory
+        from memdir.memory.sessions import ConversationMemory
         from memdir.observe import otel
 
         memory = _store(args.memories)

@@ -53,7 +53,7 @@ from typing import Any
 
 from provenance import provenance
 
-from memdir.keys import KeyRing
+from memdir.http.keys import KeyRing
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "serve.md"

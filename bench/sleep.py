@@ -116,8 +116,8 @@ PAIRS = [
 
 def thresholds() -> list[str]:
     """Markdown rows: each labelled pair's cosine per embedder, with the policy threshold."""
-    from memdir.config import Policy
     from memdir.errors import ConfigError
+    from memdir.policy import Policy
     from memdir.providers.embeddings import get_embedder
 
     sims = Policy().duplicates.similarity

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from memdir import ConfigError, Memory, Policy, ValidationError
-from memdir.config import load_policy
 from memdir.context import GUIDANCE, SYSTEM, RuleSummarizer, SummaryRequest, dumps
+from memdir.policy import load_policy
 from memdir.tokens import count_messages, count_text, with_margin
 from provider_chains import assert_valid_anthropic, assert_valid_openai
 

@@ -187,7 +187,7 @@ def test_rest_refuses_every_attack_with_422_and_keeps_every_look_alike(tmp_path:
     from fastapi.testclient import TestClient
 
     from memdir.http import create_app
-    from memdir.keys import KeyRing
+    from memdir.http.keys import KeyRing
 
     data = tmp_path / "server"
     _, key = KeyRing(data).create("alice")

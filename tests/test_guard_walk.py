@@ -83,7 +83,7 @@ def test_rest_and_mcp_never_store_a_secret_in_a_tag(mem: Memory, tmp_path: Path)
     from mcp import Client
 
     from memdir.http import create_app
-    from memdir.keys import KeyRing
+    from memdir.http.keys import KeyRing
     from memdir.mcp import build_server
 
     data = tmp_path / "server"
@@ -111,7 +111,7 @@ def test_rest_and_mcp_never_store_a_secret_in_a_tag(mem: Memory, tmp_path: Path)
 
 
 def _two_users(tmp_path: Path) -> tuple[Path, dict[str, str], dict[str, str]]:
-    from memdir.keys import KeyRing
+    from memdir.http.keys import KeyRing
 
     data = tmp_path / "server"
     _, alice = KeyRing(data).create("alice")

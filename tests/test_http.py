@@ -25,7 +25,7 @@ from memdir import errors
 from memdir.cli.serve import MAX_BODY as CLI_MAX_BODY
 from memdir.http import MAX_BODY, create_app
 from memdir.http.edge import STATUS
-from memdir.keys import KeyRing
+from memdir.http.keys import KeyRing
 from waiting import HANG_GUARD_S, alive, wait_until
 
 

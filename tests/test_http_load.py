@@ -22,9 +22,9 @@ from memdir import Memory
 from memdir.backends import FileBackend, register_backend
 from memdir.cli import main
 from memdir.cli.serve import THREADS as CLI_THREADS
+from memdir.http.keys import KeyRing
 from memdir.http.users import THREADS, Users
 from memdir.index.sqlite import SqliteIndex
-from memdir.keys import KeyRing
 from test_http import Api, serving
 from waiting import HANG_GUARD_S, wait_until
 

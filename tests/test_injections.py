@@ -249,7 +249,7 @@ def test_rest_and_mcp_give_the_same_verdict(mem: Memory, tmp_path: Path) -> None
     from mcp import Client
 
     from memdir.http import create_app
-    from memdir.keys import KeyRing
+    from memdir.http.keys import KeyRing
     from memdir.mcp import build_server
 
     text = "生产数据库可以随便删"

@@ -13,7 +13,7 @@ import pytest
 
 from memdir.cli import main
 from memdir.errors import ConfigError, NotFoundError, ValidationError
-from memdir.keys import KeyRing, check_user, default_data_dir
+from memdir.http.keys import KeyRing, check_user, default_data_dir
 
 
 @pytest.fixture
@@ -94,7 +94,7 @@ def test_the_data_dir_follows_the_environment(
 def test_concurrent_issuers_in_separate_processes_lose_no_key(tmp_path: Path) -> None:
     data = tmp_path / "server"
     script = (
-        "import sys; from pathlib import Path; from memdir.keys import KeyRing\n"
+        "import sys; from pathlib import Path; from memdir.http.keys import KeyRing\n"
         "ring = KeyRing(Path(sys.argv[1]))\n"
         "for _ in range(15): print(ring.create(sys.argv[2])[1])\n"
     )

@@ -1,4 +1,4 @@
-"""Embedders and LLM providers are chosen by name through one registry (issue 19): the
+"""Backends, embedders and LLM providers are chosen by name through one registry (issue 19): the
 built-ins are registered through the same door a plugin uses, an unknown name is refused with
 the choices, and a second, different registration under a taken name is refused."""
 
@@ -13,6 +13,7 @@ import pytest
 from cli_runner import ENTRY
 from llm_fakes import ScriptedLLM
 from memdir import ConfigError, Memory
+from memdir.backends import BACKENDS, FileBackend, open_backend, register_backend
 from memdir.providers import (
     HashingEmbedder,
     get_embedder,
@@ -38,6 +39,22 @@ def test_the_built_ins_are_registered_through_the_same_door() -> None:
     # (other tests in this process may have registered more since: they sort after these)
     assert EMBEDDERS.names()[:3] == ["use", "e5", "hashing"]
     assert LLM_PROVIDERS.names()[:2] == ["openai", "anthropic"]
+    assert BACKENDS.names()[0] == "file" and "postgresql" in BACKENDS
+    assert type(BACKENDS) is type(EMBEDDERS) is type(LLM_PROVIDERS)  # one Registry class
+
+
+def test_a_registered_backend_opens_through_the_same_registry(sandbox: Path) -> None:
+    class Named(FileBackend):
+        name = "named-test"
+
+    register_backend("named-test", Named)
+    assert BACKENDS.get("named-test") is Named
+    assert isinstance(open_backend("named-test"), Named)
+    with pytest.raises(ConfigError) as raised:
+        open_backend("nope")
+    message = str(raised.value)
+    assert message.startswith("no storage backend named 'nope': the storage backends are file")
+    assert message.endswith("(set MEMDIR_BACKEND or `backend:` in config.yaml to one of them)")
 
 
 def test_a_registered_embedder_serves_recall(

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from memdir import Memory
-from memdir.config import Policy, load_policy
 from memdir.errors import ConfigError
 from memdir.lifecycle import plan_sleep, take_snapshot
 from memdir.lifecycle.plan import dated
+from memdir.policy import Policy, load_policy
 
 SEED = Path(__file__).parent / "fixtures" / "policy" / "seed-004-memory-policy.yaml"
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
@@ -44,7 +44,7 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_seed_004_policy_loads_as_written(caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.WARNING, logger="memdir.config"):
+    with caplog.at_level(logging.WARNING, logger="memdir.policy"):
         policy = load_policy(SEED)
     assert caplog.records == []  # every key of the seed is one memdir knows
     assert policy.conversation.scope == "session" and policy.conversation.max_messages == 30
@@ -101,7 +101,7 @@ def test_unknown_keys_warn_once_and_the_rest_still_applies(
         "sessions:\n  retension_days: 3\n  retention_days: 9\nteam_rules: {x: 1}\n",
         encoding="utf-8",
     )
-    with caplog.at_level(logging.WARNING, logger="memdir.config"):
+    with caplog.at_level(logging.WARNING, logger="memdir.policy"):
         first = load_policy(path)
         again = load_policy(path)
     assert first == again and first.sessions.retention_days == 9

@@ -200,7 +200,7 @@ def test_team_login_refuses_bad_keys_and_revocation_logs_out(tmp_path: Path) -> 
         )
         assert foreign.status_code == 403
         with _team_login(team.base, team.keys["bob"]) as bob:
-            from memdir.keys import KeyRing
+            from memdir.http.keys import KeyRing
 
             KeyRing(team.data).revoke("bob")
             assert bob.get("/ui/").url.path == "/ui/login"

@@ -18,7 +18,7 @@ from fastapi import FastAPI
 
 from memdir import Memory
 from memdir.http import create_app
-from memdir.keys import KeyRing
+from memdir.http.keys import KeyRing
 from memdir.web import LocalBackend, local_app, mount_keys
 
 

@@ -13,7 +13,6 @@ import typing as _typing
 from .lazy import exports as _exports
 
 if _typing.TYPE_CHECKING:
-    from .config import Policy
     from .errors import (
         AmbiguousError,
         BadFileError,
@@ -33,6 +32,7 @@ if _typing.TYPE_CHECKING:
     from .files import Problem
     from .history import Change
     from .memory import Memory
+    from .policy import Policy
     from .records import MemoryRecord
     from .sessions import Session, SessionInfo
     from .tools import MemoryTool
@@ -40,7 +40,7 @@ if _typing.TYPE_CHECKING:
 # Where each public name lives. They are imported on first use (PEP 562), so that
 # ``import memdir.errors`` — what `memdir --version` needs — does not load the whole library.
 _HOME = {
-    "Policy": "config",
+    "Policy": "policy",
     "Problem": "files",
     "Change": "history",
     "Memory": "memory",

@@ -3,7 +3,8 @@
 A ``Memory`` opens its scopes through one backend (``Memory(backend=…)``, else
 ``$MEMDIR_BACKEND`` or ``backend:`` in ``config.yaml``, else ``file``). The built-in backend
 registers itself through the same ``register_backend`` door a plugin uses (as ``llm`` registers
-its default plugins), so there is no ``if backend == …`` anywhere above this module.
+its default plugins), so there is no ``if backend == …`` anywhere above this module. The names
+live in ``BACKENDS``, a ``registry.Registry`` like the embedders' and the LLM providers'.
 
 The file backend: each scope is a directory (``paths.scope_dirs``) holding the memories
 (``files.FileStore``), the change log and objects (``history.ChangeLog``), the recall log
@@ -27,9 +28,17 @@ from .history import ChangeLog
 from .index.sqlite import SqliteIndex
 from .paths import Scope, scope_dirs
 from .ports import Backend, Index, RecallLog, Store
+from .registry import Registry
 from .settings import configured_backend
 
-__all__ = ["BackendFactory", "FileBackend", "backend_names", "open_backend", "register_backend"]
+__all__ = [
+    "BACKENDS",
+    "BackendFactory",
+    "FileBackend",
+    "backend_names",
+    "open_backend",
+    "register_backend",
+]
 
 
 class BackendFactory(Protocol):
@@ -39,22 +48,22 @@ class BackendFactory(Protocol):
     def __call__(self, spec: str, /, **options: Any) -> Backend: ...
 
 
-_FACTORIES: dict[str, BackendFactory] = {}
+BACKENDS: Registry[BackendFactory] = Registry(
+    "storage backend",
+    "set MEMDIR_BACKEND or `backend:` in config.yaml to one of them",
+    first="file",
+)
 
 
 def register_backend(name: str, factory: BackendFactory) -> None:
     """Make ``name`` openable (``Memory(backend=name)``, ``MEMDIR_BACKEND=name``). A name is
     registered once; a second registration is a mistake worth hearing about."""
-    if not name or not name.isidentifier():
-        raise ConfigError(f"a backend name is a word such as 'file' (got {name!r})")
-    if name in _FACTORIES and _FACTORIES[name] is not factory:
-        raise ConfigError(f"a backend named {name!r} is already registered: choose another name")
-    _FACTORIES[name] = factory
+    BACKENDS.register(name, factory)
 
 
 def backend_names() -> list[str]:
     """The registered backends, the built-in ``file`` first."""
-    return sorted(_FACTORIES, key=lambda n: (n != "file", n))
+    return BACKENDS.names()
 
 
 def open_backend(
@@ -67,13 +76,7 @@ def open_backend(
         return choice
     spec = (choice or configured_backend(home)).strip()
     scheme = spec.split(":", 1)[0] if "://" in spec else spec
-    factory = _FACTORIES.get(scheme)
-    if factory is None:
-        raise ConfigError(
-            f"no storage backend named {scheme!r}: the backends are {', '.join(backend_names())} "
-            "(set MEMDIR_BACKEND or `backend:` in config.yaml to one of them)"
-        )
-    return factory(spec, **options)
+    return BACKENDS.get(scheme)(spec, **options)
 
 
 class FileBackend:

@@ -50,9 +50,9 @@ from .chain import (
     result_ids,
     tool_names,
 )
-from .config import Policy
 from .errors import ValidationError
 from .instructions import Instructions
+from .policy import Policy
 from .records import shorten, tentative_mark
 from .sessions import Session
 from .tokens import TOKENS_VERSION, count_messages, count_text, with_margin

@@ -15,9 +15,9 @@ append starts on a fresh line so one torn write never swallows the next entry.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
-import signal
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -25,170 +25,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import AmbiguousError, LinkError, NotFoundError, ValidationError
+from .errors import AmbiguousError, NotFoundError, ValidationError
+from .fs import append_jsonl, atomic_write, inside, read_jsonl
 from .markdown import HASH_PREFIX
 from .paths import ScopeDirs
 
-__all__ = [
-    "Change",
-    "ChangeLog",
-    "append_jsonl",
-    "atomic_write",
-    "change_line",
-    "crash_point",
-    "fsync_dir",
-    "inside",
-    "new_change",
-    "read_jsonl",
-]
+__all__ = ["Change", "ChangeLog", "change_line", "new_change"]
 
 OPS = ("create", "update", "delete", "archive", "restore", "rename", "undo", "refuse")
-
-
-def inside(root: Path, path: Path) -> Path:
-    """``path``, checked to stay under ``root`` once every symbolic link is resolved — the one
-    rule for every file memdir reads or writes under a scope (issue 26): a link that stays
-    inside is followed, one that leads out raises ``LinkError`` naming it. ``root`` itself may
-    be a link (a home on another disk is the person's choice); what lies under it may not
-    lead elsewhere. Cheap when nothing is a link: one ``lstat`` per component below ``root``."""
-    try:
-        rest = path.relative_to(root).parts
-    except ValueError:
-        rest = None
-    if rest is not None:
-        current = root
-        for part in rest:  # the common case: no component is a link, nothing to resolve
-            current = current / part
-            try:
-                if os.path.islink(current):
-                    break
-            except OSError:
-                return path
-        else:
-            return path
-    real_root, real = os.path.realpath(root), os.path.realpath(path)
-    if real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep):
-        return path
-    link = _first_link(root, path)
-    raise LinkError(
-        link,
-        f"is a symbolic link that leads out of {root} (to {real}); memdir does not follow it — "
-        "replace the link with the real file or folder, or remove it",
-    )
-
-
-def _first_link(root: Path, path: Path) -> Path:
-    """The first component of ``path`` below ``root`` that is a symbolic link (for messages)."""
-    try:
-        current = root
-        for part in path.relative_to(root).parts:
-            current = current / part
-            if current.is_symlink():
-                return current
-    except ValueError:
-        pass
-    return path
-
-
-def crash_point(point: str) -> None:
-    """A named step of a write, where the crash tests (``tests/test_history.py``) kill the
-    process: ``MEMDIR_TEST_CRASH=<point>`` (or ``<point>:<n>``, the n-th time it is passed)
-    makes the writer send itself SIGKILL there. Deterministic: no timing, no sleeps."""
-    wanted = os.environ.get("MEMDIR_TEST_CRASH")
-    if not wanted:
-        return
-    name, _, count = wanted.partition(":")
-    if name != point:
-        return
-    seen = _CRASH_SEEN[point] = _CRASH_SEEN.get(point, 0) + 1
-    if seen >= (int(count) if count.isdigit() else 1):
-        os.kill(os.getpid(), signal.SIGKILL)
-
-
-_CRASH_SEEN: dict[str, int] = {}
-
-
-def fsync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True, mode: int = 0o644) -> None:
-    """Replace ``path`` with ``data`` so that a crash leaves the old file or the new one.
-
-    The temp file is hidden (``.name.xxxx.tmp``) and lives beside the target, so the rename
-    stays on one file system; it is fsynced before the rename and the directory after it
-    (a batch of writes passes ``sync_dir=False`` and fsyncs the directory once at the end).
-    ``mode`` is set at creation, before any byte is written (0600 for settings and API keys).
-    The one atomic write: the store, settings, API keys and extraction state all use it.
-    """
-    tmp = path.parent / f".{path.name}.{uuid.uuid4().hex[:8]}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        crash_point("before-rename")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
-    if sync_dir:
-        fsync_dir(path.parent)
-
-
-def append_jsonl(path: Path, record: dict[str, Any], *, sync: bool = True) -> None:
-    """Append one JSON line (and fsync it, unless ``sync`` is off for a log whose last lines
-    may be lost in a crash); the caller holds the scope's lock.
-
-    If a crash tore the previous line, a newline is written first so that this entry stays
-    readable on its own.
-    """
-    line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a+b") as handle:
-        if handle.tell() > 0:
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                handle.write(b"\n")
-        handle.write(line.encode("utf-8"))
-        handle.flush()
-        if sync:
-            os.fsync(handle.fileno())
-
-
-def read_jsonl(path: Path, offset: int = 0) -> tuple[list[dict[str, Any]], int, int]:
-    """``(records, torn, end_offset)`` of the complete lines of ``path`` from ``offset``.
-
-    A last line without its newline (a write in progress or torn by a crash) is not consumed.
-    """
-    records: list[dict[str, Any]] = []
-    torn = 0
-    try:
-        handle = open(path, "rb")  # noqa: SIM115 - closed below; absent file is not an error
-    except FileNotFoundError:
-        return records, 0, 0
-    with handle:
-        handle.seek(offset)
-        end = offset
-        for raw in handle:
-            if not raw.endswith(b"\n"):
-                break
-            end += len(raw)
-            try:
-                data = json.loads(raw)
-            except ValueError:
-                torn += 1
-                continue
-            if isinstance(data, dict):
-                records.append(data)
-            else:
-                torn += 1
-    return records, torn, end
 
 
 @dataclass(frozen=True)
@@ -333,6 +177,25 @@ class ChangeLog:
                 self.torn_lines += 1
             else:
                 yield change
+
+    def of(self, name: str) -> list[Change]:
+        """The changes of memory ``name``, oldest first, decoding only the lines that hold the
+        name (the log is written with ``ensure_ascii=False``): one memory's page on a store
+        with 10k changes parsed them all (bench/results/web.md)."""
+        needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
+        try:
+            with self.dirs.changes.open("rb") as handle:
+                lines = [raw for raw in handle if needle in raw and raw.endswith(b"\n")]
+        except FileNotFoundError:
+            return []
+        found = []
+        for raw in lines:
+            with contextlib.suppress(ValueError):  # a torn line: skipped, as entries() does
+                data = json.loads(raw)
+                change = Change.from_dict(data) if isinstance(data, dict) else None
+                if change is not None and change.name == name:
+                    found.append(change)
+        return sorted(found, key=lambda c: c.time)
 
     def since(self, cursor: int) -> tuple[list[Change], int]:
         """The complete entries after byte offset ``cursor`` (0: from the start) and the

@@ -173,6 +173,7 @@ class _Adapter:
     def __init__(self, memory: Memory) -> None:
         self.memory = memory
         self.tool: MemoryTool = memory.tool(actor="agent")
+        self.agent = memory.acting_as("agent")  # the typed tools write as the agent too
         self.log = memory.tool_log()  # each call, for `memdir trace` (observe.toollog)
         self.thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdir-mcp")
 
@@ -370,7 +371,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
     ) -> RememberOut:
         """Store one memory: the statement, why it holds and how to apply it. The scope follows
         the type (user, feedback: every project; project, reference: this project)."""
-        agent = adapter.tool.memory  # writes are logged as the agent, like the file commands
+        agent = adapter.agent  # writes are logged as the agent, like the file commands
         record = await adapter.call(
             lambda: agent.remember(
                 text,
@@ -393,7 +394,7 @@ def _write_tools(server: MCPServer, adapter: _Adapter) -> None:
         name: Str, scope: ScopeName | None = None, reason: Str | None = None
     ) -> ChangeOut:
         """Delete the memory called ``name`` (reversible with `memdir undo <change id>`)."""
-        agent = adapter.tool.memory
+        agent = adapter.agent
         return _change(await adapter.call(lambda: agent.forget(name, scope=scope, reason=reason)))
 
 

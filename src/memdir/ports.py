@@ -15,7 +15,10 @@ The index's vector query is ``nearest(query_vector, k, within=…)``, the shape 
 (see ``recall._Centres``' successor ``index.nearest``) needs each language's mean, which a
 database computes with one ``sum()`` per language: ``language_sums``.
 
-This module holds types only; it imports nothing from memdir at run time.
+The records the ports return live here too (``DocMeta``: what recall knows of a memory without
+opening its file; ``Near``; ``LanguageSums``), so an implementation imports the port and the
+port imports no implementation. This module holds types only; it imports nothing from memdir
+at run time.
 """
 
 from __future__ import annotations
@@ -30,18 +33,38 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .history import Change
-    from .index.views import DocMeta
     from .records import MemoryRecord
 
 __all__ = [
     "Backend",
     "ChangeLog",
+    "DocMeta",
     "Index",
     "LanguageSums",
     "Near",
     "RecallLog",
     "Store",
 ]
+
+
+@dataclass(frozen=True)
+class DocMeta:
+    """What recall needs to know of a memory without opening its file."""
+
+    name: str
+    type: str
+    source: str
+    confidence: str
+    importance: int | None
+    created: str | None
+    updated: str | None
+    tags: tuple[str, ...]
+    related_files: tuple[str, ...]
+    description: str
+    session: str | None = None
+    scripts: tuple[str, ...] = ()  # the scripts its text is written in (``text.scripts_of``)
+    uses: int = 0
+    last_used: str | None = None
 
 
 @dataclass(frozen=True)

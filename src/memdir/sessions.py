@@ -60,7 +60,6 @@ from types import TracebackType
 from typing import Any, Literal
 
 from .chain import Entry, is_result, message_text, repair, result_ids, tool_names
-from .config import SessionsPolicy
 from .errors import (
     AmbiguousError,
     LinkError,
@@ -70,7 +69,8 @@ from .errors import (
     ValidationError,
 )
 from .files import Problem
-from .history import fsync_dir, inside
+from .fs import fsync_dir, inside
+from .policy import SessionsPolicy
 
 __all__ = [
     "MESSAGE_TYPES",

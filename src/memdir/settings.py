@@ -44,7 +44,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from .errors import ConfigError
-from .history import atomic_write
+from .fs import atomic_write
 from .paths import home_dir
 
 __all__ = [

@@ -44,15 +44,18 @@ from __future__ import annotations
 
 import os
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, Protocol, get_args
 
 from .errors import BadFileError, MemdirError, ValidationError
-from .memory import Memory
 from .paths import Scope
-from .records import check_name, shorten
+from .records import MemoryRecord, check_name, shorten
+
+if TYPE_CHECKING:
+    from .history import Change
+    from .recall import Hit
 
 __all__ = [
     "DESCRIPTION",
@@ -61,6 +64,7 @@ __all__ = [
     "RULES",
     "TOOL_NAME",
     "MemoryTool",
+    "ToolMemory",
     "ToolResult",
 ]
 
@@ -279,6 +283,56 @@ class _Target:
         return None
 
 
+class Folder(Protocol):
+    """A scope's directory, as the tool's ``/memories/<scope>`` tree shows it."""
+
+    @property
+    def folder(self) -> Path: ...
+
+    def refresh_index(self) -> bool: ...
+
+
+class ToolMemory(Protocol):
+    """What the memory tool asks of the facade: a ``Memory`` (``Memory.tool()`` hands over its
+    ``acting_as`` view) conforms. The tool depends on this port, not on the facade, so the
+    facade can build the tool without an import circle."""
+
+    def scopes(self) -> list[Scope]: ...
+
+    def folder(self, scope: Scope) -> Path | None: ...
+
+    def files(self, scope: Scope, feature: str) -> Folder: ...
+
+    def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord: ...
+
+    def create_file(
+        self, name: str, content: bytes, *, scope: Scope, defaults: Mapping[str, Any] | None = None
+    ) -> MemoryRecord: ...
+
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str,
+        scope: Scope | None = None,
+        name: str | None = None,
+        description: str | None = None,
+        source: str = "user",
+    ) -> MemoryRecord: ...
+
+    def rewrite(
+        self, name: str, content: bytes, *, expected_hash: str, scope: Scope | None = None
+    ) -> MemoryRecord: ...
+
+    def forget(self, name: str, *, scope: Scope | None = None) -> Change: ...
+
+    def rename(self, name: str, new_name: str, *, scope: Scope | None = None) -> MemoryRecord: ...
+
+    def recall(
+        self, query: str, *, top_k: int = 5, scopes: Iterable[Scope] | None = None
+    ) -> list[Hit]: ...
+
+
 class MemoryTool:
     """The memory tool over one ``Memory`` (use ``Memory.tool()``; its writes are logged as
     the ``agent`` actor). ``handle`` runs one call; the definitions describe it to a model."""
@@ -286,7 +340,7 @@ class MemoryTool:
     name = TOOL_NAME
     description = DESCRIPTION
 
-    def __init__(self, memory: Memory) -> None:
+    def __init__(self, memory: ToolMemory) -> None:
         self.memory = memory
         self._handlers: dict[str, Callable[[Mapping[str, Any]], str]] = {
             "view": self._view,
@@ -384,7 +438,7 @@ class MemoryTool:
         rest = parts[1:]
         if len(rest) > 2 or (len(rest) == 2 and rest[0] not in FOLDERS):
             raise _refuse(shown, "memories are files directly in /memories/<scope>/")
-        base = self.memory.files(scope, "the memory tool").dirs.memory
+        base = self.memory.files(scope, "the memory tool").folder
         real = base.joinpath(*rest)
         inside, full = os.path.realpath(base), os.path.realpath(real)
         if full != inside and not full.startswith(inside + os.sep):
@@ -466,7 +520,7 @@ class MemoryTool:
         if target.real is None:  # the root: each scope is one level down, its files two
             total = 0
             for scope in (s for s in SCOPES if s in self.memory.scopes()):
-                base = self.memory.files(scope, "the memory tool").dirs.memory
+                base = self.memory.files(scope, "the memory tool").folder
                 scope_rows = self._walk(base, f"{ROOT}/{scope}", 1)
                 total += scope_rows[0][0]
                 rows += scope_rows

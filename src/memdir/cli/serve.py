@@ -24,7 +24,7 @@ from .app import cli, emit_json, json_option, memory
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from ..keys import KeyInfo
+    from ..http.keys import KeyInfo
 
 __all__ = ["worker_app"]
 
@@ -162,7 +162,7 @@ def serve(
         return
     import uvicorn
 
-    from ..keys import default_data_dir
+    from ..http.keys import default_data_dir
     from ..memory import Memory
 
     data = data_dir or default_data_dir()
@@ -247,7 +247,7 @@ def _key_line(info: KeyInfo) -> str:
 @json_option
 def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
     """Issue a new API key for USER and print it (once: only its hash is stored)."""
-    from ..keys import KeyRing, default_data_dir
+    from ..http.keys import KeyRing, default_data_dir
 
     info, key = KeyRing(data_dir or default_data_dir()).create(user)
     if as_json:
@@ -266,7 +266,7 @@ def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
 @json_option
 def keys_list(data_dir: Path | None, as_json: bool) -> None:
     """Every key: id, user, when it was issued, and whether it is revoked."""
-    from ..keys import KeyRing, default_data_dir
+    from ..http.keys import KeyRing, default_data_dir
 
     infos = KeyRing(data_dir or default_data_dir()).list()
     if as_json:
@@ -285,7 +285,7 @@ def keys_list(data_dir: Path | None, as_json: bool) -> None:
 def keys_revoke(what: str, data_dir: Path | None, as_json: bool) -> None:
     """Revoke the key with id WHAT, or every key of the user WHAT (at once, also for a running
     server)."""
-    from ..keys import KeyRing, default_data_dir
+    from ..http.keys import KeyRing, default_data_dir
 
     if not what.strip():
         raise ValidationError("give a key id or a user name: see `memdir keys list`")

@@ -17,14 +17,17 @@ memory whose source is the person, and nothing identical to an existing memory i
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import hashlib
 import re
 import threading
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError, ValidationError
 from ..records import default_scope, shorten, slugify
@@ -45,15 +48,63 @@ from .vet import vet, with_evidence
 from .worker import Worker
 
 if TYPE_CHECKING:
-    from ..memory import Memory
+    from ..history import Change
+    from ..paths import Scope
+    from ..ports import Store
     from ..providers.llm import LLM
+    from ..recall import Hit
     from ..records import MemoryRecord
 
-__all__ = ["Extraction", "Outcome", "SessionReport"]
+__all__ = ["Extraction", "Outcome", "SessionReport", "Writer"]
 
 ACTOR = "extractor"
 FULL_LIST = 60  # up to this many memories the model sees them all; past it, the recalled ones
 RECALLED = 40
+
+
+class Writer(Protocol):
+    """What extraction asks of the facade it writes through: a ``Memory`` conforms. The runner
+    depends on this port, not on the facade, so the facade builds its ``Extraction`` without
+    an import circle; every write still goes through the facade's guarded methods."""
+
+    def as_actor(self, actor: str) -> Writer: ...
+
+    def sessions_dir(self) -> Path: ...
+
+    def memory_guide(self) -> str: ...
+
+    def store(self, scope: Scope) -> Store: ...
+
+    def list(self) -> builtins.list[MemoryRecord]: ...
+
+    def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord: ...
+
+    def recall(
+        self, query: str, *, top_k: int = 5, types: Iterable[str] = (), track: bool = True
+    ) -> builtins.list[Hit]: ...
+
+    def remember(
+        self,
+        text: str,
+        *,
+        type: str,
+        description: str | None = None,
+        why: str | None = None,
+        how_to_apply: str | None = None,
+        source: str = "user",
+        confidence: str = "confirmed",
+        quote: str | None = None,
+        session: str | None = None,
+        reason: str | None = None,
+    ) -> MemoryRecord: ...
+
+    def update(
+        self, name: str, *, scope: Scope | None = None, reason: str | None = None, **fields: Any
+    ) -> MemoryRecord: ...
+
+    def forget(
+        self, name: str, *, scope: Scope | None = None, reason: str | None = None
+    ) -> Change: ...
 
 
 @dataclass(frozen=True)
@@ -137,7 +188,7 @@ def _as_target(record: MemoryRecord) -> Existing:
 
 
 def _find_target(
-    writer: Memory, rev: revise.Revision, type: str | None = None
+    writer: Writer, rev: revise.Revision, type: str | None = None
 ) -> MemoryRecord | None:
     """The memory ``rev`` is about: the best recalled one that ``revise.related`` accepts."""
     hits = writer.recall(rev.about, top_k=5, types=[type] if type else (), track=False)
@@ -148,7 +199,7 @@ def _find_target(
     return None
 
 
-def _revision_ops(writer: Memory, rev: revise.Revision) -> tuple[list[Operation], list[str]]:
+def _revision_ops(writer: Writer, rev: revise.Revision) -> tuple[list[Operation], list[str]]:
     """The operations a change, retraction or confirmation makes offline, or why none."""
     cand = rev.candidate
     target = _find_target(writer, rev, cand.type if rev.kind == "change" and cand else None)
@@ -190,7 +241,7 @@ _UPDATE = Operation(op="UPDATE", source="user")
 
 
 def _offline_ops(
-    writer: Memory, turn: Turn, previous: str | None
+    writer: Writer, turn: Turn, previous: str | None
 ) -> tuple[list[Operation], list[str]]:
     """What the rules make of a turn: new memories, and (issue 21) changes, retractions and
     confirmations of existing ones, each found by recall. The sentence of a revision is not
@@ -211,7 +262,7 @@ def _offline_ops(
 
 
 def _unplanned_revisions(
-    writer: Memory, turn: Turn, previous: str | None, planned: list[Operation]
+    writer: Writer, turn: Turn, previous: str | None, planned: list[Operation]
 ) -> list[Operation]:
     """With a model configured (issue 21, L2): the changes and retractions the offline rules
     find in the turn, for memories the model's plan does not touch. A small model misses most
@@ -233,11 +284,11 @@ def _unplanned_revisions(
 class Extraction:
     """Extraction for one ``Memory`` (made by the facade; use its methods)."""
 
-    def __init__(self, memory: Memory, llm: LLM | None) -> None:
+    def __init__(self, memory: Writer, llm: LLM | None) -> None:
         self.memory = memory
         self.llm = llm
-        self._writer: Memory | None = None
-        self._bg_writer: Memory | None = None
+        self._writer: Writer | None = None
+        self._bg_writer: Writer | None = None
         self._worker: Worker | None = None
         # the hot path and the background thread both add: the duplicate check and the write
         # are one step, so a request caught by both at the same moment is stored once
@@ -245,12 +296,12 @@ class Extraction:
         self._dropped: list[Outcome] = []
 
     # -- the writer the extractor's changes go through (actor "extractor") ----------------
-    def _clone(self) -> Memory:
+    def _clone(self) -> Writer:
         # its own facade (own stores, own index connections) for the thread that writes
         return self.memory.as_actor(ACTOR)
 
     @property
-    def writer(self) -> Memory:
+    def writer(self) -> Writer:
         if self._writer is None:
             self._writer = self._clone()
         return self._writer
@@ -315,7 +366,7 @@ class Extraction:
         self,
         session_id: str,
         *,
-        writer: Memory | None = None,
+        writer: Writer | None = None,
         dry_run: bool = False,
         everything: bool = False,
         offline: bool = False,
@@ -350,7 +401,7 @@ class Extraction:
 
     def _run_turn(
         self,
-        writer: Memory,
+        writer: Writer,
         llm: LLM | None,
         turn: Turn,
         previous: str | None,
@@ -419,7 +470,7 @@ class Extraction:
         append_log(self.memory.sessions_dir(), session_id, entries)
 
     def _checked(
-        self, writer: Memory, ops: list[Operation], turn: Turn, report: SessionReport
+        self, writer: Writer, ops: list[Operation], turn: Turn, report: SessionReport
     ) -> list[Operation]:
         """The model's operations that pass ``vet`` (each given its evidence first); the others
         are reported as skipped with the reason."""
@@ -468,7 +519,7 @@ class Extraction:
                 kept.append(op)
         return kept
 
-    def _existing(self, writer: Memory, turn: Turn, session_id: str) -> list[Existing]:
+    def _existing(self, writer: Writer, turn: Turn, session_id: str) -> list[Existing]:
         records = writer.list()
         if len(records) > FULL_LIST:
             query = " ".join(turn.user)[:2000]
@@ -489,7 +540,7 @@ class Extraction:
         ]
 
     # -- applying one operation -----------------------------------------------------------
-    def _apply(self, writer: Memory, op: Operation, session: str | None, why: str) -> Outcome:
+    def _apply(self, writer: Writer, op: Operation, session: str | None, why: str) -> Outcome:
         proposal = op.to_dict()
         try:
             if op.op == "ADD":
@@ -540,13 +591,13 @@ class Extraction:
             return Outcome(op.op, "skipped", None, None, str(exc), proposal)
 
     def _add(
-        self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
+        self, writer: Writer, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
     ) -> Outcome:
         with self._adding:
             return self._add_once(writer, op, session, why, proposal)
 
     def _add_once(
-        self, writer: Memory, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
+        self, writer: Writer, op: Operation, session: str | None, why: str, proposal: dict[str, Any]
     ) -> Outcome:
         assert op.type is not None and op.text is not None
         same = _same_statement(writer, op)
@@ -594,7 +645,7 @@ class Extraction:
         return ids
 
 
-def _same_statement(writer: Memory, op: Operation) -> MemoryRecord | None:
+def _same_statement(writer: Writer, op: Operation) -> MemoryRecord | None:
     """A memory that already says ``op.text``, found by name, not by a scan: a new memory is
     named after its description (default: the statement shortened), so an identical statement
     lives under that name or one of its first numbered variants."""

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..history import atomic_write
+from ..fs import atomic_write
 
 __all__ = [
     "ExtractState",

@@ -25,7 +25,7 @@ renders MEMORY.md and keeps what it was rendered from; ``store.py`` adds undo, w
 creates and renames (the memory tool) and the archive (sleep) as ``FileStore``.
 """
 
-from ..history import inside
+from ..fs import inside
 from .core import BODY_PARTS, MAX_FILE_BYTES, Problem
 from .store import FileStore
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..history import Change, ChangeLog, atomic_write, crash_point, fsync_dir, inside
+from ..fs import atomic_write, crash_point, fsync_dir, inside
+from ..history import Change, ChangeLog
 from ..markdown import (
     Document,
     FormatError,

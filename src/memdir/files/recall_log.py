@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..history import append_jsonl, inside, read_jsonl
+from ..fs import append_jsonl, inside, read_jsonl
 from .store import FileStore
 
 __all__ = ["FileRecallLog"]

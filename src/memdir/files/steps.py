@@ -20,19 +20,32 @@ from __future__ import annotations
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from ..errors import MemdirError, NotFoundError, ValidationError
-from ..history import Change, atomic_write, fsync_dir
+from ..fs import atomic_write, fsync_dir
+from ..history import Change
 from ..markdown import content_hash
+from ..records import check_name
+from .core import StoreCore
 
-if TYPE_CHECKING:
-    from .store import FileStore
-
-__all__ = ["OutOfStep", "out_of_step", "record_outside", "restore_version", "settle"]
+__all__ = ["OutOfStep", "located", "out_of_step", "record_outside", "restore_version", "settle"]
 
 
-def _hash(path: Path, store: FileStore | None = None) -> str | None:
+def located(store: StoreCore, change: Change) -> Path:
+    """The file ``change`` is about (for archive/restore: its archive side), checked to stay
+    inside the scope — the log is a file a person can edit."""
+    if not change.path:
+        return store.path_for(change.name)
+    folder, _, file = change.path.partition("/")
+    if folder != "archive" or not file.endswith(".md"):
+        raise ValidationError(
+            f"change {change.id} names the path {change.path!r}, which is not a memory "
+            "file of this scope; fix or remove that line of the change log"
+        )
+    return store.dirs.archive / f"{check_name(file)}.md"
+
+
+def _hash(path: Path, store: StoreCore | None = None) -> str | None:
     """The content hash of the regular file at ``path``; ``None`` when there is none. With
     ``store``, a file its last scan parsed (same inode, size and times) is not read again."""
     try:
@@ -51,20 +64,20 @@ def _hash(path: Path, store: FileStore | None = None) -> str | None:
         return None
 
 
-def sides(store: FileStore, change: Change) -> tuple[Path, Path]:
+def sides(store: StoreCore, change: Change) -> tuple[Path, Path]:
     """``(where its bytes were before, where they are after)`` for ``change``: the same file
     for most changes, two for a rename and for moves to or from ``archive/``."""
     if change.renamed_from is not None:
         return store.path_for(change.renamed_from), store.path_for(change.name)
     if change.op == "archive":
-        return store.path_for(change.name), store.located(change)
+        return store.path_for(change.name), located(store, change)
     if change.op == "restore" and change.path:
-        return store.located(change), store.path_for(change.name)
-    here = store.located(change)
+        return located(store, change), store.path_for(change.name)
+    here = located(store, change)
     return here, here
 
 
-def settle(store: FileStore) -> Change | None:
+def settle(store: StoreCore) -> Change | None:
     """Complete the last logged change if a crash cut its write short (the caller holds the
     lock); the change when something was done. A file that moved on since (a hand edit after
     the crash) is left alone: ``doctor`` reports it."""
@@ -83,7 +96,7 @@ def settle(store: FileStore) -> Change | None:
     return change if done else None
 
 
-def _settle_files(store: FileStore, change: Change, src: Path, dst: Path) -> bool:
+def _settle_files(store: StoreCore, change: Change, src: Path, dst: Path) -> bool:
     """Roll ``change`` forward from the kept bytes when the files are as it found them (or
     half-way); True when something was written."""
     moved = src != dst
@@ -143,7 +156,7 @@ class OutOfStep:
         return f"changed outside memdir (a hand edit, or a write cut short) {since}; {back}; {fix}"
 
 
-def out_of_step(store: FileStore) -> list[OutOfStep]:
+def out_of_step(store: StoreCore) -> list[OutOfStep]:
     """Every file the log knows whose bytes differ from the last change memdir logged for it."""
     last: dict[Path, tuple[Change, str | None]] = {}
     for change in store.log.entries():
@@ -166,7 +179,7 @@ def out_of_step(store: FileStore) -> list[OutOfStep]:
     return found
 
 
-def record_outside(store: FileStore, *, actor: str = "doctor") -> list[Change]:
+def record_outside(store: StoreCore, *, actor: str = "doctor") -> list[Change]:
     """``doctor --fix``: settle a crashed write, then log each change made outside memdir (its
     bytes kept) so that ``undo`` can reverse it; also remove temp files a crash left in
     ``.history/objects/``. The caller need not hold the lock."""
@@ -197,7 +210,7 @@ def record_outside(store: FileStore, *, actor: str = "doctor") -> list[Change]:
     return changes
 
 
-def restore_version(store: FileStore, name: str, *, actor: str) -> Change:
+def restore_version(store: StoreCore, name: str, *, actor: str) -> Change:
     """Put back the bytes of ``name`` as memdir last wrote them (``memdir restore NAME`` after
     a hand overwrite or delete). The bytes replaced are kept: the restore can be undone."""
     with store.locked():

@@ -12,7 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, ValidationError
-from ..history import Change, atomic_write, crash_point, fsync_dir, inside
+from ..fs import atomic_write, crash_point, fsync_dir, inside
+from ..history import Change
 from ..markdown import (
     FormatError,
     content_hash,
@@ -26,7 +27,7 @@ from ..records import (
     now_iso,
 )
 from .core import Problem, StoreCore, _record
-from .steps import out_of_step, record_outside, restore_version, settle
+from .steps import located, out_of_step, record_outside, restore_version, settle
 
 __all__ = ["FileStore"]
 
@@ -284,15 +285,61 @@ class FileStore(StoreCore):
     def located(self, change: Change) -> Path:
         """The file ``change`` is about (for archive/restore: its archive side), checked to stay
         inside the scope — the log is a file a person can edit."""
-        if not change.path:
-            return self.path_for(change.name)
-        folder, _, file = change.path.partition("/")
-        if folder != "archive" or not file.endswith(".md"):
-            raise ValidationError(
-                f"change {change.id} names the path {change.path!r}, which is not a memory "
-                "file of this scope; fix or remove that line of the change log"
-            )
-        return self.archive_path(file)
+        return located(self, change)
+
+    # -- what only a directory has, asked by meaning (the facade names no folder) ------------
+    @property
+    def folder(self) -> Path:
+        """The scope's directory (where the memory tool's ``/memories/<scope>`` points)."""
+        return self.dirs.memory
+
+    @property
+    def index_path(self) -> Path:
+        """The derived SQLite index of this scope (``index.sqlite`` under ``.index/``)."""
+        return self.dirs.derived / "index.sqlite"
+
+    def create_folder(self) -> Path:
+        """Make the scope's directory and its MEMORY.md (``Memory.init``; safe to repeat)."""
+        self.dirs.memory.mkdir(parents=True, exist_ok=True)
+        self.regenerate_index()
+        return self.dirs.memory
+
+    def memory_md(self) -> Path:
+        """MEMORY.md, regenerated first if files were edited by hand (reading never creates
+        the folder: a scope with none gets a path that does not exist)."""
+        if self.dirs.memory.is_dir():
+            self.refresh_index()
+        return self.dirs.index_file
+
+    def memory_md_text(self) -> str:
+        """MEMORY.md as it is on disk; empty when it is missing or unreadable."""
+        try:
+            return self.dirs.index_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    def has_archive(self) -> bool:
+        """Whether ``archive/`` exists (reading it creates no index, nor a directory)."""
+        return self.dirs.archive.is_dir()
+
+    def files_bytes(self) -> int:
+        """The size of the memory files (MEMORY.md aside), for ``memdir stats``."""
+        if not self.dirs.memory.is_dir():
+            return 0
+        return sum(f.stat().st_size for f in self.dirs.memory.glob("*.md") if f.name != "MEMORY.md")
+
+    def daily_log(self) -> Path:
+        """The daily log's folder, to append to under the lock: ``log/`` linked out of the
+        scope is refused (``LinkError``), never appended to."""
+        self.check_links(self.dirs.log)
+        return self.dirs.log
+
+    def daily_logs(self) -> tuple[Path, Path]:
+        """``(log/, archive/log/)``, each checked to stay inside the scope, for reading notes."""
+        return (
+            inside(self.dirs.memory, self.dirs.log),
+            inside(self.dirs.memory, self.dirs.archive / "log"),
+        )
 
     def archive_path(self, name: str) -> Path:
         return self.dirs.archive / f"{check_name(name)}.md"

@@ -26,8 +26,8 @@ from ..errors import (
     UnsupportedError,
     ValidationError,
 )
-from ..keys import KeyRing
 from ..memory import Memory
+from .keys import KeyRing
 from .models import ErrorBody, ErrorOut, ScopeName
 from .users import UNAVAILABLE, Users
 

@@ -20,13 +20,15 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from ..files import Problem
+from ..files import FileStore, Problem
 
 if TYPE_CHECKING:
-    from .sqlite import SqliteIndex
+    from ..providers.embeddings import Embedder, Vectors
+    from .views import Views
 
 __all__ = [
     "CORRUPT",
@@ -119,6 +121,29 @@ class _Healable(Protocol):
     def heal(self, reason: str) -> None: ...
 
 
+class Healed(_Healable, Protocol):
+    """What healing and ``differences`` use of the index (``SqliteIndex``): a port, so this
+    module does not import the index it heals (no circle inside ``index/``)."""
+
+    store: FileStore
+    embedder: Embedder
+    path: Path
+    _views: Views
+    _last: Any
+    _ino: int | None
+    _healing: bool
+
+    def _connect(self) -> sqlite3.Connection: ...
+
+    def _sync_lock(self) -> AbstractContextManager[None]: ...
+
+    def close(self) -> None: ...
+
+    def sync(self) -> Any: ...
+
+    def vectors(self) -> tuple[list[str], Vectors]: ...
+
+
 _Method = TypeVar("_Method", bound=Callable[..., Any])
 
 
@@ -159,7 +184,7 @@ def install_healing(cls: type, methods: tuple[str, ...]) -> None:
         setattr(cls, name, heals(getattr(cls, name)))
 
 
-def heal_index(index: SqliteIndex, reason: str) -> None:
+def heal_index(index: Healed, reason: str) -> None:
     """Set ``index``'s damaged file aside (unless another process did and rebuilt it since this
     one opened it) and rebuild the index from the files."""
     index._healing = True
@@ -180,7 +205,7 @@ def heal_index(index: SqliteIndex, reason: str) -> None:
         index._healing = False
 
 
-def differences(index: SqliteIndex) -> list[str]:
+def differences(index: Healed) -> list[str]:
     """Where ``index`` and its files disagree (empty when they agree). The file is read whole
     first (``PRAGMA quick_check``): a damaged one is set aside and rebuilt."""
     damage = damage_of(index.path)

@@ -49,7 +49,7 @@ import numpy as np
 
 from ..errors import BadFileError, NotFoundError
 from ..files import FileStore
-from ..history import read_jsonl
+from ..fs import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
 from . import cache, contexts, nearest, snapshot
@@ -145,7 +145,7 @@ class SqliteIndex(nearest.VectorQueries):
     def __init__(self, store: FileStore, embedder: Embedder) -> None:
         self.store = store
         self.embedder = embedder
-        self.path = store.dirs.derived / "index.sqlite"
+        self.path = store.index_path
         self._db: sqlite3.Connection | None = None
         self._locked = False
         self._listing: list[tuple[str, os.stat_result]] | None = None  # of this sync's state

@@ -22,34 +22,15 @@ from typing import Any
 
 import numpy as np
 
+from ..ports import DocMeta
 from ..providers.embeddings import Vectors
 from . import snapshot as snapshots
 from .cache import chunked
 from .snapshot import path_of as snapshot_path
 
-__all__ = ["Delta", "DocMeta", "Matrix", "Views"]
+__all__ = ["Delta", "DocMeta", "Matrix", "Views"]  # DocMeta is the Index port's (ports.py)
 
 FileRow = tuple[int, int, int, str]  # a docs row's size, mtime_ns, ino and content hash
-
-
-@dataclass(frozen=True)
-class DocMeta:
-    """What recall needs to know of a memory without opening its file."""
-
-    name: str
-    type: str
-    source: str
-    confidence: str
-    importance: int | None
-    created: str | None
-    updated: str | None
-    tags: tuple[str, ...]
-    related_files: tuple[str, ...]
-    description: str
-    session: str | None = None
-    scripts: tuple[str, ...] = ()  # the scripts its text is written in (``text.scripts_of``)
-    uses: int = 0
-    last_used: str | None = None
 
 
 @dataclass

@@ -32,14 +32,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
-from ..history import append_jsonl, atomic_write, crash_point, fsync_dir, inside, read_jsonl
+from ..fs import append_jsonl, atomic_write, crash_point, fsync_dir, inside, read_jsonl
 from ..markdown import content_hash
 from .steps import Op, Step, iso
 
 if TYPE_CHECKING:
-    from ..config import Policy
     from ..files import FileStore
     from ..paths import Scope
+    from ..policy import Policy
 
 __all__ = ["LOG_OPS", "LogFile", "apply_log_op", "log_files", "plan_logs", "undo_log_moves"]
 

@@ -48,9 +48,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..config import Policy
-from ..history import inside
+from ..fs import inside
 from ..index.text import query_terms
+from ..policy import Policy
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .logs import LogFile, log_files, plan_logs
 from .promote import Note, plan_promotions, read_notes

@@ -39,8 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..config import PromotionPolicy
-from ..history import fsync_dir
+from ..fs import fsync_dir
+from ..policy import PromotionPolicy
 from ..records import MemoryRecord, slugify
 from .similar import normalise
 from .steps import Op, Step, free_name, iso

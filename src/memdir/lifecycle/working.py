@@ -45,7 +45,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import ProviderError
-from ..history import fsync_dir
+from ..fs import fsync_dir
 from ..providers.llm import LLM
 from ..records import shorten
 

@@ -46,10 +46,7 @@ def _index_text(store: Store) -> str:
     """The scope's MEMORY.md; for a store with none (a database), its lines made from a scan."""
     if not isinstance(store, FileStore):
         return "".join(f"- [{r.name}]({r.name}.md) — {r.description}\n" for r in store.scan()[0])
-    try:
-        return store.dirs.index_file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return ""
+    return store.memory_md_text()
 
 
 def described(store: Store, needle: str = "") -> list[tuple[str, str]]:

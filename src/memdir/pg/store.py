@@ -216,7 +216,8 @@ class PgStore:
         """This scope as the files an archive carries (``portable.tree.ScopeTree``)."""
         from .tree import PgTree
 
-        return PgTree(self)
+        live = PgStore(self.db, self.scope, self.scope_id, log=self.log)
+        return PgTree(live if self.is_archive else self)
 
     def archived(self) -> PgStore:
         """The scope's archive: the same table, ``archived`` rows."""

@@ -31,10 +31,7 @@ class PgTree:
     """``PgStore``'s scope as an archive's tree."""
 
     def __init__(self, store: PgStore) -> None:
-        from .store import PgStore
-
-        live = PgStore(store.db, store.scope, store.scope_id, log=store.log)
-        self.store = live if store.is_archive else store
+        self.store = store  # the live scope (``PgStore.tree`` passes it for an archive too)
         self.db = store.db
         self._key = (store.db.owner, store.scope_id)
         self.recalls = PgRecallLog(store.db, store.scope_id)

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ValidationError
-from ..history import atomic_write
+from ..fs import atomic_write
 
 __all__ = [
     "FORMAT",

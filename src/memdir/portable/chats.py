@@ -34,8 +34,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ExtractionError, MemdirError, ProviderError, RefusedError
 from ..extract import rules
+from ..fs import append_jsonl, crash_point
 from ..guard import redact
-from ..history import append_jsonl, crash_point
 from ..paths import Scope
 from ..records import default_scope, shorten
 

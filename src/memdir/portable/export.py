@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
-from ..history import inside
+from ..fs import inside
 from ..paths import Scope, policy_file
 from .archive import Archive
 from .tree import tree_of

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ConflictError, MemdirError
-from ..history import atomic_write
+from ..fs import atomic_write
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope, policy_file
 from ..records import check_name

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
-from ..history import atomic_write, crash_point, inside
+from ..fs import atomic_write, crash_point, inside
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope
 from ..records import MAX_NAME_BYTES, MAX_NAME_CHARS

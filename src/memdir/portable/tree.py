@@ -17,7 +17,7 @@ from typing import Protocol, runtime_checkable
 
 from ..errors import ConfigError
 from ..files import FileStore
-from ..history import atomic_write, inside
+from ..fs import atomic_write, inside
 from ..ports import ChangeLog, Store
 
 __all__ = ["FileTree", "ScopeTree", "tree_of"]

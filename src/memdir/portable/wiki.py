@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..history import atomic_write
+from ..fs import atomic_write
 
 if TYPE_CHECKING:
     from ..memory import Memory

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 
-from ..keys import KeyRing
+from ..http.keys import KeyRing
 from ..memory import Memory
 
 __all__ = [

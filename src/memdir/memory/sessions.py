@@ -6,9 +6,8 @@ import builtins
 from collections.abc import Mapping
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
-from ..config import Policy, load_policy
 from ..context import (
     GUIDE_VERSION,
     SYSTEM,
@@ -25,6 +24,7 @@ from ..files import FileStore, Problem, inside
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, ensure_agent_dir, policy_file, sessions_dir
+from ..policy import Policy, load_policy
 from ..providers.factory import get_llm, llm_configured
 from ..providers.llm import LLM
 from ..records import (
@@ -42,15 +42,12 @@ from ..sessions import (
     plan_prune,
 )
 from ..settings import load_settings
+from ..tools import MemoryTool
 
 if TYPE_CHECKING:
     from ..extract.runner import Extraction, SessionReport
-    from ..tools import MemoryTool
 
-from .base import MemoryBase
-
-if TYPE_CHECKING:
-    from .facade import Memory
+from .memories import MemoryBase
 
 __all__ = ["ConversationMemory"]
 
@@ -86,9 +83,7 @@ class ConversationMemory(MemoryBase):
             store = self.store(s)
             if not isinstance(store, FileStore):
                 continue  # a database scope has no MEMORY.md (docs/postgres.md): recall finds
-            if store.dirs.memory.is_dir():
-                store.refresh_index()
-            index[s] = store.dirs.index_file
+            index[s] = store.memory_md()
         return build_guide(
             self.instructions(),
             project_index=index["project"],
@@ -226,9 +221,7 @@ class ConversationMemory(MemoryBase):
         """The memory tool a model reads and writes memories with (SPEC F1–F3): Anthropic's
         ``memory_20250818`` commands over ``/memories`` plus ``search``. Its writes go through
         ``acting_as(actor)``: this facade's scopes, logged as ``actor``."""
-        from ..tools import MemoryTool  # the tool sits above the facade, so import it on use
-
-        return MemoryTool(cast("Memory", self.acting_as(actor)))
+        return MemoryTool(self.acting_as(actor))
 
     def create_file(
         self,
@@ -285,7 +278,7 @@ class ConversationMemory(MemoryBase):
         if self._extraction is None:
             from ..extract.runner import Extraction  # the rules' lexicon: for extraction only
 
-            self._extraction = Extraction(cast("Memory", self), self.llm)
+            self._extraction = Extraction(self, self.llm)
         return self._extraction
 
     def capture_explicit(
@@ -344,7 +337,7 @@ class ConversationMemory(MemoryBase):
                 store.fix()
         problems = [p for s in self.scopes() for p in self.store(s).problems()]
         for store in files:  # issue 26: a damaged index, and the copies set aside
-            problems += problems_of(store.dirs.derived / "index.sqlite")
+            problems += problems_of(store.index_path)
         for session_id, failure in self.extraction_failures():
             problems.append(
                 Problem(

@@ -37,9 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError, NotFoundError, ValidationError
-from .history import atomic_write
-from .paths import home_dir
+from ..errors import ConfigError, NotFoundError, ValidationError
+from ..fs import atomic_write
+from ..paths import home_dir
 
 __all__ = ["KeyInfo", "KeyRing", "check_user", "default_data_dir"]
 

@@ -1,7 +1,7 @@
 """The core of the ``Memory`` facade: scopes, writes (through the guard), reads and recall.
 
-``MemoryBase`` holds what every later part builds on; ``conversation.py`` adds sessions, context,
-the memory tool and extraction, and ``facade.py`` adds sleep and is the ``Memory`` users get.
+``MemoryBase`` holds what every later part builds on; ``sessions.py`` adds sessions, context,
+the memory tool and extraction, and ``lifecycle.py`` adds sleep and is the ``Memory`` users get.
 The split is by concern only: one object, one set of paths and caches (see ``__init__.py``).
 """
 
@@ -166,7 +166,7 @@ class MemoryBase:
         """The directory of a file scope (``None`` for a database scope): for showing paths
         as the memory tool names them."""
         store = self.store(scope)
-        return store.dirs.memory if isinstance(store, FileStore) else None
+        return store.folder if isinstance(store, FileStore) else None
 
     def scopes(self) -> builtins.list[Scope]:
         """The scopes available here: always ``user``, and ``project`` inside a project."""
@@ -217,9 +217,7 @@ class MemoryBase:
             store = self.store(scope)
             if not isinstance(store, FileStore):
                 continue  # a database scope needs no folder: the schema is made at open
-            store.dirs.memory.mkdir(parents=True, exist_ok=True)
-            store.regenerate_index()
-            created[scope] = store.dirs.memory
+            created[scope] = store.create_folder()
         gitignore = self.project_root / ".agent" / ".gitignore"
         if created and not gitignore.exists():  # a database backend made no folder here
             gitignore.write_text(AGENT_GITIGNORE, encoding="utf-8")

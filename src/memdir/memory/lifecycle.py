@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import builtins
 import contextlib
-import json
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -18,7 +17,7 @@ from ..errors import (
     ValidationError,
 )
 from ..files import FileStore
-from ..history import Change, inside
+from ..history import Change
 from ..index.sqlite import SqliteIndex
 from ..observe.otel import (
     extract_attributes,
@@ -52,7 +51,7 @@ if TYPE_CHECKING:
     from ..observe.toollog import ToolLog
     from ..providers.llm import LLM
 
-from .conversation import ConversationMemory
+from .sessions import ConversationMemory
 
 __all__ = ["Memory"]
 
@@ -253,9 +252,8 @@ class Memory(ConversationMemory):
         safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
         store = self.files(target, "the daily log")
         with store.locked():
-            store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
             return append_note(
-                store.dirs.log,
+                store.daily_log(),
                 safe["text"] or "",
                 now=now or datetime.now(UTC),
                 source=source,
@@ -285,7 +283,7 @@ class Memory(ConversationMemory):
         indexes = {}
         for s in chosen:
             store = self.store(s)
-            if isinstance(store, FileStore) and not store.dirs.archive.is_dir():
+            if isinstance(store, FileStore) and not store.has_archive():
                 continue  # nothing archived: reading creates no index (nor a directory)
             if s not in self._archive_indexes:
                 self._archive_indexes[s] = self.backend.index(
@@ -425,21 +423,7 @@ class Memory(ConversationMemory):
         store = self.store(scope)
         if not isinstance(store, FileStore):  # a database looks the name up by its column
             return sorted((c for c in store.log.entries() if c.name == name), key=lambda c: c.time)
-        needle = json.dumps(name, ensure_ascii=False).encode("utf-8")
-        path = store.dirs.changes
-        try:
-            with path.open("rb") as handle:
-                lines = [raw for raw in handle if needle in raw and raw.endswith(b"\n")]
-        except FileNotFoundError:
-            return []
-        found = []
-        for raw in lines:
-            with contextlib.suppress(ValueError):  # a torn line: skipped, as entries() does
-                data = json.loads(raw)
-                change = Change.from_dict(data) if isinstance(data, dict) else None
-                if change is not None and change.name == name:
-                    found.append(change)
-        return sorted(found, key=lambda c: c.time)
+        return store.log.of(name)
 
     def apply_sleep_steps(
         self, steps: Iterable[int], *, scope: Scope | None = None, now: datetime | None = None
@@ -521,9 +505,8 @@ class Memory(ConversationMemory):
         scopes = []
         for s in self.scopes():
             store = self.store(s)
-            folder = store.dirs if isinstance(store, FileStore) else None  # PG: no files to size
-            files = folder.memory.glob("*.md") if folder and folder.memory.is_dir() else ()
-            index = folder.derived / "index.sqlite" if folder else None
+            files = store if isinstance(store, FileStore) else None  # PG: no files to size
+            index = files.index_path if files else None
             scopes.append(
                 ScopeInput(
                     scope=s,
@@ -531,7 +514,7 @@ class Memory(ConversationMemory):
                     archived=self.archived(scope=s),
                     changes=builtins.list(store.log.entries()),
                     recalls=self.backend.recalls(store).entries(),
-                    files_bytes=sum(f.stat().st_size for f in files if f.name != "MEMORY.md"),
+                    files_bytes=files.files_bytes() if files else 0,
                     index_bytes=index.stat().st_size if index and index.is_file() else 0,
                 )
             )
@@ -625,20 +608,16 @@ class Memory(ConversationMemory):
             return None
         store = self.files(target, "the daily log")
         with store.locked():
-            store.check_links(store.dirs.log)  # log/ linked out is refused, never appended to
-            return append_lines(store.dirs.log, kept, now=now or datetime.now(UTC), session=session)
+            return append_lines(
+                store.daily_log(), kept, now=now or datetime.now(UTC), session=session
+            )
 
     def _session_notes(self, session: str) -> tuple[builtins.list[Note], builtins.list[Note]]:
         """(every note of the log scope, this session's notes since its last summary)."""
         from ..lifecycle.promote import read_notes
 
         store = self.files(self._log_scope(), "the daily log")
-        notes = builtins.list(
-            read_notes(
-                inside(store.dirs.memory, store.dirs.log),
-                inside(store.dirs.memory, store.dirs.archive / "log"),
-            )
-        )
+        notes = builtins.list(read_notes(*store.daily_logs()))
         mine = [n for n in notes if n.session == session]
         last = max((i for i, n in enumerate(mine) if n.kind == "summary"), default=-1)
         return notes, mine[last + 1 :]

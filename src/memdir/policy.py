@@ -90,7 +90,7 @@ __all__ = [
     "load_policy",
 ]
 
-log = logging.getLogger("memdir.config")
+log = logging.getLogger("memdir.policy")
 _WARNED: set[tuple[str, str]] = set()  # (file, dotted key): each unknown key is reported once
 
 Check = Callable[[str, Any], Any]
