@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 from fastapi import FastAPI
 
@@ -77,14 +78,27 @@ class TeamPage:
 
 
 @contextmanager
-def team_page(data: Path, users: tuple[str, ...] = ("alice", "bob")) -> Iterator[TeamPage]:
+def team_page(
+    data: Path, users: tuple[str, ...] = ("alice", "bob"), backend: str | None = None
+) -> Iterator[TeamPage]:
+    """``memdir serve --http``'s app with the page mounted; ``backend``: every user's storage
+    (a PostgreSQL DSN: each user opens it as their own owner; ``None``: the file backend)."""
     ring = KeyRing(data)
     keys = {u: ring.create(u)[1] for u in users}
-    app = create_app(data, embedder=None)
+    app = create_app(data, embedder=None, backend=backend)
     mount_keys(app)
     with serving(app) as (base, _):
         yield TeamPage(base, data, keys)
     app.state.users.close()
+
+
+@contextmanager
+def team_login(base: str, key: str) -> Iterator[httpx.Client]:
+    """A browser-like client logged in to the team page with ``key``."""
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=120) as client:
+        page = client.post("/ui/login", data={"key": key}, headers={"Origin": base})
+        assert page.status_code == 200 and "Memories" in page.text
+        yield client
 
 
 # the entity graph's own drawing (web/templates/graph.html): the one SVG a page may hold, and
