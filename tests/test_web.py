@@ -395,3 +395,23 @@ def test_the_entity_graph_links_memories_by_shared_tags_and_files(mem: Memory) -
         missing = client.get("/ui/m/user/nobody/graph")
         assert missing.status_code == 404 and "nobody" in missing.text
         assert client.get("/ui/m/elsewhere/use-pnpm/graph").status_code == 404
+
+
+def test_the_entity_graph_stays_light_on_a_crowded_store(mem: Memory) -> None:
+    """Ten entities, one carried by 40 memories: the 8 rarest are drawn, 6 memories on each,
+    24 in all, and the list says how many more there are."""
+    from memdir.web.graph import MAX_ENTITIES, MAX_MEMORIES, PER_ENTITY, layout
+
+    record = mem.remember("Hub of many things", type="user", name="hub",
+                          tags=[f"t{i}" for i in range(10)])  # fmt: skip
+    carriers = {f"t{i}": {("user", f"m{i}-{j}") for j in range(i + 1)} for i in range(9)}
+    carriers["t9"] = {("user", f"crowd-{j}") for j in range(40)} | {("user", "hub")}
+    graph = layout(record, carriers)
+    assert [e.key for e in graph.entities] == [f"t{i}" for i in range(MAX_ENTITIES)]
+    assert all(len(e.shown) == min(e.total, PER_ENTITY) for e in graph.entities)
+    assert len(graph.memories) == MAX_MEMORIES and not any(
+        "crowd" in m.name for m in graph.memories
+    )
+    assert len(graph.edges) == MAX_ENTITIES + sum(len(m.via) for m in graph.memories)
+    inside = [(m.x, m.y) for m in graph.memories] + [(e.node.x, e.node.y) for e in graph.entities]
+    assert all(0 < x < graph.size and 0 < y < graph.size for x, y in inside)

@@ -94,6 +94,8 @@ def walk(client: httpx.Client, base: str) -> None:
     assert back.status_code == 200 and "Use pnpm, not npm" in back.text
     timeline = client.get("/ui/history")
     assert timeline.status_code == 200 and timeline.text.count("use-pnpm") >= 4
+    for path in ("/ui/?state=archived", "/ui/?state=tentative", "/ui/stats"):
+        assert client.get(path).status_code == 200, path
 
 
 def file_only(client: httpx.Client, base: str, tentative: str) -> None:

@@ -96,15 +96,17 @@ def _labels(record: MemoryRecord) -> dict[str, str]:
     return out
 
 
-def _ring(count: int, radius: float, turn: float = 0.0) -> list[tuple[float, float]]:
+def _at(angle: float, radius: float) -> tuple[float, float]:
     centre = SIZE / 2
-    return [
-        (
-            round(centre + radius * math.cos(turn + 2 * math.pi * i / count - math.pi / 2), 1),
-            round(centre + radius * math.sin(turn + 2 * math.pi * i / count - math.pi / 2), 1),
-        )
-        for i in range(count)
-    ]
+    return (
+        round(centre + radius * math.cos(angle), 1),
+        round(centre + radius * math.sin(angle), 1),
+    )
+
+
+def _angles(count: int) -> list[float]:
+    """``count`` angles evenly round the circle, the first at the top."""
+    return [2 * math.pi * i / count - math.pi / 2 for i in range(count)]
 
 
 def layout(record: MemoryRecord, carriers: dict[str, set[tuple[str, str]]]) -> Graph:
@@ -121,27 +123,37 @@ def layout(record: MemoryRecord, carriers: dict[str, set[tuple[str, str]]]) -> G
     found = found[:MAX_ENTITIES]
     centre = Node(SIZE / 2, SIZE / 2, record.name)
     labels = _labels(record)
-    entity_spots = _ring(len(found), SIZE * 0.22) if found else []
     placed: dict[tuple[str, str], list[str]] = {}
     for key, _, others in found:
         for other in others[:PER_ENTITY]:
             if other in placed or len(placed) < MAX_MEMORIES:
                 placed.setdefault(other, []).append(key)
-    outer = _ring(len(placed), SIZE * 0.42, math.pi / max(1, len(placed))) if placed else []
-    # order the outer ring by the first entity each hangs from, so edges stay short
-    order = {key: i for i, (key, _, _) in enumerate(found)}
-    ranked = sorted(placed.items(), key=lambda p: (order[p[1][0]], p[0]))
-    memories = tuple(
-        Linked(s, n, x, y, tuple(via)) for ((s, n), via), (x, y) in zip(ranked, outer, strict=True)
-    )
+    # each memory sits in the sector of the first entity it hangs from, so edges stay short
+    angles = dict(zip((key for key, _, _ in found), _angles(len(found)), strict=True))
+    sector = 2 * math.pi / max(1, len(found))
+    hanging: dict[str, list[tuple[str, str]]] = {}
+    for other, via in sorted(placed.items()):
+        hanging.setdefault(via[0], []).append(other)
+    memories = []
+    for key, group in hanging.items():
+        step = min(sector / len(group), math.pi / 9)
+        for i, (s, n) in enumerate(group):
+            x, y = _at(angles[key] + (i - (len(group) - 1) / 2) * step, SIZE * 0.4)
+            memories.append(Linked(s, n, x, y, tuple(placed[(s, n)])))
     entities = tuple(
-        Entity(key, kind, len(others), tuple(others[:PER_ENTITY]), Node(x, y, labels[key]))
-        for (key, kind, others), (x, y) in zip(found, entity_spots, strict=True)
+        Entity(
+            key,
+            kind,
+            len(others),
+            tuple(others[:PER_ENTITY]),
+            Node(*_at(angles[key], SIZE * 0.2), labels[key]),
+        )
+        for key, kind, others in found
     )
     where = {e.key: e.node for e in entities}
     edges = [(centre.x, centre.y, e.node.x, e.node.y) for e in entities]
     edges += [(where[k].x, where[k].y, m.x, m.y) for m in memories for k in m.via]
-    return Graph(centre, entities, memories, tuple(edges))
+    return Graph(centre, entities, tuple(memories), tuple(edges))
 
 
 def entity_graph(m: Memory, scope: Scope, name: str) -> dict[str, Any]:
