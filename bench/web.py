@@ -1,7 +1,8 @@
 """Page times of the web page on a 10k-memory store (issue 23: list, search, a memory's page,
 p50 ≤ 150 ms server time), optionally against an older commit in the same run.
 
-    .venv/bin/python bench/web.py [N] [--embedder hashing|use] [--compare COMMIT]
+    .venv/bin/python bench/web.py [N] [--embedder hashing|use] [--compare COMMIT] [--aa]
+                                  [--rounds R]
 
 Builds N synthetic memories (default 10 000: English-like sentences over a made-up vocabulary,
 spread over both scopes, four types and 40 tags, every 50th one edited once so memory pages
@@ -12,8 +13,9 @@ a loopback hop, so an upper bound on the server time. Prints the table and write
 
 ``--compare COMMIT`` also serves the same store with ``src/`` as it was at COMMIT (``git
 archive`` into a temp folder; the server process imports memdir from there) and asks the two
-servers in turn, request by request, the first of each pair alternating: on a loaded machine
-both see the same noise, so the ratio new/old is the number to read.
+servers in turn, request by request, who goes first rotating: on a loaded machine both see the
+same noise, so the ratio new/old is the number to read. ``--aa`` serves this tree a second
+time beside them: its ratio to the first copy is what chance alone moves (the noise floor).
 
 The default embedder is the 512-dimensional hashing embedder (``bench/search_at_scale.py``
 does the same): embedding 10k texts with the real model takes minutes here, and the vector
@@ -28,6 +30,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
+import argparse
 import json
 import platform
 import random
@@ -48,7 +51,6 @@ import httpx
 
 ROOT = Path(__file__).parents[1]
 RESULTS = ROOT / "bench" / "results" / "web.md"
-ROUNDS = 30
 TOKEN = "bench-token"
 GRAPH = "a memory's entity graph"  # new in 342eae1: not asked of an older commit
 
@@ -167,22 +169,22 @@ def _dirty() -> bool:
 
 
 # -- timing ------------------------------------------------------------------------------
-def pages_for(n: int) -> dict[str, list[str]]:
+def pages_for(n: int, rounds: int) -> dict[str, list[str]]:
     rng = random.Random(5)
     vocab = _words()
     return {
-        "list (first page of 50, counts)": ["/ui/"] * ROUNDS,
-        "list filtered by tag": [f"/ui/?tag=tag{rng.randrange(40)}" for _ in range(ROUNDS)],
+        "list (first page of 50, counts)": ["/ui/"] * rounds,
+        "list filtered by tag": [f"/ui/?tag=tag{rng.randrange(40)}" for _ in range(rounds)],
         "search with explain": [
-            "/ui/search?q=" + "+".join(rng.choice(vocab) for _ in range(4)) for _ in range(ROUNDS)
+            "/ui/search?q=" + "+".join(rng.choice(vocab) for _ in range(4)) for _ in range(rounds)
         ],
         "a memory's page (history, related)": [
             f"/ui/m/{'user' if i % 4 < 2 else 'project'}/m{i:05d}"
-            for i in (rng.randrange(0, n, 50) for _ in range(ROUNDS))
+            for i in (rng.randrange(0, n, 50) for _ in range(rounds))
         ],
         GRAPH: [
             f"/ui/m/{'user' if i % 4 < 2 else 'project'}/m{i:05d}/graph"
-            for i in (rng.randrange(n) for _ in range(ROUNDS))
+            for i in (rng.randrange(n) for _ in range(rounds))
         ],
     }
 
@@ -196,12 +198,13 @@ def _get(server: Server, path: str) -> float:
 
 
 def timed(servers: list[Server], paths: list[str]) -> dict[str, list[float]]:
-    """Each path asked of every server in turn, the first of each round alternating."""
+    """Each path asked of every server in turn, who goes first rotating round by round."""
     for each in servers:
         _get(each, paths[0])  # warm-up: caches and the index views load once
     out: dict[str, list[float]] = {s.label: [] for s in servers}
     for i, path in enumerate(paths):
-        for each in servers if i % 2 == 0 else servers[::-1]:
+        turn = i % len(servers)
+        for each in servers[turn:] + servers[:turn]:
             out[each.label].append(_get(each, path))
     return out
 
@@ -211,89 +214,104 @@ def _p(ms: list[float], q: float) -> float:
     return ordered[max(0, int(len(ordered) * q) - 1)]
 
 
+def _options() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("n", nargs="?", type=int, default=10_000, help="memories in the store")
+    parser.add_argument("--embedder", default="hashing", help="hashing (default) or use")
+    parser.add_argument("--compare", metavar="COMMIT", help="also serve src/ as at COMMIT")
+    parser.add_argument("--aa", action="store_true",
+                        help="also serve this tree a second time: the noise floor")  # fmt: skip
+    parser.add_argument("--rounds", type=int, default=30, help="requests per page and server")
+    return parser.parse_args()
+
+
 def main() -> int:
     if sys.argv[1:2] == ["--serve"]:
         serve(Path(sys.argv[2]), sys.argv[3])
         return 0
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    n = int(args[0]) if args else 10_000
-    embedder = sys.argv[sys.argv.index("--embedder") + 1] if "--embedder" in sys.argv else "hashing"
-    compare = sys.argv[sys.argv.index("--compare") + 1] if "--compare" in sys.argv else None
-    args = [a for a in args if a not in (embedder, compare)]
-    root = Path(tempfile.gettempdir()) / f"memdir-web-bench-{n}-{embedder}"
+    opts = _options()
+    root = Path(tempfile.gettempdir()) / f"memdir-web-bench-{opts.n}-{opts.embedder}"
     t = time.perf_counter()
-    build(root, n, embedder)
-    print(f"store of {n} memories ready in {time.perf_counter() - t:.0f} s", flush=True)
+    build(root, opts.n, opts.embedder)
+    print(f"store of {opts.n} memories ready in {time.perf_counter() - t:.0f} s", flush=True)
     load_before = os.getloadavg()[0]
     new = _commit() + ("+ (uncommitted changes)" if _dirty() else "")
     results: dict[str, dict[str, list[float]]] = {}
     with ExitStack() as stack, tempfile.TemporaryDirectory(prefix="memdir-web-old-") as tmp:
-        servers = [stack.enter_context(server("new", new, ROOT / "src", root, embedder))]
-        if compare:
-            src = old_source(compare, Path(tmp))
-            servers.append(
-                stack.enter_context(server("old", _commit(compare), src, root, embedder))
-            )
-        for label, paths in pages_for(n).items():
-            asked = [s for s in servers if s.label == "new" or label != GRAPH]
+        wanted = [("new", new, ROOT / "src")]
+        if opts.compare:
+            wanted.append(("old", _commit(opts.compare), old_source(opts.compare, Path(tmp))))
+        if opts.aa:
+            wanted.append(("again", new, ROOT / "src"))
+        servers = [
+            stack.enter_context(server(label, commit, src, root, opts.embedder))
+            for label, commit, src in wanted
+        ]
+        for label, paths in pages_for(opts.n, opts.rounds).items():
+            asked = [s for s in servers if s.label != "old" or label != GRAPH]
             results[label] = timed(asked, paths)
             line = ", ".join(
                 f"{k} p50 {statistics.median(v):.0f} ms" for k, v in results[label].items()
             )
             print(f"{label}: {line}", flush=True)
         commits = {s.label: s.commit for s in servers}
-    write(results, n, embedder, commits, load_before)
+    write(results, opts, commits, load_before)
     return 0 if all(statistics.median(r["new"]) <= 150 for r in results.values()) else 1
+
+
+def _row(label: str, r: dict[str, list[float]], labels: list[str]) -> str:
+    cells = [label]
+    for name in labels:
+        cells.append(f"{statistics.median(r[name]):.0f}" if name in r else "—")
+    new = statistics.median(r["new"])
+    for name in labels[1:]:
+        cells.append(f"{new / statistics.median(r[name]):.2f}" if name in r else "—")
+    cells += [f"{_p(r[name], 0.95):.0f}" if name in r else "—" for name in labels]
+    return "| " + " | ".join(cells) + " |"
 
 
 def write(
     results: dict[str, dict[str, list[float]]],
-    n: int,
-    embedder: str,
+    opts: argparse.Namespace,
     commits: dict[str, str],
     load_before: float,
 ) -> None:
     load = os.getloadavg()[0]
-    old = "old" in commits
-    if old:
-        table = [
-            "| page | old p50 ms | new p50 ms | new/old | old p95 ms | new p95 ms |",
-            "| --- | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for label, r in results.items():
-            b = statistics.median(r["new"])
-            if "old" not in r:  # a page the old commit does not have
-                table.append(f"| {label} | — | {b:.0f} | — | — | {_p(r['new'], 0.95):.0f} |")
-                continue
-            a = statistics.median(r["old"])
-            table.append(f"| {label} | {a:.0f} | {b:.0f} | {b / a:.2f} | "
-                         f"{_p(r['old'], 0.95):.0f} | {_p(r['new'], 0.95):.0f} |")  # fmt: skip
-    else:
-        table = ["| page | p50 ms | p95 ms | max ms |", "| --- | ---: | ---: | ---: |"]
-        for label, r in results.items():
-            ms = r["new"]
-            table.append(f"| {label} | {statistics.median(ms):.0f} | {_p(ms, 0.95):.0f} | "
-                         f"{max(ms):.0f} |")  # fmt: skip
-    command = f"nice -n 10 .venv/bin/python bench/web.py {n} --embedder {embedder}"
-    command += f" --compare {commits['old']}" if old else ""
+    labels = list(commits)  # new, then old and again when asked for
+    names = {"new": "new", "old": "old", "again": "new again"}
+    head = [f"{names[x]} p50 ms" for x in labels]
+    head += [f"new/{names[x]}" for x in labels[1:]]
+    head += [f"{names[x]} p95 ms" for x in labels]
+    table = ["| page | " + " | ".join(head) + " |", "| --- |" + " ---: |" * len(head)]
+    table += [_row(label, r, labels) for label, r in results.items()]
+    command = f"nice -n 10 .venv/bin/python bench/web.py {opts.n} --embedder {opts.embedder}"
+    command += f" --compare {commits['old']}" if "old" in commits else ""
+    command += " --aa" if opts.aa else ""
+    command += f" --rounds {opts.rounds}" if opts.rounds != 30 else ""
     cores = os.cpu_count() or 1
+    loaded = max(load, load_before) > cores
+    served = {
+        "new": f"new: commit {commits['new']}",
+        "old": f"old: commit {commits.get('old')} (its src/, from git archive)",
+        "again": "new again: the same tree in a third process (the noise floor: its ratio "
+        "to new is what chance alone moves)",
+    }
     text = "\n".join(
         [
-            f"# The web page on a {n:,}-memory store",
+            f"# The web page on a {opts.n:,}-memory store",
             "",
-            f"`{command}` — new: commit {commits['new']}"
-            + (f", old: commit {commits['old']}" if old else "")
-            + f"; {platform.machine()} {cores} cores, Python {platform.python_version()}, "
-            f"load average {load_before:.1f} at the start and {load:.1f} at the end (the "
-            "machine is shared with other work).",
+            f"`{command}` — {'; '.join(served[x] for x in labels)}. {platform.machine()}, "
+            f"{cores} cores, Python {platform.python_version()}, load average "
+            f"{load_before:.1f} at the start and {load:.1f} at the end (the machine is shared "
+            "with other work).",
             "",
-            f"Round trip over loopback of {ROUNDS} requests per page after one warm-up (an upper "
-            "bound on the server time); target p50 ≤ 150 ms."
+            f"Round trip over loopback of {opts.rounds} requests per page and server after one "
+            "warm-up (an upper bound on the server time); target p50 ≤ 150 ms."
             + (
-                " Both servers serve the same store, each in its own process, asked in turn "
-                "request by request (the first of each pair alternating), so both see the same "
-                "load: read the ratio."
-                if old
+                " Every server serves the same store in its own process; they are asked in "
+                "turn, request by request, who goes first rotating, so all see the same load: "
+                "read the ratios."
+                if len(labels) > 1
                 else ""
             ),
             "",
@@ -302,14 +320,12 @@ def write(
             *(
                 [
                     f"The load average ({max(load, load_before):.0f}) was over the {cores} "
-                    "cores: every request here waited its turn for a core, so the absolute times "
+                    "cores: every request waited its turn for a core, so the absolute times "
                     "are not the page's cost on a quiet machine"
-                    + (
-                        "; the ratios hold." if old else ". Run it again there to check the target."
-                    ),
+                    + ("; compare the ratios." if len(labels) > 1 else "; run it there."),
                     "",
                 ]
-                if max(load, load_before) > cores
+                if loaded
                 else []
             ),
         ]
