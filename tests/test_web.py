@@ -415,3 +415,22 @@ def test_the_entity_graph_stays_light_on_a_crowded_store(mem: Memory) -> None:
     assert len(graph.edges) == MAX_ENTITIES + sum(len(m.via) for m in graph.memories)
     inside = [(m.x, m.y) for m in graph.memories] + [(e.node.x, e.node.y) for e in graph.entities]
     assert all(0 < x < graph.size and 0 < y < graph.size for x, y in inside)
+
+
+def test_why_not_says_filtered_absent_or_where_it_ranks(mem: Memory) -> None:
+    mem.remember("Use pnpm, not npm, in JS projects", type="feedback", name="use-pnpm")
+    mem.remember("The orders service runs on PostgreSQL 16", type="project", name="orders-db")
+    with local_page(mem) as page, logged_in(page.base, page.login_url) as client:
+
+        def why(name: str, **more: str) -> str:
+            params = {"q": "pnpm or npm?", "why_not": name, **more}
+            answer = client.get("/ui/search", params=params)
+            assert answer.status_code == 200
+            found = re.search(r'<p class="callout" role="note">(.*?)</p>', answer.text, re.S)
+            assert found, answer.text[:500]
+            return found.group(1)
+
+        assert "is not a memory here" in why("nobody")
+        assert "filtered out: its scope is project" in why("orders-db", scope="user")
+        assert "ranks #1" in why("use-pnpm")
+        assert "not a candidate" in why("orders-db") or "ranks #" in why("orders-db")

@@ -145,13 +145,14 @@ def _floor_of(hits: builtins.list[Any]) -> float | None:
 
 def _why_not(m: Memory, query: str, name: str, scopes: Any, types: Any) -> str:
     """Why ``name`` is not among the hits: below the floor, outranked, filtered, or no match."""
-    if not any(name in m.names(scope=s) for s in m.scopes()):
+    where = [s for s in m.scopes() if name in m.names(scope=s)]
+    if not where:
         return f"{name!r} is not a memory here (see the list; archived ones are not searched)"
     every = m.recall(query, top_k=100, scopes=scopes, types=types, explain=True, track=False,
                      min_score=0.0)  # fmt: skip
     rank = next((i for i, h in enumerate(every) if h.record.name == name), None)
     if rank is None:
-        record = next(r for r in m.list() if r.name == name)
+        record = m.store(where[0]).read(name)  # its file, not a parse of every memory
         if (scopes and record.scope not in scopes) or (types and record.type not in types):
             return f"{name!r} is filtered out: its scope is {record.scope}, its type {record.type}"
         return f"{name!r} is not a candidate: no keyword, meaning or entity of the query reaches it"
