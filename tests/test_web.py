@@ -1,7 +1,9 @@
 """The web page over real HTTP on loopback (no browser: tests/test_web_browser.py drives one):
-who may look (token, cookie, Host, Origin, CSRF), that hostile memories render inert, that a
-user of the team server sees exactly what REST shows them (404 for anyone else's), that a
-refused edit shows the guard's reason and writes nothing, and that ``/docs`` needs no CDN."""
+who may look (token, cookie, Host, Origin, CSRF), that hostile memories render inert (their
+entity graphs too), that a user of the team server sees exactly what REST shows them (404 for
+anyone else's), that a refused edit shows the guard's reason and writes nothing, that a hand
+edit shows on a memory's page at once, what the entity graph links, and that ``/docs`` needs
+no CDN. tests/test_web_pg.py walks the same page over PostgreSQL."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ import pytest
 from conftest import snapshot
 from memdir import Memory
 from memdir.errors import MemdirError
-from web_helpers import live_markup, local_page, team_page
+from web_helpers import live_markup, local_page, team_login, team_page
 
 HOSTILE = [
     "<script>window.__xss=1</script>",
@@ -63,6 +65,8 @@ def hostile_store(mem: Memory) -> list[str]:
                 description=f"{payload} #{i}",
                 why=payload.replace("\n", " "),
                 quote=payload,
+                tags=[payload],  # the entity graph draws tags and files: one shared by all
+                related_files=[payload, "shared/hostile.py"],
             )
         except MemdirError as refused:  # the guard may refuse a payload: then it is not a case
             print(f"payload {i} refused: {refused}")
@@ -148,11 +152,16 @@ def test_hostile_memories_render_inert(mem: Memory) -> None:
             "/ui/search?q=hostile+body&min_score=0",
         ]
         pages += [f"/ui/m/project/{n}" for n in names]
+        pages += [f"/ui/m/project/{n}/graph" for n in names]
         for path in pages:
             answer = client.get(path)
             assert answer.status_code == 200, (path, answer.text[:500])
             assert "script-src" not in answer.headers["content-security-policy"]  # none allowed
-            assert live_markup(answer.text) == [], path
+            assert live_markup(answer.text, graph=path.endswith("/graph")) == [], path
+        drawn = client.get("/ui/m/project/hostile-1/graph").text
+        linked = set(re.findall(r"/ui/m/project/(hostile-\d+)/graph", drawn)) - {"hostile-1"}
+        assert drawn.count("<svg") == 1 and len(linked) >= 5, linked  # all share a file
+        assert "#&lt;img src=x onerror" in drawn  # its hostile tag, drawn as text
         one = client.get("/ui/m/project/hostile-0").text
         assert "&lt;script&gt;window.__xss=1&lt;/script&gt;" in one  # shown, as text
         template = client.get("/ui/m/project/hostile-19").text
@@ -160,14 +169,6 @@ def test_hostile_memories_render_inert(mem: Memory) -> None:
 
 
 # -- the team server: keys, isolation ----------------------------------------------------
-@contextmanager
-def _team_login(base: str, key: str) -> Iterator[httpx.Client]:
-    with httpx.Client(base_url=base, follow_redirects=True, timeout=120) as client:
-        page = client.post("/ui/login", data={"key": key}, headers={"Origin": base})
-        assert page.status_code == 200 and "Memories" in page.text
-        yield client
-
-
 def test_team_page_shows_each_user_only_their_own(tmp_path: Path) -> None:
     with team_page(tmp_path / "server") as team:
         api = httpx.Client(base_url=team.base, timeout=120)
@@ -175,13 +176,13 @@ def test_team_page_shows_each_user_only_their_own(tmp_path: Path) -> None:
         plan = {"text": "Alice's secret plan", "type": "user", "name": "plan"}
         made = api.post("/v1/memories", headers=alice, json=plan)
         assert made.status_code == 201
-        with _team_login(team.base, team.keys["alice"]) as as_alice:
+        with team_login(team.base, team.keys["alice"]) as as_alice:
             assert "plan" in as_alice.get("/ui/").text
             assert as_alice.get("/ui/m/user/plan").status_code == 200
         bob_rest = api.get(
             "/v1/memories/plan", headers={"Authorization": f"Bearer {team.keys['bob']}"}
         )
-        with _team_login(team.base, team.keys["bob"]) as as_bob:
+        with team_login(team.base, team.keys["bob"]) as as_bob:
             mine = as_bob.get("/ui/m/user/plan")
             assert mine.status_code == bob_rest.status_code == 404  # like REST
             assert "Alice" not in mine.text and "secret plan" not in as_bob.get("/ui/").text
@@ -199,7 +200,7 @@ def test_team_login_refuses_bad_keys_and_revocation_logs_out(tmp_path: Path) -> 
             "/ui/login", data={"key": team.keys["bob"]}, headers={"Origin": "http://evil.example"}
         )
         assert foreign.status_code == 403
-        with _team_login(team.base, team.keys["bob"]) as bob:
+        with team_login(team.base, team.keys["bob"]) as bob:
             from memdir.http.keys import KeyRing
 
             KeyRing(team.data).revoke("bob")
@@ -312,12 +313,12 @@ def test_team_sessions_hide_secrets_and_server_paths(tmp_path: Path) -> None:
         made = httpx.post(f"{team.base}/v1/sessions", headers=alice, json=said, timeout=120)
         assert made.status_code == 201
         session = made.json()["id"]
-        with _team_login(team.base, team.keys["alice"]) as as_alice:
+        with team_login(team.base, team.keys["alice"]) as as_alice:
             assert session in as_alice.get("/ui/sessions").text
             page = as_alice.get(f"/ui/sessions/{session}")
             assert page.status_code == 200 and "[REDACTED:github-token]" in page.text
             assert secret not in page.text and str(team.data) not in page.text
-        with _team_login(team.base, team.keys["bob"]) as as_bob:
+        with team_login(team.base, team.keys["bob"]) as as_bob:
             assert as_bob.get(f"/ui/sessions/{session}").status_code == 404
             assert session not in as_bob.get("/ui/sessions").text
 
@@ -334,3 +335,102 @@ def test_history_of_one_memory_is_history_filtered(mem: Memory) -> None:
     for name in ("pnpm", "use-pnpm", "pnpm-workspaces", "nothing-here"):
         assert mem.history_of(name, scope="user") == mem.history(name, scope="user"), name
     assert [c.op for c in mem.history_of("pnpm", scope="user")][:2] == ["create", "update"]
+
+
+# -- a memory's page: freshness, the entity graph -----------------------------------------
+def test_a_hand_edit_shows_on_the_memory_page_at_once(mem: Memory) -> None:
+    """The page reads the memory's file itself (its one freshness check is recall's index
+    sync): an editor writing in place — which moves no directory timestamp — shows on the
+    next load; MEMORY.md, which the page does not show, catches up on the next CLI read."""
+    mem.remember("Use pnpm, not npm, in JS projects", type="feedback", name="use-pnpm",
+                 description="JS package manager: pnpm")  # fmt: skip
+    path = mem.store("user").dirs.memory / "use-pnpm.md"
+    folder = path.parent.stat().st_mtime_ns
+    with local_page(mem) as page, logged_in(page.base, page.login_url) as client:
+        assert "JS package manager: pnpm" in client.get("/ui/m/user/use-pnpm").text
+        text = path.read_text(encoding="utf-8").replace("pnpm", "yarn")
+        with path.open("r+", encoding="utf-8") as handle:  # in place, as vim or nano do
+            handle.write(text)
+            handle.truncate()
+        assert path.parent.stat().st_mtime_ns == folder  # nothing a directory check could see
+        shown = client.get("/ui/m/user/use-pnpm").text
+        assert "<h1>JS package manager: yarn</h1>" in shown and "Use yarn, not npm" in shown
+        assert "<h1>JS package manager: pnpm</h1>" not in shown  # (the history keeps the old)
+    mem.get("use-pnpm")  # a read through the facade's other doors mends MEMORY.md
+    index = (mem.store("user").dirs.memory / "MEMORY.md").read_text(encoding="utf-8")
+    assert "JS package manager: yarn" in index
+
+
+def _hrefs(html: str) -> set[str]:
+    return set(re.findall(r'href="(/ui/m/[^"]+)"', html))
+
+
+def test_the_entity_graph_links_memories_by_shared_tags_and_files(mem: Memory) -> None:
+    mem.remember("Use pnpm in JS projects", type="feedback", name="use-pnpm", tags=["js"],
+                 related_files=["web/package.json"])  # fmt: skip
+    mem.remember("Lint JS before each commit", type="feedback", name="lint-js", tags=["JS"])
+    mem.remember("The site's manifest lists pnpm", type="project", name="site-manifest",
+                 related_files=["./site/package.json"])  # fmt: skip
+    mem.remember("The web build reads web/package.json", type="project", name="web-build",
+                 related_files=["web/package.json"])  # fmt: skip
+    mem.remember("Coffee at ten", type="user", name="coffee", tags=["habits"])
+    with local_page(mem) as page, logged_in(page.base, page.login_url) as client:
+        memory_page = client.get("/ui/m/user/use-pnpm").text
+        assert "/ui/m/user/use-pnpm/graph" in memory_page  # reachable from the memory's page
+        answer = client.get("/ui/m/user/use-pnpm/graph")
+        assert answer.status_code == 200 and live_markup(answer.text, graph=True) == []
+        drawn = answer.text
+        links = _hrefs(drawn)
+        # a tag (case aside), a whole path (across scopes), a file name under another path
+        for other in ("/ui/m/user/lint-js", "/ui/m/project/web-build",
+                      "/ui/m/project/site-manifest"):  # fmt: skip
+            assert other in links and f"{other}/graph" in links, other
+        assert not any("coffee" in link for link in links)
+        svg = drawn.split("<svg", 1)[1].split("</svg>", 1)[0]
+        assert svg.count('class="linked"') == 3 and svg.count('class="entity') == 3
+        # package.json is left out beside web/package.json only if it adds nobody: it adds one
+        assert "file package.json" in drawn and "file web/package.json" in drawn
+        alone = client.get("/ui/m/user/coffee/graph").text
+        assert "No other memory shares" in alone and "<svg" not in alone
+        missing = client.get("/ui/m/user/nobody/graph")
+        assert missing.status_code == 404 and "nobody" in missing.text
+        assert client.get("/ui/m/elsewhere/use-pnpm/graph").status_code == 404
+
+
+def test_the_entity_graph_stays_light_on_a_crowded_store(mem: Memory) -> None:
+    """Ten entities, one carried by 40 memories: the 8 rarest are drawn, 6 memories on each,
+    24 in all, and the list says how many more there are."""
+    from memdir.web.graph import MAX_ENTITIES, MAX_MEMORIES, PER_ENTITY, layout
+
+    record = mem.remember("Hub of many things", type="user", name="hub",
+                          tags=[f"t{i}" for i in range(10)])  # fmt: skip
+    carriers = {f"t{i}": {("user", f"m{i}-{j}") for j in range(i + 1)} for i in range(9)}
+    carriers["t9"] = {("user", f"crowd-{j}") for j in range(40)} | {("user", "hub")}
+    graph = layout(record, carriers)
+    assert [e.key for e in graph.entities] == [f"t{i}" for i in range(MAX_ENTITIES)]
+    assert all(len(e.shown) == min(e.total, PER_ENTITY) for e in graph.entities)
+    assert len(graph.memories) == MAX_MEMORIES and not any(
+        "crowd" in m.name for m in graph.memories
+    )
+    assert len(graph.edges) == MAX_ENTITIES + sum(len(m.via) for m in graph.memories)
+    inside = [(m.x, m.y) for m in graph.memories] + [(e.node.x, e.node.y) for e in graph.entities]
+    assert all(0 < x < graph.size and 0 < y < graph.size for x, y in inside)
+
+
+def test_why_not_says_filtered_absent_or_where_it_ranks(mem: Memory) -> None:
+    mem.remember("Use pnpm, not npm, in JS projects", type="feedback", name="use-pnpm")
+    mem.remember("The orders service runs on PostgreSQL 16", type="project", name="orders-db")
+    with local_page(mem) as page, logged_in(page.base, page.login_url) as client:
+
+        def why(name: str, **more: str) -> str:
+            params = {"q": "pnpm or npm?", "why_not": name, **more}
+            answer = client.get("/ui/search", params=params)
+            assert answer.status_code == 200
+            found = re.search(r'<p class="callout" role="note">(.*?)</p>', answer.text, re.S)
+            assert found, answer.text[:500]
+            return found.group(1)
+
+        assert "is not a memory here" in why("nobody")
+        assert "filtered out: its scope is project" in why("orders-db", scope="user")
+        assert "ranks #1" in why("use-pnpm")
+        assert "not a candidate" in why("orders-db") or "ranks #" in why("orders-db")

@@ -1,9 +1,10 @@
 """The web page end to end in a real headless Chromium (Debian's ``chromium``, driven by
 Playwright with ``executable_path``; scripts/test.sh installs it), on a real server over
-loopback: create, search with explain, edit, see the diff, undo, forget and undo that, confirm
-a tentative memory, review and apply a sleep plan and undo the run, read a session with its
-secret redacted — then the hostile memories of tests/test_web.py run nothing, the page reads
-with JavaScript off, fits a phone's width and starts with a skip link for the keyboard.
+loopback: create, search with explain, edit, see the diff, undo, the entity graph, forget and
+undo that, confirm a tentative memory, review and apply a sleep plan and undo the run, read a
+session with its secret redacted — then the hostile memories of tests/test_web.py (their
+graphs too) run nothing, the page reads with JavaScript off, fits a phone's width and starts
+with a skip link for the keyboard.
 
 Screenshots of each page go to ``<tmp>/screenshots`` (and to ``$MEMDIR_WEB_SCREENSHOTS`` when
 set: how docs/web.md's images are made)."""
@@ -55,7 +56,10 @@ def shots(tmp_path: Path) -> Iterator[Path]:
 def _store(mem: Memory) -> str:
     """A small store with something for every page; the session's id."""
     mem.remember("Use pnpm, not npm, in JS projects", type="feedback", name="use-pnpm",
-                 tags=["js"], why="npm lockfiles broke CI twice")  # fmt: skip
+                 tags=["js"], why="npm lockfiles broke CI twice",
+                 related_files=["web/package.json"])  # fmt: skip
+    mem.remember("Format the web code with prettier", type="project", name="prettier",
+                 tags=["frontend"], related_files=["web/package.json"])  # fmt: skip
     mem.remember("The orders service runs on PostgreSQL 16", type="project", name="orders-db",
                  confidence="tentative")  # fmt: skip
     mem.remember("We deploy on Fridays after the standup", type="project", name="deploy-fridays")
@@ -117,6 +121,14 @@ def test_the_whole_loop_in_a_browser(mem: Memory, browser: Browser, shots: Path)
         expect(page.locator(".notice")).to_contain_text("undid change")
         assert mem.get("use-pnpm").statement == "Use pnpm, not npm, in JS projects"
 
+        # the entity graph: linked by the shared tag, drawn and listed
+        page.get_by_role("link", name="Memories linked by shared tags and files").click()
+        expect(page.locator("figure.graph svg")).to_be_visible()
+        expect(page.locator("figure.graph svg a")).to_have_count(1)  # prettier, by the file
+        expect(page.locator("ul.entities")).to_contain_text("prettier")
+        page.screenshot(path=shots / "graph.png", full_page=True)
+        page.locator("p.meta").get_by_role("link", name="use-pnpm").click()
+
         # forget, and undo that
         page.get_by_role("button", name="Forget this memory").click()
         expect(page.locator(".notice")).to_contain_text("forgot use-pnpm")
@@ -167,7 +179,7 @@ def test_hostile_memories_run_nothing_in_a_browser(mem: Memory, browser: Browser
         dialogs: list[str] = []
         page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
         for path in ["/ui/", "/ui/search?q=hostile&min_score=0"] + [
-            f"/ui/m/project/{n}" for n in names
+            f"/ui/m/project/{n}{graph}" for n in names for graph in ("", "/graph")
         ]:
             page.goto(f"{info.base}{path}")
             for link in page.locator("main a").all()[:40]:

@@ -13,6 +13,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
+import httpx
 import uvicorn
 from fastapi import FastAPI
 
@@ -77,33 +78,73 @@ class TeamPage:
 
 
 @contextmanager
-def team_page(data: Path, users: tuple[str, ...] = ("alice", "bob")) -> Iterator[TeamPage]:
+def team_page(
+    data: Path, users: tuple[str, ...] = ("alice", "bob"), backend: str | None = None
+) -> Iterator[TeamPage]:
+    """``memdir serve --http``'s app with the page mounted; ``backend``: every user's storage
+    (a PostgreSQL DSN: each user opens it as their own owner; ``None``: the file backend)."""
     ring = KeyRing(data)
     keys = {u: ring.create(u)[1] for u in users}
-    app = create_app(data, embedder=None)
+    app = create_app(data, embedder=None, backend=backend)
     mount_keys(app)
     with serving(app) as (base, _):
         yield TeamPage(base, data, keys)
     app.state.users.close()
 
 
+@contextmanager
+def team_login(base: str, key: str) -> Iterator[httpx.Client]:
+    """A browser-like client logged in to the team page with ``key``."""
+    with httpx.Client(base_url=base, follow_redirects=True, timeout=120) as client:
+        page = client.post("/ui/login", data={"key": key}, headers={"Origin": base})
+        assert page.status_code == 200 and "Memories" in page.text
+        yield client
+
+
+# the entity graph's own drawing (web/templates/graph.html): the one SVG a page may hold, and
+# only these elements inside it
+GRAPH_SVG = ("aria-labelledby", "graph-t")
+SVG_PARTS = {"g", "line", "circle", "text", "title", "a"}
+
+
 class Markup(HTMLParser):
     """Every element and attribute of a page, to check that nothing a memory holds became
-    markup: no script element, no ``on*`` handler, no ``javascript:`` (or other script) URL."""
+    markup: no script element, no ``on*`` handler, no ``javascript:`` (or other script) URL.
+    ``graph``: the page is the entity graph, whose own SVG (exactly one) is allowed."""
 
-    def __init__(self) -> None:
+    def __init__(self, graph: bool = False) -> None:
         super().__init__(convert_charrefs=True)
         self.tags: list[tuple[str, list[tuple[str, str | None]]]] = []
+        self.graph = graph
+        self._in_svg = 0  # depth inside the graph's own SVG
+        self.strays: list[str] = []  # elements in it that the template never writes
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, attrs))
+        if self._in_svg and tag not in SVG_PARTS:
+            self.strays.append(tag)
+        if self._in_svg or (tag == "svg" and GRAPH_SVG in attrs):
+            self._in_svg += tag not in ("line", "circle")  # (void in the template)
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._in_svg and tag not in ("line", "circle"):
+            self._in_svg -= 1
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, attrs))
+        if self._in_svg and tag not in SVG_PARTS:
+            self.strays.append(tag)
 
     def live(self) -> list[Any]:
-        """What would run in a browser: script/iframe/object elements, handlers, script URLs."""
-        found: list[Any] = []
-        for tag, attrs in self.tags:
+        """What would run in a browser: script/iframe/object elements, handlers, script URLs;
+        on the graph page, a second SVG or anything in ours the template does not write."""
+        found: list[Any] = list(self.strays)
+        own = [i for i, (t, a) in enumerate(self.tags) if t == "svg" and GRAPH_SVG in a]
+        allowed = own[:1] if self.graph else []
+        for i, (tag, attrs) in enumerate(self.tags):
             refresh = tag == "meta" and any(k == "http-equiv" for k, _ in attrs)
-            if refresh or tag in ("script", "iframe", "object", "embed", "svg", "math", "base"):
+            dangerous = ("script", "iframe", "object", "embed", "svg", "math", "base")
+            if refresh or (tag in dangerous and i not in allowed):
                 found.append(tag)
             for key, value in attrs:
                 url = "".join((value or "").split()).lower()
@@ -115,7 +156,7 @@ class Markup(HTMLParser):
         return found
 
 
-def live_markup(html: str) -> list[Any]:
-    parser = Markup()
+def live_markup(html: str, *, graph: bool = False) -> list[Any]:
+    parser = Markup(graph)
     parser.feed(html)
     return parser.live()

@@ -8,8 +8,8 @@ served by memdir itself — the page's stylesheet and, for ``/docs``, Swagger UI
 
 The package: ``auth`` (the two doors, cookies, Origin and CSRF checks), ``site`` (what every
 handler shares), ``pages`` (the read views), ``actions`` (the forms' POSTs), ``sleep_view`` and
-``transcript`` (the sleep review and the session reader), ``render`` (templates, Markdown,
-diffs), ``docs`` (offline Swagger UI).
+``transcript`` (the sleep review and the session reader), ``graph`` (the entity graph, an
+inline SVG), ``render`` (templates, Markdown, diffs), ``docs`` (offline Swagger UI).
 
 It is an adapter on the facade like the REST API: every handler runs one ``Memory`` call on
 the viewer's worker and renders the records it got with the REST API's serializers
@@ -30,7 +30,7 @@ from fastapi.staticfiles import StaticFiles
 from ..http.edge import Guard
 from ..memory import Memory
 from ..observe.otel import RequestSpans
-from . import actions, pages, stats
+from . import actions, graph, pages, stats
 from .auth import KeysBackend, LocalBackend, Sessions
 from .docs import offline_docs
 from .render import HERE
@@ -44,6 +44,7 @@ def _mount(app: FastAPI, web: WebState) -> None:
     app.include_router(pages.router)
     app.include_router(actions.router)
     app.include_router(stats.router)
+    app.include_router(graph.router)
     app.mount(f"{PREFIX}/static", StaticFiles(directory=HERE / "static"), name="web-static")
 
     async def to_page() -> Response:

@@ -145,13 +145,14 @@ def _floor_of(hits: builtins.list[Any]) -> float | None:
 
 def _why_not(m: Memory, query: str, name: str, scopes: Any, types: Any) -> str:
     """Why ``name`` is not among the hits: below the floor, outranked, filtered, or no match."""
-    if not any(name in m.names(scope=s) for s in m.scopes()):
+    where = [s for s in m.scopes() if name in m.names(scope=s)]
+    if not where:
         return f"{name!r} is not a memory here (see the list; archived ones are not searched)"
     every = m.recall(query, top_k=100, scopes=scopes, types=types, explain=True, track=False,
                      min_score=0.0)  # fmt: skip
     rank = next((i for i, h in enumerate(every) if h.record.name == name), None)
     if rank is None:
-        record = next(r for r in m.list() if r.name == name)
+        record = m.store(where[0]).read(name)  # its file, not a parse of every memory
         if (scopes and record.scope not in scopes) or (types and record.type not in types):
             return f"{name!r} is filtered out: its scope is {record.scope}, its type {record.type}"
         return f"{name!r} is not a candidate: no keyword, meaning or entity of the query reaches it"
@@ -201,9 +202,15 @@ async def search(request: Request) -> Response:
 
 
 # -- a memory's page ---------------------------------------------------------------------
-def _memory_page(m: Memory, scope: Any, name: str) -> dict[str, Any]:
-    record = m.get(name, scope=scope)
-    doc = m.index(record.scope).docs().get(name)
+def _memory_page(m: Memory, scope: Scope, name: str) -> dict[str, Any]:
+    """One freshness check for the whole page: the index sync that the related memories'
+    recall runs (per scope: the directory's and the change log's stat, and a full stat pass
+    at most every ``SCAN_INTERVAL`` on a large store). The memory itself is read from its
+    file (``Store.read``: a parse cached by inode, size and times), so a hand edit shows at
+    once; ``Memory.get`` would first stat every file of the scope to keep MEMORY.md in step
+    (SPEC A5), which this page does not show — the next CLI read or write refreshes it. At 10k
+    memories that pass was two thirds of the page (bench/results/web.md)."""
+    record = m.store(scope).read(name)
     changes = m.history_of(name, scope=record.scope)
     history = [
         (
@@ -219,6 +226,7 @@ def _memory_page(m: Memory, scope: Any, name: str) -> dict[str, Any]:
         for h in m.recall(record.description, top_k=6, track=False)
         if (h.record.name, h.record.scope) != (name, record.scope)
     ][:5]
+    doc = m.index(record.scope).docs().get(name)  # after recall's sync: no second check
     return {
         "memory": memory_out(record),
         "uses": doc.uses if doc else 0,
@@ -233,7 +241,7 @@ async def memory_page(request: Request, scope: str, name: str) -> Response:
     async def build(who: Viewer) -> Response:
         if scope not in ("user", "project"):
             raise Refused(404, f"no scope {scope!r}: a scope is user or project")
-        found = await run(request, who, lambda m: _memory_page(m, scope, name))
+        found = await run(request, who, lambda m: _memory_page(m, cast(Scope, scope), name))
         return html(request, "memory.html", who, **found)
 
     return await guarded(request, build)

@@ -41,7 +41,7 @@ def _written_from(m: Memory, session_id: str) -> list[MemoryRecord]:
         index = m.index(scope)
         index.sync()
         names = [d.name for d in index.docs().values() if d.session == session_id]
-        found += [m.get(name, scope=scope) for name in names]
+        found += [m.store(scope).read(name) for name in names]  # just synced: no second check
     return found
 
 
