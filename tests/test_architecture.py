@@ -111,6 +111,7 @@ ALLOWED["agent"] = {
     "tools",
 }
 ALLOWED["cli"] |= {"agent"}
+ALLOWED["agent"] |= {"portable"}  # issue 24: the wiki view's check before each turn
 # Issue 18: derived tables (translation, the use embedder's tokenizer and weights) are built once
 # into a file under the user's cache directory (paths.cache_dir) and mapped by later processes.
 ALLOWED["derived"] = {"paths"}

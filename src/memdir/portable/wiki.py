@@ -12,10 +12,21 @@ User memory is projected into the workspace as plain Markdown an agent or a pers
     .memory/wiki/journal/          one page per day: what was learned or changed that day
 
 It is a projection, never the truth: ``.memory/.projection.json`` records the user store's
-content hash and the hash of every file written. ``is_current`` compares the hash only — cheap
-enough for an agent loop to call before each turn — and ``project`` regenerates when it
-changed. A file in ``.memory/`` that someone edited by hand is never lost: before regenerating,
-its edited bytes are moved to ``.memory/hand-edits/<path>`` and reported, with the advice to
+content hash and the hash of every file written. ``is_current`` compares the hash only, and
+``project`` regenerates when it changed.
+
+**Before each turn** the agent loop calls ``refresh``, which must cost next to nothing when the
+store did not change: it reads ``.memory/.projection.stamp`` — the store's *stamp*, what moves
+whenever a memory is written, added, deleted or edited by hand (``Store.fingerprint``: names and
+``stat`` of every file, no content read; and the last change's id, one small read at the log's
+end) — and compares it with the stamp now. Equal: nothing is read, rendered or written. Moved:
+``project`` compares the content hash (a touched file whose bytes did not change re-renders
+nothing, it only records the new stamp) and regenerates if that changed. A workspace without a
+projection has no ``.projection.json``: ``refresh`` does nothing there, so ``.memory/`` appears
+only where the person ran ``memdir wiki``.
+
+A file in ``.memory/`` that someone edited by hand is never lost: before regenerating, its
+edited bytes are moved to ``.memory/hand-edits/<path>`` and reported, with the advice to
 make the change in the memory itself (``memdir edit``), which is what the wiki shows.
 """
 
@@ -36,10 +47,11 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..records import MemoryRecord
 
-__all__ = ["WikiReport", "is_current", "project", "store_hash", "workspace"]
+__all__ = ["WikiReport", "is_current", "project", "refresh", "stamp", "store_hash", "workspace"]
 
 FOLDER = ".memory"
 STATE = ".projection.json"
+STAMP = ".projection.stamp"  # the store's stamp when the projection was last checked
 HOT = 20
 LOG_LINES = 100
 SECTIONS = ("concepts", "entities", "references", "synthesis", "journal")
@@ -81,6 +93,30 @@ def store_hash(memory: Memory) -> str:
     last = store.log.last()
     digest.update((last.id if last else "").encode())
     return "sha256:" + digest.hexdigest()
+
+
+def stamp(memory: Memory) -> str:
+    """What moves whenever the user store changes, read without opening a memory (see the
+    module docstring): the store's fingerprint and the last change's id."""
+    store = memory.store("user")
+    last = store.log.last()
+    return f"{store.fingerprint()} {last.id if last else '-'}"
+
+
+def refresh(memory: Memory) -> WikiReport | None:
+    """The agent loop's check before each turn: ``None`` when there is no projection here or
+    the store's stamp has not moved (nothing read but the stamp, nothing written); else what
+    ``project`` did. Never creates ``.memory/``."""
+    root = workspace(memory)
+    if not (root / STATE).is_file():
+        return None  # the person never ran `memdir wiki` here
+    now = stamp(memory)
+    try:
+        if (root / STAMP).read_text(encoding="utf-8") == now:
+            return None
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass  # a projection from before the stamp, or a stamp someone mangled: check in full
+    return project(memory, stamp_now=now)
 
 
 def _state(root: Path) -> dict[str, Any]:
@@ -178,16 +214,20 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def project(memory: Memory, *, force: bool = False) -> WikiReport:
-    """Regenerate the projection if the user store changed (or ``force``); see the module doc."""
+def project(memory: Memory, *, force: bool = False, stamp_now: str | None = None) -> WikiReport:
+    """Regenerate the projection if the user store changed (or ``force``); see the module doc.
+    ``stamp_now``: the store's stamp the caller just took (else it is taken here, before the
+    content hash, so a write landing in between leaves a stamp that moves again)."""
     root = workspace(memory)
     state = _state(root)
+    now = stamp_now if stamp_now is not None else stamp(memory)
     current = store_hash(memory)
     report = WikiReport(str(root), regenerated=False)
     written: dict[str, str] = state.get("files") or {}
     edited = _hand_edits(root, written)
     if not edited and not force and state.get("store") == current:
         report.files = len(written)
+        _save_stamp(root, now)
         return report
     for rel in edited:
         data = (root / rel).read_bytes()
@@ -213,8 +253,20 @@ def project(memory: Memory, *, force: bool = False) -> WikiReport:
             atomic_write(path, data, sync_dir=False)
         hashes[rel] = _digest(data)
     atomic_write(root / STATE, json.dumps({"store": current, "files": hashes}, indent=0).encode())
+    _save_stamp(root, now)
     report.regenerated, report.files = True, len(files)
     return report
+
+
+def _save_stamp(root: Path, now: str) -> None:
+    path = root / STAMP
+    try:
+        if path.read_text(encoding="utf-8") == now:
+            return
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass
+    if root.is_dir():  # a check never creates the folder (``project`` has made it by now)
+        atomic_write(path, now.encode("utf-8"), sync_dir=False)
 
 
 def _hand_edits(root: Path, written: dict[str, str]) -> builtins.list[str]:
