@@ -289,6 +289,11 @@ def sync_command(
     if report.resumed:
         click.echo("Finished the sync an earlier run left half done.")
     click.echo(f"{verb} {len(report.taken)} changes from other devices.")
+    if report.merged:
+        days = ", ".join(sorted({m["name"] for m in report.merged}))
+        click.echo(
+            f"Merged the lines of {len(report.merged)} daily log(s) both sides wrote: {days}"
+        )
     for c in report.conflicts:
         copy = f" and {c['copy']}" if c["copy"] else ""
         click.echo(
