@@ -23,6 +23,8 @@ from memdir.portable.archive import FORMAT_VERSION, ArchiveError, pack, read_arc
 from memdir.portable.export import collect, memory_card
 from memdir.portable.imports import apply_import, plan_import
 
+OLD = datetime.now(UTC) - timedelta(days=40)  # a day's log that sleep compresses
+
 
 def _fill(mem: Memory) -> None:
     mem.remember("Use pnpm, not npm, in JS projects", type="feedback", why="lockfiles broke CI")
@@ -34,9 +36,8 @@ def _fill(mem: Memory) -> None:
     mem.log_note("looked at the flaky deploy")
     # the working layer (issue 22 §5): old daily logs that sleep compresses into archive/log/,
     # with the journal of those moves
-    old = datetime.now(UTC) - timedelta(days=40)
-    mem.log_note("tried the canary deploy", now=old)
-    mem.log_note("read the runbook", scope="user", now=old)
+    mem.log_note("tried the canary deploy", now=OLD)
+    mem.log_note("read the runbook", scope="user", now=OLD)
     mem.sleep()
     (mem.home / "memory" / "hand-made.md").write_bytes(
         b"\xef\xbb\xbf---\r\nname: hand-made\r\ndescription: kept as typed\r\ntype: user\r\n"
@@ -73,7 +74,7 @@ def test_round_trip_is_byte_identical(mem: Memory, sandbox: Path) -> None:
 
 
 def _old_day() -> str:
-    return f"{datetime.now(UTC) - timedelta(days=40):%Y-%m-%d}"
+    return f"{OLD:%Y-%m-%d}"
 
 
 def test_the_working_layer_travels(mem: Memory, sandbox: Path) -> None:
@@ -111,7 +112,7 @@ def test_a_days_log_is_merged_into_the_one_here_never_replaced(mem: Memory, sand
     other, project = _home(sandbox, "populated")
     day = _old_day()
     # here, that day's project log is still live (not compressed yet), with a line of its own
-    other.log_note("a note only this machine has", now=datetime.now(UTC) - timedelta(days=40))
+    other.log_note("a note only this machine has", now=OLD)
     live = project / ".agent" / "memory" / "log" / f"{day}.md"
     mine = live.read_bytes()
     # and the user's log of that day is a compressed file a person broke

@@ -40,6 +40,7 @@ def _all(mem: Memory) -> dict[str, bytes]:
 
 OLD = datetime.now(UTC) - timedelta(days=40)  # a day's log that sleep compresses
 DAY = f"{OLD:%Y-%m-%d}"
+RECENT = OLD + timedelta(days=35)  # a day's log sleep leaves alone (a fixed day: no midnight)
 
 
 def _start(tmp: Path) -> tuple[Memory, Memory, Path]:
@@ -61,8 +62,8 @@ def _offline_edits(a: Memory, b: Memory) -> None:
     b.forget("i-live-in-lisbon")  # only B
     b.remember("I run on Tuesdays", type="user")  # new on B
     # the working layer: both write today's log; A's sleep compresses the old one; B archives
-    a.log_note("A: tried the canary deploy")
-    b.log_note("B: read the runbook")
+    a.log_note("A: tried the canary deploy", now=RECENT)
+    b.log_note("B: read the runbook", now=RECENT)
     assert a.sleep().run
     b.store("user").archive("i-own-a-cat", actor="user", stamp="2026-01-01T00:00:00Z")
 
@@ -71,10 +72,13 @@ def _check_working_layer(a: Memory, b: Memory) -> None:
     files = _all(a)
     assert f"log/{DAY}.md" not in files and f"archive/log/{DAY}.md.gz" in files  # not revived
     [today] = [k for k in files if k.startswith("log/")]
+    assert today == f"log/{RECENT:%Y-%m-%d}.md"
     text = files[today].decode()
     assert "A: tried the canary deploy" in text and "B: read the runbook" in text
     assert text.count("runbook") == 1  # merged, not doubled
     assert "i-own-a-cat.md" not in files and "archive/i-own-a-cat.md" in files
+    assert [r.name for r in b.archived()] == ["i-own-a-cat"]
+    assert a.doctor() == [] and b.doctor() == []  # every file the sync wrote is in the log
 
 
 ORDERS = ["ab", "ba", "aab", "abab", "baba", "bba"]
@@ -166,7 +170,7 @@ def test_killed_sync_loses_and_doubles_nothing(tmp_path: Path) -> None:
     a, b, shared = _start(tmp_path)
     for n in range(5):
         a.remember(f"I own guitar number {n}", type="user")
-    a.log_note("A: restrung guitar number 3")
+    a.log_note("A: restrung guitar number 3", now=RECENT)
     sync_folder(a, shared)
     b_home, b_cwd = tmp_path / "b" / "home", tmp_path / "b"
     killed = _cli(b_home, b_cwd, "sync", str(shared), crash="sync-applied:2")
@@ -254,3 +258,16 @@ def test_merging_two_logs_is_symmetric_and_loses_no_line() -> None:
     ]
     assert merge_log_lines(head, mine) == mine  # only added lines: taken as it is
     assert merge_log_lines(merged, mine) == merged
+
+
+def test_dry_run_shows_the_log_merge_and_writes_nothing(tmp_path: Path, sandbox: Path) -> None:
+    from conftest import snapshot
+
+    a, b, shared = _start(tmp_path)
+    a.log_note("A: tried the canary deploy", now=RECENT)
+    b.log_note("B: read the runbook", now=RECENT)
+    sync_folder(a, shared)
+    before = snapshot(tmp_path)
+    report = sync_folder(b, shared, dry_run=True)
+    assert [m["name"] for m in report.merged] == [f"log/{RECENT:%Y-%m-%d}.md"]
+    assert snapshot(tmp_path) == before
