@@ -33,10 +33,13 @@ make the change in the memory itself (``memdir edit``), which is what the wiki s
 from __future__ import annotations
 
 import builtins
+import fcntl
 import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -51,6 +54,7 @@ __all__ = ["WikiReport", "is_current", "project", "refresh", "stamp", "store_has
 
 FOLDER = ".memory"
 STATE = ".projection.json"
+LOCK = ".projection.lock"  # held while a projection is written (``_locked``)
 STAMP = ".projection.stamp"  # the store's stamp when the projection was last checked
 HOT = 20
 LOG_LINES = 100
@@ -219,6 +223,22 @@ def project(memory: Memory, *, force: bool = False, stamp_now: str | None = None
     ``stamp_now``: the store's stamp the caller just took (else it is taken here, before the
     content hash, so a write landing in between leaves a stamp that moves again)."""
     root = workspace(memory)
+    root.mkdir(parents=True, exist_ok=True)
+    with _locked(root):
+        return _project(memory, root, force=force, stamp_now=stamp_now)
+
+
+@contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    """One projection at a time per workspace (two agents, or an agent and ``memdir wiki``):
+    the second waits, then finds the work done — a page another process is halfway through
+    writing is never taken for a hand edit."""
+    with open(root / LOCK, "ab") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # closing the file releases the lock
+
+
+def _project(memory: Memory, root: Path, *, force: bool, stamp_now: str | None) -> WikiReport:
     state = _state(root)
     now = stamp_now if stamp_now is not None else stamp(memory)
     current = store_hash(memory)
