@@ -67,6 +67,24 @@ def test_hand_edit_is_reported_and_kept(mem: Memory) -> None:
     assert second != kept and kept.read_text().startswith("# my own")  # the first one stays
 
 
+def test_a_page_the_projection_did_not_write_is_never_overwritten(mem: Memory) -> None:
+    _fill(mem)
+    root = workspace(mem)
+    root.mkdir()
+    (root / "index.md").write_text("# my own index, made before `memdir wiki`\n", "utf-8")
+    first = project(mem)
+    assert [Path(e["kept_at"]).read_text() for e in first.hand_edits] == [
+        "# my own index, made before `memdir wiki`\n"
+    ]
+    page = root / "hot.md"
+    page.write_text("# edited by hand\n", encoding="utf-8")
+    (root / ".projection.json").unlink()  # and the record of what was written is lost
+    second = project(mem)
+    kept = [Path(e["kept_at"]) for e in second.hand_edits if e["file"] == str(page)]
+    assert [k.read_text() for k in kept] == ["# edited by hand\n"]
+    assert "Hot memory" in page.read_text()
+
+
 def test_cli(sandbox: Path) -> None:
     env = {**os.environ}
 

@@ -249,17 +249,18 @@ def _project(memory: Memory, root: Path, *, force: bool, stamp_now: str | None) 
         report.files = len(written)
         _save_stamp(root, now)
         return report
-    for rel in edited:
-        data = (root / rel).read_bytes()
-        aside = root / "hand-edits" / rel
-        n = 1
-        while aside.exists() and aside.read_bytes() != data:  # an earlier edit stays too
-            n += 1
-            aside = (root / "hand-edits" / rel).with_suffix(f".{n}.md")
-        aside.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(aside, data)
-        report.hand_edits.append({"file": str(root / rel), "kept_at": str(aside)})
     files = render(memory)
+    # a file there that this projection never wrote (its record lost, or made by hand before
+    # the first `memdir wiki`) is kept aside too: nothing it did not write is overwritten
+    edited += [
+        rel
+        for rel, text in sorted(files.items())
+        if rel not in written
+        and (root / rel).is_file()
+        and (root / rel).read_bytes() != text.encode("utf-8")
+    ]
+    for rel in edited:
+        _keep_aside(root, rel, report)
     for section in SECTIONS:
         (root / "wiki" / section).mkdir(parents=True, exist_ok=True)
     for rel in set(written) - set(files):
@@ -287,6 +288,19 @@ def _save_stamp(root: Path, now: str) -> None:
         pass
     if root.is_dir():  # a check never creates the folder (``project`` has made it by now)
         atomic_write(path, now.encode("utf-8"), sync_dir=False)
+
+
+def _keep_aside(root: Path, rel: str, report: WikiReport) -> None:
+    """Move the hand-edited ``rel`` to ``hand-edits/`` (an earlier edit kept there stays)."""
+    data = (root / rel).read_bytes()
+    aside = root / "hand-edits" / rel
+    n = 1
+    while aside.exists() and aside.read_bytes() != data:  # an earlier edit stays too
+        n += 1
+        aside = (root / "hand-edits" / rel).with_suffix(f".{n}.md")
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(aside, data)
+    report.hand_edits.append({"file": str(root / rel), "kept_at": str(aside)})
 
 
 def _hand_edits(root: Path, written: dict[str, str]) -> builtins.list[str]:
