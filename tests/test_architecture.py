@@ -18,9 +18,10 @@ SRC = Path(memdir.__file__).parent
 LAYERS: list[tuple[str, set[str]]] = [
     ("the command line: starts every frontend", {"cli"}),
     ("the web page, mounted on REST (renders with its serializers)", {"web"}),
+    ("adapters on the facade, and the public API", {"__init__", "agent", "http", "mcp"}),
     (
-        "adapters on the facade, and the public API",
-        {"__init__", "agent", "http", "mcp", "portable"},
+        "moving memory on the facade: archives, importers, sync, the wiki view (the agent keeps it fresh)",
+        {"portable"},
     ),
     ("the facade", {"memory"}),
     (

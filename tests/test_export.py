@@ -10,15 +10,20 @@ import os
 import subprocess
 import sys
 import tarfile
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
+from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 from conftest import snapshot
 from memdir import Memory
 from memdir.portable.archive import FORMAT_VERSION, ArchiveError, pack, read_archive
 from memdir.portable.export import collect, memory_card
 from memdir.portable.imports import apply_import, plan_import
+
+OLD = datetime.now(UTC) - timedelta(days=40)  # a day's log that sleep compresses
 
 
 def _fill(mem: Memory) -> None:
@@ -29,6 +34,11 @@ def _fill(mem: Memory) -> None:
     gone = mem.remember("The staging box is staging-3", type="project")
     mem.forget(gone.name)
     mem.log_note("looked at the flaky deploy")
+    # the working layer (issue 22 §5): old daily logs that sleep compresses into archive/log/,
+    # with the journal of those moves
+    mem.log_note("tried the canary deploy", now=OLD)
+    mem.log_note("read the runbook", scope="user", now=OLD)
+    mem.sleep()
     (mem.home / "memory" / "hand-made.md").write_bytes(
         b"\xef\xbb\xbf---\r\nname: hand-made\r\ndescription: kept as typed\r\ntype: user\r\n"
         b"# a comment\r\nodd_key: 1\r\n---\r\nBytes exactly as typed.\r\n"
@@ -61,6 +71,65 @@ def test_round_trip_is_byte_identical(mem: Memory, sandbox: Path) -> None:
     deleted = [c for c in other.history() if c.op == "delete"]
     other.undo(deleted[0].id)
     assert other.get(deleted[0].name).statement == "The staging box is staging-3"
+
+
+def _old_day() -> str:
+    return f"{OLD:%Y-%m-%d}"
+
+
+def test_the_working_layer_travels(mem: Memory, sandbox: Path) -> None:
+    _fill(mem)
+    archive = collect(mem)
+    day = _old_day()
+    for scope in ("project", "user"):
+        assert f"{scope}/memory/archive/log/{day}.md.gz" in archive.members
+        assert f"{scope}/history/logs.jsonl" in archive.members
+    assert any(p.startswith("project/memory/log/") for p in archive.members)
+    assert archive.manifest()["format_version"] == 2  # an older memdir names what it needs
+    _export(mem, sandbox / "a.tar.gz")
+    other, project = _home(sandbox, "fresh")
+    apply_import(other, plan_import(other, read_archive(sandbox / "a.tar.gz"), "a"))
+    gz = project / ".agent" / "memory" / "archive" / "log" / f"{day}.md.gz"
+    assert gz.read_bytes() == archive.members[f"project/memory/archive/log/{day}.md.gz"]
+    assert b"tried the canary deploy" in gzip.decompress(gz.read_bytes())
+    # the journal and its objects came along: undoing that sleep puts the logs back
+    [run] = {
+        json.loads(line)["run"] for line in archive.members["user/history/logs.jsonl"].splitlines()
+    }
+    other.undo_run(run)
+    assert not gz.exists()
+    assert "tried the canary deploy" in (gz.parent.parent.parent / "log" / f"{day}.md").read_text()
+
+
+def test_an_archive_without_the_working_layer_stays_format_1(mem: Memory) -> None:
+    mem.remember("Use pnpm, not npm, in JS projects", type="feedback")
+    assert collect(mem).manifest()["format_version"] == 1
+
+
+def test_a_days_log_is_merged_into_the_one_here_never_replaced(mem: Memory, sandbox: Path) -> None:
+    _fill(mem)
+    _export(mem, sandbox / "a.tar.gz")
+    other, project = _home(sandbox, "populated")
+    day = _old_day()
+    # here, that day's project log is still live (not compressed yet), with a line of its own
+    other.log_note("a note only this machine has", now=OLD)
+    live = project / ".agent" / "memory" / "log" / f"{day}.md"
+    mine = live.read_bytes()
+    # and the user's log of that day is a compressed file a person broke
+    broken = other.home / "memory" / "archive" / "log" / f"{day}.md.gz"
+    broken.parent.mkdir(parents=True)
+    broken.write_bytes(b"not gzip")
+    plan = apply_import(other, plan_import(other, read_archive(sandbox / "a.tar.gz"), "a"))
+    steps = {(s.scope, s.action): s for s in plan.steps if day in s.member}
+    assert steps["project", "append"].target == f"log/{day}.md"
+    merged = live.read_bytes()
+    assert merged.startswith(mine) and b"tried the canary deploy" in merged  # nothing lost
+    assert not (live.parent.parent / "archive" / "log" / f"{day}.md.gz").exists()  # one log a day
+    kept = steps["user", "kept"]
+    assert kept in plan.collisions() and "does not decompress" in kept.reason
+    assert broken.read_bytes() == b"not gzip"  # reported, not overwritten
+    again = plan_import(other, read_archive(sandbox / "a.tar.gz"), "a")
+    assert not [s for s in again.steps if s.action == "append"]  # its lines are all here now
 
 
 def test_import_twice_changes_nothing(mem: Memory, sandbox: Path) -> None:
@@ -206,3 +275,33 @@ def test_cli_round_trip_as_separate_processes(sandbox: Path) -> None:
     assert "error:" in bad.stderr and "export it again" in bad.stderr
     card = _cli(b_home, b_proj, "export", "--format", "card", "-").stdout
     assert "- Use pnpm, not npm" in card
+
+
+def test_the_working_layer_between_files_and_postgres(
+    mem: Memory,
+    pg_app_dsn: str,  # noqa: F811
+    sandbox: Path,
+) -> None:
+    from memdir.backends import open_backend
+
+    _fill(mem)
+    from_files = pack(collect(mem))
+    (sandbox / "a.tar.gz").write_bytes(from_files)
+    on_pg = Memory(
+        backend=open_backend(pg_app_dsn, owner="alice"),  # type: ignore[arg-type]
+        project=sandbox / "project",
+    )
+    plan = apply_import(on_pg, plan_import(on_pg, read_archive(sandbox / "a.tar.gz"), "a"))
+    # said, not dropped: the rows keep the logs, nothing on PostgreSQL works with them
+    assert len(plan.notes) == 2 and all("file-only" in n for n in plan.notes)
+    assert "postgresql" in plan.notes[0] and "daily-log file(s)" in plan.notes[0]
+    from_pg = pack(collect(on_pg))
+    assert from_pg == from_files  # kept byte for byte, the compressed logs and journal included
+    back, _project = _home(sandbox, "back")
+    (sandbox / "b.tar.gz").write_bytes(from_pg)
+    apply_import(back, plan_import(back, read_archive(sandbox / "b.tar.gz"), "b"))
+    assert pack(collect(back)) == from_files
+    from memdir.errors import UnsupportedError
+
+    with pytest.raises(UnsupportedError, match="file backend only"):
+        on_pg.log_note("a note on the database")

@@ -14,7 +14,7 @@ import pytest
 
 from conftest import snapshot
 from memdir import Memory
-from memdir.portable.chats import checkpoint_path, import_conversations
+from memdir.portable.chats import Skipped, checkpoint_path, import_conversations
 from memdir.portable.importers import detect, reader
 from memdir.portable.importers.markdown import import_notes
 
@@ -132,6 +132,94 @@ def test_malformed_inputs_are_counted_not_raised(mem: Memory, tmp_path: Path) ->
     assert "not a list of conversations" in reasons["claude"]
     assert "over 8 MiB" in reasons["jsonl"] or "not messages" in reasons["jsonl"]
     assert "torn or corrupt" in reasons["codex"]
+
+
+# one of each way a JSONL line goes wrong: torn by a crash, valid JSON but not an object, and
+# a pasted dump far past what anyone typed
+_BAD_LINES = [
+    b'{"type": "user", "mess\n',
+    b"[1, 2, 3]\n",
+    b'{"pad": "' + b"x" * (9 << 20) + b'"}\n',
+]
+
+
+def _damaged(fmt: str, tmp: Path) -> Path:
+    """The fixture of ``fmt`` with bad parts among the good ones."""
+    src = CASES[fmt]
+    dst = tmp / fmt / src.name
+    if src.is_dir():
+        shutil.copytree(src, dst)
+    else:
+        dst.parent.mkdir(parents=True)
+        shutil.copy(src, dst)
+    if fmt in ("chatgpt", "claude"):
+        entries = json.loads(dst.read_text(encoding="utf-8"))
+        dst.write_text(json.dumps([42, {"title": "half an entry"}, *entries, "junk"]), "utf-8")
+    else:
+        file = dst if dst.is_file() else sorted(dst.rglob("*.jsonl"))[0]
+        lines = file.read_bytes().splitlines(keepends=True)
+        file.write_bytes(b"".join([*lines[:2], *_BAD_LINES, *lines[2:]]))
+    return dst
+
+
+@pytest.mark.parametrize("fmt", sorted(CASES))
+def test_bad_parts_are_counted_with_reasons_and_the_rest_imports(
+    mem: Memory, fmt: str, tmp_path: Path
+) -> None:
+    # the fixtures hold awkward parts of their own: count only what the damage added
+    clean = _run(mem, fmt, dry_run=True).skipped
+    path = _damaged(fmt, tmp_path)
+    report = import_conversations(mem, reader(fmt)(path), source=path, fmt=fmt)
+    assert _statements(mem) == EXPECTED[fmt]  # every good conversation, whole
+    if fmt in ("chatgpt", "claude"):
+        assert len(report.skipped) - len(clean) == 3  # 42, an entry without messages, "junk"
+        assert all("conversation (no" in s.reason for s in report.skipped)
+    else:
+
+        def lines(skipped: list[Skipped]) -> dict[str, int]:
+            found = (s.reason.split(" line(s) skipped: ") for s in skipped)
+            return {parts[1]: int(parts[0]) for parts in found if len(parts) == 2}
+
+        before, after = lines(clean), lines(report.skipped)
+        added = {r: n - before.get(r, 0) for r, n in after.items() if n != before.get(r, 0)}
+        assert added == {
+            "line over 8 MiB": 1,
+            "not a JSON line (torn or corrupt)": 1,
+            "not a JSON object": 1,
+        }
+    assert "x" * 100 not in json.dumps(report.to_dict())  # the report names, never dumps
+
+
+@pytest.mark.parametrize("fmt", ["chatgpt", "claude"])
+def test_an_export_over_the_size_limit_is_refused_unread(
+    mem: Memory, fmt: str, tmp_path: Path
+) -> None:
+    from memdir.portable.importers.common import MAX_JSON_BYTES
+
+    huge = tmp_path / "conversations.json"
+    with open(huge, "wb") as handle:
+        handle.truncate(MAX_JSON_BYTES + 1)  # sparse: a size on paper, no disk spent
+    mem.remember("Already here before the import", type="user")
+    before = snapshot(mem.home)
+    report = import_conversations(mem, reader(fmt)(huge), source=huge, fmt=fmt)
+    [skipped] = report.skipped
+    assert "over the 1 GiB limit" in skipped.reason and report.stored == 0
+    assert snapshot(mem.home) == before  # nothing half-written, not even a checkpoint
+
+
+def test_notes_too_big_or_not_text_are_skipped_and_the_rest_imports(
+    mem: Memory, tmp_path: Path
+) -> None:
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    (vault / "Good.md").write_text("# A good note\n\nIt stays.\n", encoding="utf-8")
+    (vault / "Dump.md").write_text("# A dump\n\n" + "y" * (1 << 20), encoding="utf-8")
+    (vault / "Binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    report = import_notes(mem, vault)
+    assert [r.name for r in mem.list()] == ["good"]
+    skipped = {Path(s.where).name: s.reason for s in report.skipped}
+    assert "over the 900 KiB a memory holds" in skipped["Dump.md"]
+    assert skipped["Binary.md"] == "not UTF-8 text"
 
 
 def test_markdown_vault(mem: Memory, tmp_path: Path) -> None:

@@ -30,6 +30,12 @@ tentative memory that became relevant, memories of another stack set aside. Afte
 ends the session's working layer (``Memory.end_session``: the log distilled into one line,
 promotion decided at once) before releasing the session.
 
+**The wiki view** (issue 24, SPEC K4). Where the person keeps a projection of their memory in
+the workspace (``memdir wiki`` made ``.memory/``), each turn first brings it up to date
+(``portable.wiki.refresh``: the user store's stamp compared, nothing re-read or re-rendered
+while it has not moved); a page edited there by hand is kept aside and reported as a
+``notice``. Nowhere else is ``.memory/`` created.
+
 **Invariants.** Every message reaches the session file before the next step starts, so killing
 the process at any instant leaves a file that ``Memory.session(id)`` resumes with a valid chain
 (a call left without its result gets the "interrupted" result from ``chain.repair``). The message
@@ -63,6 +69,7 @@ from .chain import is_result, message_text
 from .context import RuleSummarizer, Summarizer, SummaryRequest
 from .errors import ProviderError, ValidationError
 from .memory import Memory
+from .portable import wiki
 from .providers.llm import ARGUMENTS_ERROR, LLM, LLMResponse, ToolCall
 from .records import MemoryRecord
 from .sessions import Session
@@ -283,6 +290,7 @@ class Agent:
         if stored:
             self.session.write_record("meta", {"kind": "note", "text": _stored_note(stored)})
             yield AgentEvent("remembered", records=tuple(stored))
+        yield from self._refresh_wiki()
         self.memory.offer_for(text, session=self.session)  # skills, a tentative question (issue 22)
         self._writes = []
         rounds, self._outcomes = 0, {}
@@ -308,6 +316,22 @@ class Agent:
             yield AgentEvent("remembered", records=tuple(later))
         self._note_turn(text, response.text, [*stored, *later])
         yield AgentEvent("turn_end", text=response.text)
+
+    def _refresh_wiki(self) -> Iterator[AgentEvent]:
+        """The wiki view, brought up to date before the model is called (module docstring)."""
+        try:
+            report = wiki.refresh(self.memory)
+        except OSError as exc:  # a read-only or vanished .memory/: the turn goes on
+            yield AgentEvent(
+                "notice", text=f"the wiki view was not refreshed ({exc}); `memdir wiki` retries"
+            )
+            return
+        for edit in report.hand_edits if report is not None else ():
+            yield AgentEvent(
+                "notice",
+                text=f"{edit['file']} was edited by hand; the edit is kept at {edit['kept_at']} "
+                "and the page shows the memory again (change the memory itself: `memdir edit`)",
+            )
 
     def _note_turn(self, text: str, reply: str, stored: Sequence[MemoryRecord]) -> None:
         """The working layer (seed 004): what the turn decided, did and learned, appended to

@@ -59,7 +59,8 @@ def export_command(
         return
     per_scope = ", ".join(f"{s}: {n}" for s, n in counts["memories"].items()) or "none"
     click.echo(
-        f"Exported memories ({per_scope}), {counts['changes']} changes and "
+        f"Exported memories ({per_scope}), {counts['logs']} daily logs "
+        f"({counts['archived_logs']} of them archived), {counts['changes']} changes and "
         f"{counts['objects']} stored versions to {file}\n{digest}"
     )
 
@@ -72,7 +73,15 @@ def _counts(members: dict[str, bytes]) -> dict[str, Any]:
             memories[parts[0]] = memories.get(parts[0], 0) + 1
     changes = sum(d.count(b"\n") for p, d in members.items() if p.endswith("changes.jsonl"))
     objects = sum(1 for p in members if "/history/objects/" in p)
-    return {"memories": memories, "changes": changes, "objects": objects}
+    live = sum(1 for p in members if "/memory/log/" in p)
+    archived = sum(1 for p in members if "/memory/archive/log/" in p)
+    return {
+        "memories": memories,
+        "logs": live + archived,
+        "archived_logs": archived,
+        "changes": changes,
+        "objects": objects,
+    }
 
 
 IMPORT_FORMATS = (
@@ -231,6 +240,8 @@ def _print_plan(plan: ImportPlan, dry_run: bool) -> None:
     )
     for step in plan.collisions():
         click.echo(f"  {step.scope}: {step.member} → {step.target} ({step.reason})")
+    for note in plan.notes:
+        click.echo(f"  note: {note}")
     if dry_run:
         click.echo("Dry run: nothing was written. Import with the same command without --dry-run.")
     sys.stdout.flush()
@@ -278,6 +289,11 @@ def sync_command(
     if report.resumed:
         click.echo("Finished the sync an earlier run left half done.")
     click.echo(f"{verb} {len(report.taken)} changes from other devices.")
+    if report.merged:
+        days = ", ".join(sorted({m["name"] for m in report.merged}))
+        click.echo(
+            f"Merged the lines of {len(report.merged)} daily log(s) both sides wrote: {days}"
+        )
     for c in report.conflicts:
         copy = f" and {c['copy']}" if c["copy"] else ""
         click.echo(

@@ -3,9 +3,12 @@ reads the rows as the file backend's tree, import writes that tree into rows —
 both ways (issue 20, item 7).
 
 ``memory/<name>.md`` and ``memory/archive/<name>.md`` are ``memories`` rows; ``memory/log/…``
-(the daily logs) are ``scope_files`` rows; ``history/changes.jsonl`` is the ``changes`` rows'
-lines in order, ``history/recalls.jsonl`` the ``recalls``, and ``history/objects/<ab>/<rest>``
-the ``objects`` of hash ``sha256:<ab><rest>``.
+and ``memory/archive/log/…`` (the daily logs, live and compressed) and ``history/logs.jsonl``
+(their moves' journal, as ``.history/logs.jsonl``) are ``scope_files`` rows, kept as bytes for
+the way back — nothing on this backend writes or reads the daily log (it is file-only);
+``history/changes.jsonl`` is the ``changes`` rows' lines in order, ``history/recalls.jsonl``
+the ``recalls``, and ``history/objects/<ab>/<rest>`` the ``objects`` of hash
+``sha256:<ab><rest>``.
 """
 
 from __future__ import annotations
@@ -21,6 +24,9 @@ if TYPE_CHECKING:
     from .store import PgStore
 
 __all__ = ["PgTree"]
+
+_LOG_FOLDERS = ("log", "archive/log")
+_JOURNAL = ".history/logs.jsonl"  # a path no daily log can have
 
 
 def _jsonl(lines: list[str]) -> bytes:
@@ -59,7 +65,10 @@ class PgTree:
         for name, data, _ in self.store.archived().rows():
             members[f"memory/archive/{name}.md"] = data
         for path, data in self._logs():
-            members[f"memory/{path}"] = data
+            if path == _JOURNAL:
+                members["history/logs.jsonl"] = data
+            else:
+                members[f"memory/{path}"] = data
         changes, recalls = self.log.lines(), self.recalls.lines()
         if changes:
             members["history/changes.jsonl"] = _jsonl(changes)
@@ -80,7 +89,7 @@ class PgTree:
 
     def read(self, rel: str) -> bytes | None:
         folder, _, file = rel.rpartition("/")
-        if folder == "log":
+        if folder in _LOG_FOLDERS:
             return dict(self._logs()).get(rel)
         if folder not in ("", "archive") or not file.endswith(".md"):
             return None
@@ -93,6 +102,21 @@ class PgTree:
 
     def recall_bytes(self) -> bytes:
         return _jsonl(self.recalls.lines())
+
+    def journal_bytes(self) -> bytes:
+        return dict(self._logs()).get(_JOURNAL, b"")
+
+    def append_journal(self, lines: bytes) -> None:
+        if lines:
+            self._put_file(_JOURNAL, self.journal_bytes() + lines)
+
+    def _put_file(self, path: str, data: bytes) -> None:
+        with self.db.transaction() as cur:
+            cur.execute(
+                "INSERT INTO scope_files (owner, scope, path, data) VALUES (%s, %s, %s, %s) "
+                "ON CONFLICT (owner, scope, path) DO UPDATE SET data = excluded.data",
+                (*self._key, path, data),
+            )
 
     def has_object(self, rel: str) -> bool:
         return self.log.has(HASH_PREFIX + rel.replace("/", ""))
@@ -110,13 +134,8 @@ class PgTree:
 
     def write(self, rel: str, data: bytes) -> None:
         folder, _, file = rel.rpartition("/")
-        if folder == "log":
-            with self.db.transaction() as cur:
-                cur.execute(
-                    "INSERT INTO scope_files (owner, scope, path, data) VALUES (%s, %s, %s, %s) "
-                    "ON CONFLICT (owner, scope, path) DO UPDATE SET data = excluded.data",
-                    (*self._key, rel, data),
-                )
+        if folder in _LOG_FOLDERS:
+            self._put_file(rel, data)
             return
         self.store.put(file[:-3], data, archived=folder == "archive")
 

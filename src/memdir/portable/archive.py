@@ -6,9 +6,11 @@ Layout (every member a regular file, paths relative, ``/``-separated)::
     <scope>/memory/<name>.md               the memories (scope: user | project)
     <scope>/memory/archive/<name>.md       archived memories
     <scope>/memory/log/YYYY-MM-DD.md       the daily log
+    <scope>/memory/archive/log/YYYY-MM-DD.md.gz   old daily logs sleep compressed (or ``.md``)
     <scope>/history/changes.jsonl          the change log (A7) …
     <scope>/history/objects/ab/cdef…       … with the bytes behind every hash in it
     <scope>/history/recalls.jsonl          the recall log (use counts are replayed from it)
+    <scope>/history/logs.jsonl             the journal of sleep's daily-log moves (undo-run)
     policy/memory-policy.yaml              the lifecycle policy, when there is one
 
 ``MEMORY.md`` and ``.index/`` are left out: both are derived and rebuilt on import.
@@ -21,6 +23,10 @@ Reading is all-or-nothing: ``read_archive`` loads every member, checks the manif
 version, that the members are exactly the ones listed, that each hashes as listed and that its
 path is one of the shapes above. A truncated, tampered or foreign file raises ``ArchiveError``
 before the caller has written anything.
+
+Format 2 added the compressed daily logs and their journal. An archive that holds neither is
+still written as format 1, so an older memdir reads it; one that does says format 2, and an
+older memdir names the version it needs instead of calling the new paths foreign.
 """
 
 from __future__ import annotations
@@ -32,6 +38,7 @@ import json
 import re
 import tarfile
 import zlib
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -45,23 +52,32 @@ __all__ = [
     "MAX_ARCHIVE_BYTES",
     "Archive",
     "ArchiveError",
+    "needed_version",
     "read_archive",
     "write_archive",
 ]
 
 FORMAT = "memdir-archive"
 # bump when a member's meaning changes; an older memdir then refuses the archive by name
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 MANIFEST = "manifest.json"
 # what one archive may unpack to in memory: far above any personal store, far below a bomb
 MAX_ARCHIVE_BYTES = 2 * 1024**3
 
 _MEMBER = re.compile(
     r"(?:(?:user|project)/(?:memory/(?:archive/|log/)?[^/]+\.md"
-    r"|history/(?:changes|recalls)\.jsonl"
+    r"|memory/archive/log/\d{4}-\d{2}-\d{2}\.md(?:\.gz)?"
+    r"|history/(?:changes|recalls|logs)\.jsonl"
     r"|history/objects/[0-9a-f]{2}/[0-9a-f]{62})"
     r"|policy/memory-policy\.yaml)"
 )
+# the members format 1 did not have (``needed_version``)
+_SINCE_2 = re.compile(r"(?:user|project)/(?:memory/archive/log/.*|history/logs\.jsonl)")
+
+
+def needed_version(paths: Iterable[str]) -> int:
+    """The oldest archive format that can hold ``paths`` (see the module docstring)."""
+    return 2 if any(_SINCE_2.fullmatch(p) for p in paths) else 1
 
 
 class ArchiveError(ValidationError):

@@ -2,8 +2,9 @@
 
 Each scope is read under its write lock, so the archive is one consistent moment of that scope:
 no write lands between reading a memory and reading the change-log line that made it. Only the
-files that are the truth travel (memories, archive, daily log, change log with its objects,
-recall log, policy); ``MEMORY.md`` and ``.index/`` are derived and rebuilt where they arrive.
+files that are the truth travel (memories, archive, the daily logs and those sleep compressed
+into ``archive/log/`` with the journal of those moves, change log with its objects, recall log,
+policy); ``MEMORY.md`` and ``.index/`` are derived and rebuilt where they arrive.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..fs import inside
 from ..paths import Scope, policy_file
-from .archive import Archive
+from .archive import Archive, needed_version
 from .tree import tree_of
 
 if TYPE_CHECKING:
@@ -43,6 +44,7 @@ def collect(memory: Memory, scopes: Iterable[Scope] | None = None) -> Archive:
     policy = policy_file(home=memory.home, project_root=memory.project_root)
     if policy.is_file():
         archive.members["policy/memory-policy.yaml"] = inside(policy.parent, policy).read_bytes()
+    archive.format_version = needed_version(archive.members)
     return archive
 
 

@@ -8,8 +8,12 @@ says, per file, what importing does — nothing is written by it (``--dry-run`` 
 - ``rename``   a memory of that name is here with other content: the incoming one arrives under
   a free name (``<name>-imported``), its ``name`` key changed to match, logged as a ``create``
   whose reason names the collision — nothing here is overwritten;
-- ``append``   a daily log of that date is here: the incoming lines it lacks are appended
-  (the log is append-only);
+- ``append``   a daily log of that date is here (live in ``log/``, or compressed by sleep into
+  ``archive/log/``): the incoming lines it lacks are appended to the one that is here, which
+  stays where it is (a day has one log; a second copy would be overwritten when sleep
+  compresses the first) — gzip is opened and written again without a timestamp;
+- ``kept``     an archived log here that does not decompress: the incoming one is not merged
+  into it and the step is listed, for the person to fix the file and import again;
 - ``policy``   a different policy is here: the incoming one is kept beside it as
   ``memory-policy.imported.yaml`` for the person to compare.
 
@@ -24,7 +28,9 @@ plans to write appeared meanwhile (``ConflictError``: run it again).
 from __future__ import annotations
 
 import builtins
+import gzip
 import json
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,7 +42,7 @@ from ..paths import Scope, policy_file
 from ..records import check_name
 from .archive import Archive, ArchiveError
 from .sync import fit_name
-from .tree import ScopeTree, tree_of
+from .tree import FileTree, ScopeTree, tree_of
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -72,6 +78,7 @@ class _ScopePlan:
     log: bytes = b""  # what the change log gains (the whole file when fresh)
     recalls: bytes = b""
     log_lines: int = 0
+    journal: bytes = b""  # the lines ``history/logs.jsonl`` gains
     objects: dict[str, bytes] = field(default_factory=dict)
 
 
@@ -83,6 +90,7 @@ class ImportPlan:
     steps: builtins.list[Step] = field(default_factory=builtins.list)
     scopes: dict[str, _ScopePlan] = field(default_factory=dict)
     archive: Archive | None = None
+    notes: builtins.list[str] = field(default_factory=builtins.list)  # what is not kept as is
 
     def counts(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -91,7 +99,7 @@ class ImportPlan:
         return out
 
     def collisions(self) -> builtins.list[Step]:
-        return [s for s in self.steps if s.action in ("rename", "policy")]
+        return [s for s in self.steps if s.action in ("rename", "policy", "kept")]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -101,6 +109,7 @@ class ImportPlan:
             "fresh": {s: p.fresh for s, p in self.scopes.items()},
             "steps": [s.to_dict() for s in self.steps if s.action != "same"],
             "collisions": [s.to_dict() for s in self.collisions()],
+            "notes": self.notes,
         }
 
 
@@ -150,15 +159,15 @@ def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, tree: ScopeTre
     renamed: set[str] = set()
     for rel, data in sorted(mine.items()):
         member = prefix + rel
-        if not rel.startswith("log/"):
-            _check_member_name(member)
+        if rel.startswith(("log/", "archive/log/")):
+            plan.steps.append(_plan_log(tree, scope, member, rel, data))
+            continue
+        _check_member_name(member)
         now = tree.read(rel)
         if now is None:
             plan.steps.append(Step("write", scope, member, rel))
         elif now == data:
             plan.steps.append(Step("same", scope, member, rel))
-        elif rel.startswith("log/"):
-            plan.steps.append(Step("append", scope, member, rel, "this day's log is here too"))
         else:
             folder, _, file = rel.rpartition("/")
             stem = file[:-3]
@@ -188,6 +197,9 @@ def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, tree: ScopeTre
         sp.log, sp.log_lines = b"".join(kept), len(kept)
         seen = set(tree.recall_bytes().splitlines())
         sp.recalls = b"".join(r + b"\n" for r in recalls.splitlines() if r and r not in seen)
+    journal = archive.members.get(f"{scope}/history/logs.jsonl", b"")
+    have = set(tree.journal_bytes().splitlines())
+    sp.journal = b"".join(r + b"\n" for r in journal.splitlines() if r and r not in have)
     objects = archive.under(f"{scope}/history/objects/")
     for rel, data in objects.items():
         if content_hash(data) != "sha256:" + rel.replace("/", ""):
@@ -195,6 +207,47 @@ def _plan_scope(plan: ImportPlan, archive: Archive, scope: Scope, tree: ScopeTre
         if not tree.has_object(rel):
             sp.objects[rel] = data
     plan.scopes[scope] = sp
+
+
+def _day_paths(rel: str) -> tuple[str, ...]:
+    """Where this store may keep the log of ``rel``'s day: live first, then archived."""
+    day = rel.rsplit("/", 1)[1].split(".", 1)[0]
+    return (f"log/{day}.md", f"archive/log/{day}.md.gz", f"archive/log/{day}.md")
+
+
+def _log_text(rel: str, data: bytes) -> bytes | None:
+    """A daily log's text (decompressed when ``rel`` is gzip), ``None`` when it will not open."""
+    if not rel.endswith(".gz"):
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError, zlib.error):
+        return None
+
+
+def _plan_log(tree: ScopeTree, scope: str, member: str, rel: str, data: bytes) -> Step:
+    """A day's log, live or archived: one log per day here, lines added, never replaced."""
+    if tree.read(rel) == data:
+        return Step("same", scope, member, rel)
+    here = next(((p, b) for p in _day_paths(rel) if (b := tree.read(p)) is not None), None)
+    if here is None:
+        return Step("write", scope, member, rel)
+    target, now = here
+    if _log_text(target, now) is None or _log_text(rel, data) is None:
+        broken = target if _log_text(target, now) is None else member
+        return Step(
+            "kept",
+            scope,
+            member,
+            target,
+            f"{broken} does not decompress, so the incoming lines were not added to "
+            f"{scope}/{target}; fix or move that file and import again",
+        )
+    incoming, mine = _log_text(rel, data) or b"", _log_text(target, now) or b""
+    if _append_missing_lines(mine, incoming) == mine:
+        return Step("same", scope, member, target, "every line of it is here already")
+    where = "this day's log is here too" if target == rel else f"this day's log is {target} here"
+    return Step("append", scope, member, target, where)
 
 
 def plan_import(
@@ -213,7 +266,16 @@ def plan_import(
                 "--scope user to import only the user's memories"
             )
     for scope in wanted:
-        _plan_scope(plan, archive, scope, tree_of(memory.store(scope)))
+        tree = tree_of(memory.store(scope))
+        _plan_scope(plan, archive, scope, tree)
+        logs = [p for p in archive.under(f"{scope}/") if p.startswith(_LOGS)]
+        if logs and not isinstance(tree, FileTree):
+            plan.notes.append(
+                f"{scope}: {len(logs)} daily-log file(s) are kept as they are on the "
+                f"{memory.backend.name} backend (they come back out of `memdir export`), but "
+                "nothing there writes, compresses or promotes the daily log — it is file-only "
+                "(docs/postgres.md)"
+            )
     incoming = archive.members.get("policy/memory-policy.yaml")
     if incoming is not None:
         path = policy_file(home=memory.home, project_root=memory.project_root)
@@ -227,6 +289,9 @@ def plan_import(
             why = "a different policy is here: the incoming one is kept beside it to compare"
             plan.steps.append(Step("policy", "policy", "policy/memory-policy.yaml", beside, why))
     return plan
+
+
+_LOGS = ("memory/log/", "memory/archive/log/", "history/logs.jsonl")
 
 
 def _renamed_bytes(data: bytes, new: str) -> bytes:
@@ -261,16 +326,25 @@ def _apply_scope(plan: ImportPlan, scope: str, tree: ScopeTree) -> None:
                 )
         tree.write_objects(sp.objects)
         tree.append_logs(sp.log, sp.recalls)
+        tree.append_journal(sp.journal)
         for step in steps:
             data = plan.archive.members[step.member]
             if step.action == "write":
                 tree.write(step.target, data)
             elif step.action == "append":
-                now = tree.read(step.target) or b""
-                tree.write(step.target, _append_missing_lines(now, data))
+                tree.write(step.target, _appended(step, tree.read(step.target) or b"", data))
             elif step.action == "rename":
                 _write_renamed(tree, step, data, plan.source)
         tree.done()
+
+
+def _appended(step: Step, now: bytes, incoming: bytes) -> bytes:
+    """The log at ``step.target`` with the lines of ``incoming`` it lacks (gzip kept gzip)."""
+    rel = step.member.split("/memory/", 1)[1]
+    merged = _append_missing_lines(
+        _log_text(step.target, now) or b"", _log_text(rel, incoming) or b""
+    )
+    return gzip.compress(merged, mtime=0) if step.target.endswith(".gz") else merged
 
 
 def _write_renamed(tree: ScopeTree, step: Step, data: bytes, source: str) -> None:

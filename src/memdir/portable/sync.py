@@ -20,6 +20,28 @@ and a peer has ``o`` (``none`` for "no file"):
   marked ``confidence: tentative`` (listed by the command, and by ``memdir list --tentative``);
   an edit against a deletion keeps the edit, tentative.
 
+**Beyond the live memories** the same exchange carries, under keys that hold a ``/`` (which no
+memory name can): ``archive/<name>.md`` (archived memories), ``log/YYYY-MM-DD.md`` (the daily
+logs) and ``archive/log/YYYY-MM-DD.md.gz`` (those sleep compressed). Their seen sets come from
+the change log's archive and restore lines and from ``.history/logs.jsonl``, the journal of the
+logs' moves (a log that sleep compressed here was seen here, so a peer still holding it does not
+bring it back). What a conflict is differs:
+
+- an archived memory both sides changed: when the two differ only in their ``archived`` stamp
+  (both devices archived the same memory), the one with the smaller hash stands; otherwise both
+  are kept, the other as ``archive/<name>-conflict-<hash8>.md``;
+- a daily log is append-only, so two versions of one day never conflict: they *merge* — the
+  lines both start with, then every other line of either (each as often as the side that has it
+  more), sorted; a log line begins with its time, so that is the day's order. Merging is
+  symmetric, so both devices write the same bytes, and a version that only adds lines to one
+  the other has seen is simply taken (a fast-forward). A log one side removed (compressed by
+  sleep) and the other extended keeps the extended one: nothing is lost, and the next sleep
+  compresses it again, lines included.
+
+Archived memories are written and logged like memories (the change log line names the archive
+path); a log is written atomically and journaled in ``.history/logs.jsonl`` (run ``sync``), its
+bytes kept in the objects like every other version.
+
 The resolution is a pure function of the two versions, so two devices that resolve the same
 conflict independently write the same bytes, and one that took the other's resolution sees its
 own version in the peer's seen set: replay is idempotent and, for changes that do not conflict,
@@ -36,6 +58,7 @@ published only after the local files are settled.
 from __future__ import annotations
 
 import builtins
+import gzip
 import json
 import os
 import re
@@ -47,7 +70,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, ValidationError
-from ..fs import atomic_write, crash_point, inside
+from ..fs import append_jsonl, atomic_write, crash_point, inside, read_jsonl
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope
 from ..records import MAX_NAME_BYTES, MAX_NAME_CHARS
@@ -61,6 +84,10 @@ __all__ = ["SyncReport", "device_id", "sync_folder", "sync_git"]
 ACTOR = "sync"
 NONE = "none"  # the hash of "no file" in seen sets and plans
 _DEVICE = re.compile(r"[a-z0-9][a-z0-9-]{0,62}")
+_LOG = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
+_ARCHIVED_LOG = re.compile(r"\d{4}-\d{2}-\d{2}\.md(?:\.gz)?")
+JOURNAL = "logs.jsonl"  # lifecycle/logs.py's journal of the daily logs' moves
+ARCHIVE = "archive/"
 
 
 @dataclass
@@ -73,6 +100,7 @@ class SyncReport:
     peers: builtins.list[str] = field(default_factory=builtins.list)
     taken: builtins.list[dict[str, str]] = field(default_factory=builtins.list)
     conflicts: builtins.list[dict[str, str]] = field(default_factory=builtins.list)
+    merged: builtins.list[dict[str, str]] = field(default_factory=builtins.list)  # daily logs
     waiting: builtins.list[dict[str, str]] = field(default_factory=builtins.list)
     resumed: bool = False
 
@@ -84,6 +112,7 @@ class SyncReport:
             "peers": self.peers,
             "taken": self.taken,
             "conflicts": self.conflicts,
+            "merged": self.merged,
             "waiting": self.waiting,
             "resumed": self.resumed,
         }
@@ -149,18 +178,60 @@ class _Scope:
 
     # -- local state ---------------------------------------------------------------------
     def files(self) -> dict[str, bytes]:
-        root = self.store.dirs.memory
-        return {n[:-3]: inside(root, root / n).read_bytes() for n in self.store.memory_names()}
+        """Every file that syncs, by key: a memory's name, or its path for the rest."""
+        dirs = self.store.dirs
+        root = dirs.memory
+        out = {n[:-3]: inside(root, root / n).read_bytes() for n in self.store.memory_names()}
+        for folder, prefix, pattern in (
+            (dirs.archive, ARCHIVE, None),
+            (dirs.log, "log/", _LOG),
+            (dirs.archive / "log", "archive/log/", _ARCHIVED_LOG),
+        ):
+            try:
+                names = sorted(os.listdir(folder))
+            except (FileNotFoundError, NotADirectoryError):
+                continue
+            for name in names:
+                path = folder / name
+                if pattern is None:
+                    if name.startswith(".") or not name.endswith(".md"):
+                        continue
+                elif not pattern.fullmatch(name):
+                    continue
+                if path.is_file() and not path.is_symlink():
+                    out[prefix + name] = inside(root, path).read_bytes()
+        return out
 
     def learn_local(self, current: dict[str, bytes]) -> None:
+        def saw(key: str, *hashes: str | None) -> None:
+            self.seen.setdefault(key, set()).update(h for h in hashes if h is not None)
+
         for change in self.store.log.entries():
-            if change.op == "refuse" or change.path:  # archive moves are not the live name
+            if change.op == "refuse":
                 continue
-            seen = self.seen.setdefault(change.name, set())
             # "no file" before a create is not a version; after a delete it is one
-            seen |= {h for h in (change.before, change.after or NONE) if h is not None}
+            if not change.path:
+                saw(change.name, change.before, change.after or NONE)
+            elif change.op == "archive":  # the live file went into archive/
+                saw(change.name, change.before, NONE)
+                saw(change.path, change.after)
+            elif change.op == "restore":  # and back
+                saw(change.path, change.before, NONE)
+                saw(change.name, change.after)
+            else:
+                saw(change.path, change.before, change.after or NONE)
+        journal, _, _ = read_jsonl(inside(self.store.dirs.memory, self._journal()))
+        for move in journal:
+            source, target = move.get("from"), move.get("to")
+            if isinstance(source, str):
+                saw(source, move.get("before"), NONE if source != target else None)
+            if isinstance(target, str):
+                saw(target, move.get("after"))
         for name, data in current.items():
             self.seen.setdefault(name, set()).add(_hash(data))
+
+    def _journal(self) -> Path:
+        return self.store.dirs.history / JOURNAL
 
     def object(self, digest: str) -> bytes | None:
         hexd = digest.removeprefix("sha256:")
@@ -218,6 +289,10 @@ def _merge_peer(
         elif l_hash in o_seen or not l_seen:  # the peer moved on, or it is new here
             target[name] = theirs
             report.taken.append({"scope": side.scope, "name": name, "from": peer})
+        elif name.startswith(("log/", "archive/log/")):
+            _merge_log(side, target, name, mine, theirs, peer, report)
+        elif name.startswith(ARCHIVE):
+            _conflict_archived(side, target, name, mine, theirs, peer, report)
         else:
             _conflict(side, target, name, mine, theirs, peer, report)
         l_seen |= o_seen
@@ -248,10 +323,105 @@ def _conflict(
     report.conflicts.append({"scope": side.scope, "name": name, "with": peer, "copy": copy})
 
 
+def _log_lines(name: str, data: bytes) -> builtins.list[bytes] | None:
+    try:
+        text = gzip.decompress(data) if name.endswith(".gz") else data
+    except (OSError, EOFError, ValueError):
+        return None  # a compressed log someone broke: it is not merged, it is kept
+    return text.splitlines(keepends=True)
+
+
+def merge_log_lines(a: builtins.list[bytes], b: builtins.list[bytes]) -> builtins.list[bytes]:
+    """Two versions of one day's log as one (see the module doc): symmetric, loses no line."""
+    if a[: len(b)] == b:
+        return a
+    if b[: len(a)] == a:
+        return b
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    tail: dict[bytes, int] = {}
+    for side in (a[n:], b[n:]):
+        counts: dict[bytes, int] = {}
+        for line in side:
+            line = line if line.endswith(b"\n") else line + b"\n"
+            counts[line] = counts.get(line, 0) + 1
+        for line, k in counts.items():
+            tail[line] = max(tail.get(line, 0), k)
+    return a[:n] + [line for line in sorted(tail) for _ in range(tail[line])]
+
+
+def _merge_log(
+    side: _Scope,
+    target: dict[str, bytes | None],
+    name: str,
+    mine: bytes | None,
+    theirs: bytes | None,
+    peer: str,
+    report: SyncReport,
+) -> None:
+    """Both sides changed one day's log: the lines of both (an extended log against a removed
+    one keeps the extended one)."""
+    entry = {"scope": side.scope, "name": name, "with": peer}
+    if mine is None or theirs is None:
+        target[name] = mine if mine is not None else theirs
+        report.merged.append(entry)
+        return
+    a, b = _log_lines(name, mine), _log_lines(name, theirs)
+    if a is None or b is None:
+        _conflict_archived(side, target, name, mine, theirs, peer, report)
+        return
+    merged = b"".join(merge_log_lines(a, b))
+    target[name] = gzip.compress(merged, mtime=0) if name.endswith(".gz") else merged
+    side.seen[name].add(_hash(target[name]))
+    report.merged.append(entry)
+
+
+def _without_stamp(data: bytes) -> bytes:
+    try:
+        return set_fields(parse(data), {"archived": None}).dump()
+    except FormatError:
+        return data
+
+
+def _conflict_archived(
+    side: _Scope,
+    target: dict[str, bytes | None],
+    name: str,
+    mine: bytes | None,
+    theirs: bytes | None,
+    peer: str,
+    report: SyncReport,
+) -> None:
+    """Both sides changed a file in ``archive/``: one copy when they differ only in when they
+    were archived, else both kept (not tentative: an archived memory is out of the guide)."""
+    if mine is None or theirs is None:
+        target[name] = mine if mine is not None else theirs  # the change beats the removal
+        report.conflicts.append({"scope": side.scope, "name": name, "with": peer, "copy": ""})
+        return
+    first, second = sorted((mine, theirs), key=content_hash)
+    target[name] = first
+    side.seen[name].add(_hash(first))
+    if _without_stamp(first) == _without_stamp(second):
+        return  # the same memory, archived on both devices: nothing to tell anyone
+    folder, _, file = name.rpartition("/")
+    stem, dot, ext = file.partition(".")
+    copy_stem = fit_name(stem, f"-conflict-{content_hash(second).removeprefix('sha256:')[:8]}")
+    copy = f"{folder}/{copy_stem}{dot}{ext}"
+    target[copy] = second
+    side.seen.setdefault(copy, set()).add(_hash(second))
+    report.conflicts.append({"scope": side.scope, "name": name, "with": peer, "copy": copy})
+
+
 def _write(side: _Scope, name: str, data: bytes | None, reason: str) -> None:
     """One file to its target bytes, logged like every change (under the scope's lock)."""
+    if name.startswith(("log/", "archive/log/")):
+        _write_log(side, name, data)
+        return
     store = side.store
-    path = inside(store.dirs.memory, store.dirs.memory / f"{name}.md")
+    archived = name.startswith(ARCHIVE)
+    file = name if archived else f"{name}.md"
+    path = inside(store.dirs.memory, store.dirs.memory / file)
     now = path.read_bytes() if path.is_file() else None
     if _hash(now) == _hash(data):
         return  # already there: a resumed sync skips what it wrote before the kill
@@ -268,17 +438,49 @@ def _write(side: _Scope, name: str, data: bytes | None, reason: str) -> None:
             source = None
     store.log.append(
         op=op,
-        name=name,
+        name=name.removeprefix(ARCHIVE).removesuffix(".md") if archived else name,
         actor=ACTOR,
         source=source,
         before=None if now is None else _hash(now),
         after=None if data is None else _hash(data),
         reason=reason,
+        path=name if archived else None,
     )
     if data is None:
         path.unlink()
     else:
+        path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(path, data)
+    crash_point("sync-applied")
+
+
+def _write_log(side: _Scope, name: str, data: bytes | None) -> None:
+    """A daily log to its target bytes, journaled in ``.history/logs.jsonl`` (run ``sync``)."""
+    from datetime import UTC, datetime
+
+    store = side.store
+    path = inside(store.dirs.memory, store.dirs.memory / name)
+    now = path.read_bytes() if path.is_file() else None
+    if _hash(now) == _hash(data):
+        return
+    for version in (now, data):
+        if version is not None:
+            store.log.keep(_hash(version), version)
+    if data is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, data)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    line = {
+        "run": ACTOR,
+        "time": stamp,
+        "from": name if now is not None else None,
+        "to": name if data is not None else None,
+        "before": None if now is None else _hash(now),
+        "after": None if data is None else _hash(data),
+    }
+    append_jsonl(inside(store.dirs.memory, side._journal()), line)
+    if data is None:
+        path.unlink()
     crash_point("sync-applied")
 
 

@@ -1,7 +1,8 @@
 """A scope as the files an archive carries, whatever backend keeps it (``ScopeTree``).
 
 An archive names a scope's truth as files — ``memory/<name>.md``, ``memory/archive/…``,
-``memory/log/…``, ``history/changes.jsonl``, ``history/recalls.jsonl``,
+``memory/log/…``, ``memory/archive/log/…`` (compressed daily logs), ``history/changes.jsonl``,
+``history/recalls.jsonl``, ``history/logs.jsonl`` (the daily-log moves' journal),
 ``history/objects/<ab>/<rest>`` — and export and import speak only that tree. ``FileTree`` is
 the file backend's scope directory itself; a database backend's store offers its own tree
 (``tree()``: the PostgreSQL one is ``pg.tree.PgTree``), holding the same bytes in rows. So an
@@ -10,6 +11,7 @@ export from one backend imports into the other unchanged, and back (issue 20, it
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from pathlib import Path
@@ -20,7 +22,10 @@ from ..files import FileStore
 from ..fs import atomic_write, inside
 from ..ports import ChangeLog, Store
 
-__all__ = ["FileTree", "ScopeTree", "tree_of"]
+__all__ = ["JOURNAL", "FileTree", "ScopeTree", "tree_of"]
+
+JOURNAL = "logs.jsonl"  # ``.history/logs.jsonl``, lifecycle/logs.py's journal of log moves
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}\.md(?:\.gz)?")
 
 
 class ScopeTree(Protocol):
@@ -45,12 +50,21 @@ class ScopeTree(Protocol):
         ...
 
     def read(self, rel: str) -> bytes | None:
-        """The file ``rel`` under ``memory/`` (``x.md``, ``archive/x.md``, ``log/…``)."""
+        """The file ``rel`` under ``memory/`` (``x.md``, ``archive/x.md``, ``log/…``,
+        ``archive/log/…``)."""
         ...
 
     def log_bytes(self) -> bytes: ...
 
     def recall_bytes(self) -> bytes: ...
+
+    def journal_bytes(self) -> bytes:
+        """``history/logs.jsonl``: the journal of sleep's daily-log moves (``b""``: none)."""
+        ...
+
+    def append_journal(self, lines: bytes) -> None:
+        """Add lines to the journal, as they are (the caller holds ``locked``)."""
+        ...
 
     def has_object(self, rel: str) -> bool:
         """Whether ``history/objects/<rel>`` is here."""
@@ -98,7 +112,7 @@ def _read(path: Path) -> bytes | None:
         return None
 
 
-def _files(directory: Path, *, suffix: str = ".md") -> list[Path]:
+def _files(directory: Path, *, suffix: str | tuple[str, ...] = ".md") -> list[Path]:
     """The regular files of ``directory`` with ``suffix`` (hidden and temp files left out)."""
     try:
         names = sorted(p.name for p in directory.iterdir())
@@ -136,7 +150,15 @@ class FileTree:
                 members[prefix + path.name] = inside(root, path).read_bytes()
         for path in _files(dirs.log):
             members["memory/log/" + path.name] = inside(root, path).read_bytes()
-        for log, member in ((dirs.changes, "changes.jsonl"), (dirs.recalls, "recalls.jsonl")):
+        for path in _files(dirs.archive / "log", suffix=(".md", ".md.gz")):
+            if _DAY.fullmatch(path.name):  # what sleep wrote there; anything else is not a log
+                members["memory/archive/log/" + path.name] = inside(root, path).read_bytes()
+        journal = self.dirs.history / JOURNAL
+        for log, member in (
+            (dirs.changes, "changes.jsonl"),
+            (dirs.recalls, "recalls.jsonl"),
+            (journal, JOURNAL),
+        ):
             if log.is_file():
                 members["history/" + member] = inside(root, log).read_bytes()
         objects = dirs.objects
@@ -165,6 +187,15 @@ class FileTree:
 
     def recall_bytes(self) -> bytes:
         return _read(self.dirs.recalls) or b""
+
+    def journal_bytes(self) -> bytes:
+        return _read(self.dirs.history / JOURNAL) or b""
+
+    def append_journal(self, lines: bytes) -> None:
+        if lines:
+            path = inside(self.dirs.memory, self.dirs.history / JOURNAL)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, (_read(path) or b"") + lines)
 
     def has_object(self, rel: str) -> bool:
         return (self.dirs.objects / rel).exists()

@@ -12,20 +12,34 @@ User memory is projected into the workspace as plain Markdown an agent or a pers
     .memory/wiki/journal/          one page per day: what was learned or changed that day
 
 It is a projection, never the truth: ``.memory/.projection.json`` records the user store's
-content hash and the hash of every file written. ``is_current`` compares the hash only — cheap
-enough for an agent loop to call before each turn — and ``project`` regenerates when it
-changed. A file in ``.memory/`` that someone edited by hand is never lost: before regenerating,
-its edited bytes are moved to ``.memory/hand-edits/<path>`` and reported, with the advice to
+content hash and the hash of every file written. ``is_current`` compares the hash only, and
+``project`` regenerates when it changed.
+
+**Before each turn** the agent loop calls ``refresh``, which must cost next to nothing when the
+store did not change: it reads ``.memory/.projection.stamp`` — the store's *stamp*, what moves
+whenever a memory is written, added, deleted or edited by hand (``Store.fingerprint``: names and
+``stat`` of every file, no content read; and the last change's id, one small read at the log's
+end) — and compares it with the stamp now. Equal: nothing is read, rendered or written. Moved:
+``project`` compares the content hash (a touched file whose bytes did not change re-renders
+nothing, it only records the new stamp) and regenerates if that changed. A workspace without a
+projection has no ``.projection.json``: ``refresh`` does nothing there, so ``.memory/`` appears
+only where the person ran ``memdir wiki``.
+
+A file in ``.memory/`` that someone edited by hand is never lost: before regenerating, its
+edited bytes are moved to ``.memory/hand-edits/<path>`` and reported, with the advice to
 make the change in the memory itself (``memdir edit``), which is what the wiki shows.
 """
 
 from __future__ import annotations
 
 import builtins
+import fcntl
 import hashlib
 import json
 import re
 from collections import defaultdict
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,10 +50,12 @@ if TYPE_CHECKING:
     from ..memory import Memory
     from ..records import MemoryRecord
 
-__all__ = ["WikiReport", "is_current", "project", "store_hash", "workspace"]
+__all__ = ["WikiReport", "is_current", "project", "refresh", "stamp", "store_hash", "workspace"]
 
 FOLDER = ".memory"
 STATE = ".projection.json"
+LOCK = ".projection.lock"  # held while a projection is written (``_locked``)
+STAMP = ".projection.stamp"  # the store's stamp when the projection was last checked
 HOT = 20
 LOG_LINES = 100
 SECTIONS = ("concepts", "entities", "references", "synthesis", "journal")
@@ -81,6 +97,30 @@ def store_hash(memory: Memory) -> str:
     last = store.log.last()
     digest.update((last.id if last else "").encode())
     return "sha256:" + digest.hexdigest()
+
+
+def stamp(memory: Memory) -> str:
+    """What moves whenever the user store changes, read without opening a memory (see the
+    module docstring): the store's fingerprint and the last change's id."""
+    store = memory.store("user")
+    last = store.log.last()
+    return f"{store.fingerprint()} {last.id if last else '-'}"
+
+
+def refresh(memory: Memory) -> WikiReport | None:
+    """The agent loop's check before each turn: ``None`` when there is no projection here or
+    the store's stamp has not moved (nothing read but the stamp, nothing written); else what
+    ``project`` did. Never creates ``.memory/``."""
+    root = workspace(memory)
+    if not (root / STATE).is_file():
+        return None  # the person never ran `memdir wiki` here
+    now = stamp(memory)
+    try:
+        if (root / STAMP).read_text(encoding="utf-8") == now:
+            return None
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass  # a projection from before the stamp, or a stamp someone mangled: check in full
+    return project(memory, stamp_now=now)
 
 
 def _state(root: Path) -> dict[str, Any]:
@@ -178,28 +218,49 @@ def _digest(data: bytes) -> str:
     return "sha256:" + hashlib.sha256(data).hexdigest()
 
 
-def project(memory: Memory, *, force: bool = False) -> WikiReport:
-    """Regenerate the projection if the user store changed (or ``force``); see the module doc."""
+def project(memory: Memory, *, force: bool = False, stamp_now: str | None = None) -> WikiReport:
+    """Regenerate the projection if the user store changed (or ``force``); see the module doc.
+    ``stamp_now``: the store's stamp the caller just took (else it is taken here, before the
+    content hash, so a write landing in between leaves a stamp that moves again)."""
     root = workspace(memory)
+    root.mkdir(parents=True, exist_ok=True)
+    with _locked(root):
+        return _project(memory, root, force=force, stamp_now=stamp_now)
+
+
+@contextmanager
+def _locked(root: Path) -> Iterator[None]:
+    """One projection at a time per workspace (two agents, or an agent and ``memdir wiki``):
+    the second waits, then finds the work done — a page another process is halfway through
+    writing is never taken for a hand edit."""
+    with open(root / LOCK, "ab") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        yield  # closing the file releases the lock
+
+
+def _project(memory: Memory, root: Path, *, force: bool, stamp_now: str | None) -> WikiReport:
     state = _state(root)
+    now = stamp_now if stamp_now is not None else stamp(memory)
     current = store_hash(memory)
     report = WikiReport(str(root), regenerated=False)
     written: dict[str, str] = state.get("files") or {}
     edited = _hand_edits(root, written)
     if not edited and not force and state.get("store") == current:
         report.files = len(written)
+        _save_stamp(root, now)
         return report
-    for rel in edited:
-        data = (root / rel).read_bytes()
-        aside = root / "hand-edits" / rel
-        n = 1
-        while aside.exists() and aside.read_bytes() != data:  # an earlier edit stays too
-            n += 1
-            aside = (root / "hand-edits" / rel).with_suffix(f".{n}.md")
-        aside.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(aside, data)
-        report.hand_edits.append({"file": str(root / rel), "kept_at": str(aside)})
     files = render(memory)
+    # a file there that this projection never wrote (its record lost, or made by hand before
+    # the first `memdir wiki`) is kept aside too: nothing it did not write is overwritten
+    edited += [
+        rel
+        for rel, text in sorted(files.items())
+        if rel not in written
+        and (root / rel).is_file()
+        and (root / rel).read_bytes() != text.encode("utf-8")
+    ]
+    for rel in edited:
+        _keep_aside(root, rel, report)
     for section in SECTIONS:
         (root / "wiki" / section).mkdir(parents=True, exist_ok=True)
     for rel in set(written) - set(files):
@@ -213,8 +274,33 @@ def project(memory: Memory, *, force: bool = False) -> WikiReport:
             atomic_write(path, data, sync_dir=False)
         hashes[rel] = _digest(data)
     atomic_write(root / STATE, json.dumps({"store": current, "files": hashes}, indent=0).encode())
+    _save_stamp(root, now)
     report.regenerated, report.files = True, len(files)
     return report
+
+
+def _save_stamp(root: Path, now: str) -> None:
+    path = root / STAMP
+    try:
+        if path.read_text(encoding="utf-8") == now:
+            return
+    except (FileNotFoundError, UnicodeDecodeError):
+        pass
+    if root.is_dir():  # a check never creates the folder (``project`` has made it by now)
+        atomic_write(path, now.encode("utf-8"), sync_dir=False)
+
+
+def _keep_aside(root: Path, rel: str, report: WikiReport) -> None:
+    """Move the hand-edited ``rel`` to ``hand-edits/`` (an earlier edit kept there stays)."""
+    data = (root / rel).read_bytes()
+    aside = root / "hand-edits" / rel
+    n = 1
+    while aside.exists() and aside.read_bytes() != data:  # an earlier edit stays too
+        n += 1
+        aside = (root / "hand-edits" / rel).with_suffix(f".{n}.md")
+    aside.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(aside, data)
+    report.hand_edits.append({"file": str(root / rel), "kept_at": str(aside)})
 
 
 def _hand_edits(root: Path, written: dict[str, str]) -> builtins.list[str]:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import Conversation, Message, Skipped
-from .common import Unreadable, iso, load_json
+from .common import MAX_JSON_BYTES, Unreadable, iso, load_json
 
 __all__ = ["read", "read_conversation"]
 
@@ -40,7 +40,13 @@ def _load(path: Path) -> Any:
                 inner = next((n for n in zf.namelist() if n.endswith("conversations.json")), None)
                 if inner is None:
                     raise Unreadable("the zip holds no conversations.json")
-                return json.loads(zf.read(inner))
+                with zf.open(inner) as handle:  # bounded: a zip bomb stops at the limit
+                    data = handle.read(MAX_JSON_BYTES + 1)
+                if len(data) > MAX_JSON_BYTES:
+                    raise Unreadable(
+                        f"its conversations.json is over the {MAX_JSON_BYTES >> 30} GiB limit"
+                    )
+                return json.loads(data)
         except (zipfile.BadZipFile, OSError, ValueError, KeyError) as exc:
             raise Unreadable(f"not a readable export zip ({exc.__class__.__name__})") from None
     return load_json(path)

@@ -13,6 +13,7 @@ from ..chats import Conversation, Skipped
 __all__ = [
     "MAX_JSON_BYTES",
     "MAX_LINE_BYTES",
+    "bad_lines",
     "each_line",
     "first_json_lines",
     "iso",
@@ -122,17 +123,22 @@ def each_line(
     """A one-conversation JSONL transcript (Claude Code, Codex): ``take`` is handed each JSON
     object with its line number and fills ``conv``; torn lines are counted, not fatal; ``conv``
     comes out when it holds a message."""
-    bad = 0
+    bad: dict[str, int] = {}
     try:
         for number, line in json_lines(file):
             if isinstance(line, str):
-                bad += 1
+                bad[line] = bad.get(line, 0) + 1
             else:
                 take(number, line)
     except OSError as exc:
         yield Skipped(str(file), f"cannot be read ({exc.strerror or exc})")
         return
-    if bad:
-        yield Skipped(str(file), f"{bad} line(s) that are not JSON objects (torn or corrupt)")
+    yield from bad_lines(file, bad)
     if conv.messages:
         yield conv
+
+
+def bad_lines(file: Path, bad: dict[str, int]) -> Iterator[Skipped]:
+    """One ``Skipped`` per reason lines of ``file`` were left out for, with how many."""
+    for reason, count in sorted(bad.items()):
+        yield Skipped(str(file), f"{count} line(s) skipped: {reason}")

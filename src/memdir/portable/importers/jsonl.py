@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chats import Conversation, Message, Skipped
-from .common import iso, json_lines, parts_text
+from .common import bad_lines, iso, json_lines, parts_text
 
 __all__ = ["read"]
 
@@ -44,11 +44,11 @@ def _message(line: dict[str, Any], number: int) -> Message | None:
 
 def _read_file(file: Path) -> Iterator[Conversation | Skipped]:
     groups: dict[str, Conversation] = {}
-    bad = 0
+    bad: dict[str, int] = {}
     try:
         for number, line in json_lines(file):
             if isinstance(line, str):
-                bad += 1
+                bad[line] = bad.get(line, 0) + 1
                 continue
             if isinstance(line.get("messages"), list):
                 conv = Conversation(FORMAT, str(line.get("id") or f"{file.stem}:{number}"))
@@ -62,12 +62,12 @@ def _read_file(file: Path) -> Iterator[Conversation | Skipped]:
             msg = _message(line, number)
             if msg is None:
                 if "role" not in line:
-                    bad += 1
+                    why = "not a message (no role)"
+                    bad[why] = bad.get(why, 0) + 1
                 continue
             groups.setdefault(key, Conversation(FORMAT, key)).messages.append(msg)
     except OSError as exc:
         yield Skipped(str(file), f"cannot be read ({exc.strerror or exc})")
         return
-    if bad:
-        yield Skipped(str(file), f"{bad} line(s) that are not messages ({{role, content}})")
+    yield from bad_lines(file, bad)
     yield from (c for c in groups.values() if c.messages)
