@@ -256,7 +256,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
-    parser.add_argument("--pairs", choices=("dev", "heldout"), help="score the labelled pairs")
+    parser.add_argument(
+        "--pairs", choices=("dev", "heldout", "heldout2"), help="score the labelled pairs"
+    )
     parser.add_argument("--llm", action="store_true", help="--pairs: the configured LLM judges")
     args = parser.parse_args(argv[1:])
     if args.pairs:
