@@ -214,6 +214,7 @@ class SessionEnd:
     by: str | None = None
     run: str | None = None
     promoted: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)  # of ``promoted``: the skill memories
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -223,7 +224,25 @@ class SessionEnd:
             "by": self.by,
             "run": self.run,
             "promoted": list(self.promoted),
+            "skills": list(self.skills),
         }
+
+    def lines(self) -> list[str]:
+        """What a person is told when the session ends (``memdir chat``): the summary line,
+        the notes promoted and the skills made, with how to undo them; none when the session
+        noted nothing."""
+        if not self.notes:
+            return []
+        out = [f"session end: {self.notes} note(s) distilled ({self.by}): {self.summary}"]
+        if self.promoted:
+            out.append(f"promoted to long-term memory: {', '.join(self.promoted)}")
+        if self.skills:
+            out.append(
+                f"skills made (offered when a matching task starts): {', '.join(self.skills)}"
+            )
+        if self.run:
+            out.append(f"undo the promotion with `memdir undo {self.run}`")
+        return out
 
 
 def distill(notes: Sequence[tuple[str, str]], llm: LLM | None) -> tuple[str, str]:

@@ -689,6 +689,9 @@ class Memory(ConversationMemory):
                 run=report.run,
             )
             report.promoted = [f"{op.scope}/{op.name}" for op in plan.ops]
+            report.skills = [
+                f"{s.scope}/{n}" for s in steps if s.action == "skill" for n in s.names
+            ]
         return report
 
     def offer_for(self, text: str, *, session: Session | None = None) -> Offer:
