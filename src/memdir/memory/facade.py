@@ -629,8 +629,9 @@ class Memory(ConversationMemory):
             return append_lines(store.dirs.log, kept, now=now or datetime.now(UTC), session=session)
 
     def _session_notes(self, session: str) -> tuple[builtins.list[Note], builtins.list[Note]]:
-        """(every note of the log scope, this session's notes since its last summary)."""
+        """(every note of the log scope, the notes this session's end distills)."""
         from ..lifecycle.promote import read_notes
+        from ..lifecycle.working import working_set
 
         store = self.files(self._log_scope(), "the daily log")
         notes = builtins.list(
@@ -639,9 +640,8 @@ class Memory(ConversationMemory):
                 inside(store.dirs.memory, store.dirs.archive / "log"),
             )
         )
-        mine = [n for n in notes if n.session == session]
-        last = max((i for i, n in enumerate(mine) if n.kind == "summary"), default=-1)
-        return notes, mine[last + 1 :]
+        scope = self.policy().working_memory.scope  # seed 004: session (or task)
+        return notes, working_set(notes, session, scope)
 
     def end_session(
         self,
