@@ -85,6 +85,24 @@ def steps(m: Memory, **kw: Any) -> list[tuple[str, tuple[str, ...]]]:
         ("我们用 PostgreSQL 15", "我们用 PostgreSQL 16", "replace"),
         ("以后都用 pnpm", "以后都用 pnpm 安装依赖", "duplicate"),
         ("提交前运行 lint", "提交前不要运行 lint", "unclear"),
+        # relate-v4: how people rephrase — "X over Y", light verbs, fillers, word forms
+        (
+            "Prefer SQL views over ORM queries",
+            "Favor SQL views rather than ORM queries",
+            "duplicate",
+        ),
+        (
+            "Always run the type checker before committing",
+            "Run the type checker before every commit",
+            "duplicate",
+        ),
+        ("fyi the cache is managed with Redis", "We manage the cache with Redis", "duplicate"),
+        ("Keep migrations small", "Migrations should stay small", "duplicate"),
+        ("The user has three cats", "The user is the owner of three cats", "duplicate"),
+        ("前端用 Vue 开发", "我们的前端是 Vue 写的", "duplicate"),
+        ("线上日志会上报到 Loki", "生产环境的日志都发到 Loki", "duplicate"),
+        # … but a shorter statement that keeps no fact of its own is not "the same, shorter"
+        ("The user drinks tea in the evening", "The user runs in the evening", "unrelated"),
     ],
 )
 def test_relation_rules(a: str, b: str, relation: str) -> None:
