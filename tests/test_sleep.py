@@ -534,3 +534,12 @@ def test_bad_files_and_symlinks_are_left_alone(mem: Memory) -> None:
     linked.path.unlink()
     assert "does not exist" in " ".join(p.reason for p in mem.doctor())
     assert mem.sleep(dry_run=True, now=NOW).plan is not None
+
+
+def test_a_middling_cosine_across_languages_needs_shared_content_not_just_the_user() -> None:
+    # relate-v4: "user" and negations are no content; a Chinese and an English statement share
+    # no characters, so half of "the user …" shared is not evidence of the same fact
+    assert relate("用户早上审代码", "The user runs in the morning", 0.65) == "unrelated"
+    assert relate(
+        "用户喜欢用 Python 做数据分析", "The user prefers Python for data analysis", 0.65
+    ) == ("duplicate")

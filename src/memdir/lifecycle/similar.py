@@ -341,10 +341,15 @@ def _same_or_not(
     # other words on both sides: the same fact only with a close cosine, or a fairly close
     # one and a name both state (relate-v4: "don't log customer emails" / "don't email
     # customers about outages" share half their words and a 0.75 cosine, and no name)
-    # (Chinese is compared by characters, so half of them shared is evidence enough there)
-    named = bool(names_a & names_b) or bool(re.search(rf"[{_CJK}]", a + b))
+    # (two Chinese statements are compared by characters, so half of them shared is evidence
+    # enough there); "user" and negations are no content: "用户早上审代码" does not share half
+    # of "the user runs in the morning"
+    both_cjk = all(re.search(rf"[{_CJK}]", t) for t in (a, b))
+    named = bool(names_a & names_b) or both_cjk
+    ca, cb = sa - _GENERIC, sb - _GENERIC
+    content = len(ca & cb) / min(len(ca), len(cb)) if ca and cb else 0.0
     if cosine is not None and (
-        cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and cover >= 0.5 and named)
+        cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and content >= 0.5 and named)
     ):
         return "duplicate"
     if cosine is None and cover >= 0.75 and len(shared) >= 2:
