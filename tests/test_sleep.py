@@ -543,3 +543,27 @@ def test_a_middling_cosine_across_languages_needs_shared_content_not_just_the_us
     assert relate(
         "用户喜欢用 Python 做数据分析", "The user prefers Python for data analysis", 0.65
     ) == ("duplicate")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cosine", "relation"),
+    [
+        # relate-v5: a span swapped in an otherwise equal statement is never a synonym by
+        # cosine alone (the vectors of two near-identical strings are close either way)
+        ("配置文件里用单引号", "配置文件里用双引号", 0.95, "unclear"),
+        # the newer one says it changed and says more: a change, not the same fact
+        (
+            "Our docs are built with Sphinx",
+            "We moved our docs from Sphinx to MkDocs",
+            0.7,
+            "replace",
+        ),
+        ("用户喜欢安静的环境", "用户现在喜欢热闹的环境", 0.85, "replace"),
+        # a hyphenated name is one unit: "en-US" is not "en" plus the word "us"
+        ("The build targets en-US", "The build targets en-GB", 0.9, "replace"),
+    ],
+)
+def test_relation_rules_that_keep_a_change_from_merging(
+    a: str, b: str, cosine: float, relation: str
+) -> None:
+    assert relate(a, b, cosine) == relation
