@@ -29,12 +29,19 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Protocol, TypeVar
 
 from ..records import MemoryRecord
 
-if TYPE_CHECKING:
-    from ..recall import Hit
+
+class _Hit(Protocol):
+    """What ``weigh`` reads of a recall hit (``recall.Hit``, a layer above lifecycle)."""
+
+    @property
+    def record(self) -> MemoryRecord: ...
+
+
+H = TypeVar("H", bound=_Hit)
 
 __all__ = [
     "FOREIGN_WEIGHT",
@@ -144,7 +151,7 @@ def _majority(counts: Counter[str], current: frozenset[str]) -> str | None:
     return ranked[0][0]
 
 
-def weigh(hits: Sequence[Hit], drift: Drift, k: int) -> tuple[list[Hit], list[Hit]]:
+def weigh(hits: Sequence[H], drift: Drift, k: int) -> tuple[list[H], list[H]]:
     """``(kept, set aside)`` by the rule the guide's offer follows (``offer.py``): after a
     switch, a hit whose memory names only other stacks (``weight`` below 1) is set aside,
     however well it matched; the best ``k`` others are kept in recall's order."""
