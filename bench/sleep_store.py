@@ -84,6 +84,7 @@ def run_store(embedder: str) -> dict[str, Any]:
     (project / ".git").mkdir(parents=True)
     os.chdir(project)
     from memdir import Memory
+    from memdir.lifecycle.similar import RELATION_RULES
 
     now = datetime.now(UTC)
     rng = random.Random(SEED)
@@ -116,6 +117,7 @@ def run_store(embedder: str) -> dict[str, Any]:
     cost = _first_message_cost(m, project, rng.sample(questions, min(COST_SAMPLE, len(questions))))
     return {
         "embedder": m.embedder.model_id,
+        "rules": RELATION_RULES,
         "loaded": len(batch) - refused,
         "refused": refused,
         "questions": len(questions),
@@ -166,7 +168,7 @@ def store_report(result: dict[str, Any], header: list[str]) -> str:
         "both sides of every `bench/sleep_pairs` dev and (spent) heldout item "
         f"({result['refused']} refused by the guard), created over the "
         f"120 days before now; {result['questions']} everyday questions asked once through recall "
-        f"(uses). Embedder `{result['embedder']}`, offline rules (relate-v4). Plan: {actions}; "
+        f"(uses). Embedder `{result['embedder']}`, offline rules ({result['rules']}). Plan: {actions}; "
         f"applied as run `{result['run']}` in {result['apply_s']:.1f} s.",
         "",
         "| | before | after |",

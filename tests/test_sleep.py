@@ -567,3 +567,21 @@ def test_relation_rules_that_keep_a_change_from_merging(
     a: str, b: str, cosine: float, relation: str
 ) -> None:
     assert relate(a, b, cosine) == relation
+
+
+def test_a_swap_that_is_all_two_statements_say_is_two_facts() -> None:
+    # relate-v5: "the user prefers …" is a frame, not a subject both are about
+    assert relate("The user prefers light mode", "The user prefers spaces for indentation") == (
+        "unrelated"
+    )
+    assert relate("The user prefers light mode", "The user prefers dark mode") == "replace"
+
+
+def test_a_replaced_value_claims_its_pair_before_a_weaker_may_contradict(mem: Memory) -> None:
+    # a negation on one side may contradict; "dark" → "light" is a replaced value: the stronger
+    # evidence is decided first, though the weaker pair comes first by name
+    mem.remember("The user does not prefer dark mode", type="user", created=ago(30))
+    old = mem.remember("The user prefers dark mode", type="user", created=ago(20))
+    new = mem.remember("The user prefers light mode", type="user", created=ago(2))
+    planned = steps(mem, offline=True, sessions=False)
+    assert ("supersede", (new.name, old.name)) in planned

@@ -310,6 +310,10 @@ def _swapped(swap: tuple[list[str], list[str]], a: str, b: str, cosine: float | 
     left, right = swap
     if any(frozenset((x, y)) in ANTONYMS for x in left for y in right):
         return "replace"
+    if not set(units(a)) - set(left) - _FRAME:
+        # relate-v5: the swap is all the two say ("the user prefers light mode" / "the user
+        # prefers spaces for indentation"): nothing they are both about, so two facts
+        return "unrelated"
     named = any(_anchor(u, a) for u in left) or any(_anchor(u, b) for u in right)
     counted = all(_CJK_NUMERAL.match(u) for u in (*left, *right))  # 周二 ↔ 周五
     one_word = len(left) == len(right) == 1 and not re.search(rf"[{_CJK}]", a + b)
@@ -374,6 +378,7 @@ def _same_or_not(
 
 
 _GENERIC = frozenset({"user", "not", "no", "never", "always", "不", "别", "没"})
+_FRAME = _GENERIC | {"like", "dislike"}  # "the user prefers …": the frame, not a subject
 
 
 def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
