@@ -559,6 +559,8 @@ def test_a_middling_cosine_across_languages_needs_shared_content_not_just_the_us
             "replace",
         ),
         ("用户喜欢安静的环境", "用户现在喜欢热闹的环境", 0.85, "replace"),
+        # "改动" (a change, the noun) is no change marker: two facts about design docs
+        ("设计文档放在 docs/design 目录", "重大改动要先写设计文档", 0.65, "unrelated"),
         # a hyphenated name is one unit: "en-US" is not "en" plus the word "us"
         ("The build targets en-US", "The build targets en-GB", 0.9, "replace"),
     ],

@@ -246,9 +246,12 @@ def _negations(seq: Sequence[str]) -> int:
     return sum(1 for u in seq if u in _NEGATING)
 
 
-def _changed_marker(text: str) -> bool:
+def _changed_marker(text: str, *, strict: bool = False) -> bool:
+    """Whether ``text`` says something changed; ``strict``: not by a single Chinese character
+    ("改" is in "改动", a change as a noun; "换" in "交换")."""
     text = unicodedata.normalize("NFKC", text).lower()
-    if any(w in _CHANGED for w in _WORD.findall(text)):
+    cjk = re.compile(rf"[{_CJK}]")
+    if any(w in _CHANGED and not (strict and cjk.match(w)) for w in _WORD.findall(text)):
         return True
     # relate-v5: Chinese markers are words of several characters, never one token
     return any(w in text for w in _CHANGED if len(w) > 1 and re.match(rf"[{_CJK}]", w))
@@ -337,7 +340,7 @@ def _same_or_not(
     names_a = {u for u in sa if _anchor(u, a)}
     names_b = {u for u in sb if _anchor(u, b)}
     if (
-        _changed_marker(b)
+        _changed_marker(b, strict=True)
         and not _changed_marker(a)
         and (names_a & names_b or len(shared - _GENERIC) >= 2)
     ):
