@@ -21,9 +21,13 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout [--embedder use] [--llm]`` scores sleep on the
+``python bench/sleep.py --pairs dev|heldout|heldout2 [--embedder use] [--llm]`` scores sleep on the
 hand-written paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
+
+``python bench/sleep.py --store [--embedder use]`` runs sleep on a realistic store of a few
+hundred agent memories and measures what the first-message recall costs
+(``bench/sleep_store.py``); it appends a section to ``bench/results/sleep.md``.
 """
 
 from __future__ import annotations
@@ -256,9 +260,23 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--embedder", default="hashing")
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
-    parser.add_argument("--pairs", choices=("dev", "heldout"), help="score the labelled pairs")
+    parser.add_argument(
+        "--pairs", choices=("dev", "heldout", "heldout2"), help="score the labelled pairs"
+    )
     parser.add_argument("--llm", action="store_true", help="--pairs: the configured LLM judges")
+    parser.add_argument(
+        "--store", action="store_true", help="a realistic store: sleep, first-message recall cost"
+    )
     args = parser.parse_args(argv[1:])
+    if args.store:
+        from sleep_store import run_store, store_report
+
+        text = store_report(run_store(args.embedder), provenance(argv))
+        print(text)
+        if not args.no_write:  # a section appended to sleep.md, not a new report
+            with RESULTS.open("a", encoding="utf-8") as handle:
+                handle.write("\n" + text)
+        return 0
     if args.pairs:
         from sleep_pairs import pairs_report, run_pairs
 

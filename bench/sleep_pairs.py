@@ -16,7 +16,9 @@ Protocol (``python bench/sleep.py --pairs dev|heldout [--embedder use|hashing|e5
   tentative (caught), untouched. Look-alikes: merged, tentative or superseded (flagged), untouched.
 
 ``dev.yaml`` is what relate-v3 was developed on; ``heldout.yaml`` was committed before any
-tuning (commit 7905ef1) and is scored once.
+tuning (commit 7905ef1) and scored once with relate-v3; relate-v4 was developed on both.
+``heldout2.yaml`` was committed before relate-v4 (commit 9e77d77) and scored once with it
+(951f97f); relate-v5 was then written against what it got wrong.
 """
 
 from __future__ import annotations

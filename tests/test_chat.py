@@ -383,3 +383,39 @@ def test_a_failing_model_is_reported_and_exits_1_when_scripted(mem: Memory) -> N
     assert "Traceback" not in result.stderr
     [info] = mem.sessions()
     assert json.loads(info.path.read_text().splitlines()[-1])["content"]["content"] == "hi"
+
+
+RELEASE = "To release: first bump the version, then run make dist, then upload with twine."
+
+
+def test_the_session_end_is_printed_summary_promotions_and_skills(mem: Memory) -> None:
+    def brain(request: Request) -> Say:
+        if "notes an assistant kept" in request.person:  # Memory.end_session's distill call
+            return Say("Release procedure noted: bump, make dist, twine.")
+        return Say("Okay, noted.")
+
+    with serve(brain) as (_model, url):
+        first = ok(chat(url, RELEASE))
+        second = ok(chat(url, RELEASE))
+    assert "[memdir] session end: " in first.stderr
+    assert (
+        "1 note(s) distilled (llm:openai:scripted:working-summary-v1): Release procedure noted:"
+        in (first.stderr)
+    )
+    assert "promoted to long-term memory" not in first.stderr  # noted once: not yet
+    [skill] = [r for r in mem.list() if "skill" in r.tags]
+    lines = second.stderr.splitlines()
+    assert f"[memdir] promoted to long-term memory: project/{skill.name}" in lines
+    assert f"[memdir] skills made (offered when a matching task starts): project/{skill.name}" in (
+        lines
+    )
+    [undo] = [line for line in lines if "undo the promotion with" in line]
+    run = undo.split("`memdir undo ")[1].rstrip("`")
+    assert run in {c.run for c in mem.history(skill.name)}  # the printed run is the real one
+    assert second.stdout == "Okay, noted.\n"  # stdout keeps only the replies
+
+
+def test_a_session_that_noted_nothing_prints_no_session_end(mem: Memory) -> None:
+    with serve(lambda r: Say("hi")) as (_model, url):
+        result = ok(chat(url, "hello"))
+    assert "session end:" not in result.stderr

@@ -177,6 +177,52 @@ def test_without_a_switch_the_same_skill_is_offered(mem: Memory) -> None:
     assert not [n for n in notes if "set aside" in n]
 
 
+RECALLED = "## Recalled for the first message"
+
+
+def _first_message_block(mem: Memory, text: str) -> tuple[str, dict[str, object]]:
+    """The recalled block the first user message ``text`` gets, and its recorded meta."""
+    assert mem.project_root is not None
+    policy = mem.project_root / ".agent" / "memory-policy.yaml"
+    policy.write_text("long_memory:\n  recalled: 3\n", encoding="utf-8")
+    with mem.session() as s:
+        s.append({"role": "user", "content": text})
+        built = mem.context(s)
+        assert isinstance(built, list)
+        [record] = s.meta("recalled")
+        return str(built[1]["content"]), dict(record.content)
+
+
+def test_the_first_message_recall_is_stack_weighted_like_the_guide(mem: Memory) -> None:
+    pytest_habit = mem.remember("Write tests with pytest fixtures for the service", type="feedback")
+    for text in PYTHON:
+        mem.remember(text, type="feedback")
+    neutral = mem.remember("Tests for the service must not call the network", type="feedback")
+    Path("pom.xml").write_text("<project/>\n", encoding="utf-8")
+    guide, meta = _first_message_block(mem, "How should I write tests for the service?")
+    block = guide[guide.index(RECALLED) :]
+    assert f"project/{neutral.name}" in block or f"user/{neutral.name}" in block
+    kept = " ".join(map(str, meta["names"]))  # type: ignore[call-overload]
+    assert pytest_habit.name not in kept  # down-weighted, not injected …
+    aside = " ".join(map(str, meta["set_aside"]))  # type: ignore[call-overload]
+    assert pytest_habit.name in aside  # … and named as set aside, with the project's stack
+    assert "Set aside, about another stack than this project's (java)" in block
+    assert "pytest fixtures" not in block
+
+
+def test_without_a_switch_the_first_message_recall_injects_the_same_memory(
+    mem: Memory,
+) -> None:
+    pytest_habit = mem.remember("Write tests with pytest fixtures for the service", type="feedback")
+    for text in PYTHON:
+        mem.remember(text, type="feedback")
+    Path("pyproject.toml").write_text("[project]\nname = 'svc'\n", encoding="utf-8")
+    guide, meta = _first_message_block(mem, "How should I write tests for the service?")
+    assert pytest_habit.name in " ".join(map(str, meta["names"]))  # type: ignore[call-overload]
+    assert "set_aside" not in meta and "Set aside" not in guide
+    assert "pytest fixtures" in guide[guide.index(RECALLED) :]
+
+
 def test_stack_detection_reads_manifests_and_tools(tmp_path: Path, mem: Memory) -> None:
     assert memory_stack("Run pytest with -n 2") == {"python"}
     assert memory_stack("We build with Gradle and Spring Boot") == {"java"}

@@ -85,6 +85,24 @@ def steps(m: Memory, **kw: Any) -> list[tuple[str, tuple[str, ...]]]:
         ("我们用 PostgreSQL 15", "我们用 PostgreSQL 16", "replace"),
         ("以后都用 pnpm", "以后都用 pnpm 安装依赖", "duplicate"),
         ("提交前运行 lint", "提交前不要运行 lint", "unclear"),
+        # relate-v4: how people rephrase — "X over Y", light verbs, fillers, word forms
+        (
+            "Prefer SQL views over ORM queries",
+            "Favor SQL views rather than ORM queries",
+            "duplicate",
+        ),
+        (
+            "Always run the type checker before committing",
+            "Run the type checker before every commit",
+            "duplicate",
+        ),
+        ("fyi the cache is managed with Redis", "We manage the cache with Redis", "duplicate"),
+        ("Keep migrations small", "Migrations should stay small", "duplicate"),
+        ("The user has three cats", "The user is the owner of three cats", "duplicate"),
+        ("前端用 Vue 开发", "我们的前端是 Vue 写的", "duplicate"),
+        ("线上日志会上报到 Loki", "生产环境的日志都发到 Loki", "duplicate"),
+        # … but a shorter statement that keeps no fact of its own is not "the same, shorter"
+        ("The user drinks tea in the evening", "The user runs in the evening", "unrelated"),
     ],
 )
 def test_relation_rules(a: str, b: str, relation: str) -> None:
@@ -516,3 +534,56 @@ def test_bad_files_and_symlinks_are_left_alone(mem: Memory) -> None:
     linked.path.unlink()
     assert "does not exist" in " ".join(p.reason for p in mem.doctor())
     assert mem.sleep(dry_run=True, now=NOW).plan is not None
+
+
+def test_a_middling_cosine_across_languages_needs_shared_content_not_just_the_user() -> None:
+    # relate-v4: "user" and negations are no content; a Chinese and an English statement share
+    # no characters, so half of "the user …" shared is not evidence of the same fact
+    assert relate("用户早上审代码", "The user runs in the morning", 0.65) == "unrelated"
+    assert relate(
+        "用户喜欢用 Python 做数据分析", "The user prefers Python for data analysis", 0.65
+    ) == ("duplicate")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cosine", "relation"),
+    [
+        # relate-v5: a span swapped in an otherwise equal statement is never a synonym by
+        # cosine alone (the vectors of two near-identical strings are close either way)
+        ("配置文件里用单引号", "配置文件里用双引号", 0.95, "unclear"),
+        # the newer one says it changed and says more: a change, not the same fact
+        (
+            "Our docs are built with Sphinx",
+            "We moved our docs from Sphinx to MkDocs",
+            0.7,
+            "replace",
+        ),
+        ("用户喜欢安静的环境", "用户现在喜欢热闹的环境", 0.85, "replace"),
+        # "改动" (a change, the noun) is no change marker: two facts about design docs
+        ("设计文档放在 docs/design 目录", "重大改动要先写设计文档", 0.65, "unrelated"),
+        # a hyphenated name is one unit: "en-US" is not "en" plus the word "us"
+        ("The build targets en-US", "The build targets en-GB", 0.9, "replace"),
+    ],
+)
+def test_relation_rules_that_keep_a_change_from_merging(
+    a: str, b: str, cosine: float, relation: str
+) -> None:
+    assert relate(a, b, cosine) == relation
+
+
+def test_a_swap_that_is_all_two_statements_say_is_two_facts() -> None:
+    # relate-v5: "the user prefers …" is a frame, not a subject both are about
+    assert relate("The user prefers light mode", "The user prefers spaces for indentation") == (
+        "unrelated"
+    )
+    assert relate("The user prefers light mode", "The user prefers dark mode") == "replace"
+
+
+def test_a_replaced_value_claims_its_pair_before_a_weaker_may_contradict(mem: Memory) -> None:
+    # a negation on one side may contradict; "dark" → "light" is a replaced value: the stronger
+    # evidence is decided first, though the weaker pair comes first by name
+    mem.remember("The user does not prefer dark mode", type="user", created=ago(30))
+    old = mem.remember("The user prefers dark mode", type="user", created=ago(20))
+    new = mem.remember("The user prefers light mode", type="user", created=ago(2))
+    planned = steps(mem, offline=True, sessions=False)
+    assert ("supersede", (new.name, old.name)) in planned

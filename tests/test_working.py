@@ -184,6 +184,32 @@ def test_distill_off_in_the_policy_leaves_the_log_as_written(mem: Memory) -> Non
     assert mem.list() == []  # promotion waits for sleep
 
 
+def test_working_memory_scope_session_keeps_each_session_to_itself_task_spans_the_day(
+    mem: Memory,
+) -> None:
+    from memdir.lifecycle.working import TurnNote
+
+    policy = Path(".agent/memory-policy.yaml")
+    for scope, days in (("session", 2), ("task", 1)):  # one day each: a day is a task's span
+        policy.write_text(f"working_memory:\n  scope: {scope}\n", encoding="utf-8")
+        when = datetime.now(UTC) - timedelta(days=days)
+        one, two = f"{scope}-1", f"{scope}-2"
+        helm = [TurnNote("decided", f"{scope}: use Helm for deploys", "user")]
+        mem.log_notes(helm, session=one, now=when)
+        mem.end_session(one, offline=True, now=when)
+        pin = [TurnNote("decided", f"{scope}: pin the chart version", "user")]
+        mem.log_notes(pin, session=two, now=when)
+        ended = mem.end_session(two, offline=True, now=when)
+        assert ended.summary is not None and f"{scope}: pin the chart version" in ended.summary
+        if scope == "session":  # seed 004's value: the second session distills its own note
+            assert ended.notes == 1 and "use Helm" not in ended.summary
+        else:  # the task's working memory: the whole day's notes, every session's
+            assert ended.notes == 2 and f"{scope}: use Helm for deploys" in ended.summary
+        assert mem.end_session(two, offline=True).notes == 0  # nothing new: nothing to do
+    summaries = [n for n in read_notes(log_dir(mem)) if n.kind == "summary"]
+    assert len(summaries) == 4  # each end wrote one line; the log keeps every note
+
+
 def _old_log(mem: Memory, days: int, text: str, session: str) -> Path:
     from memdir.lifecycle.working import TurnNote
 

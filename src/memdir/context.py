@@ -225,10 +225,14 @@ def guide_facts(guide: str) -> dict[str, Any]:
 RECALLED_CHARS = 400  # of each recalled memory's statement
 
 
-def recalled_block(hits: Sequence[Any]) -> str:
+def recalled_block(
+    hits: Sequence[Any], *, aside: Sequence[str] = (), stack: Sequence[str] = ()
+) -> str:
     """The E4 part after the guide: the memories recalled for the first user message, each
-    with its scope, name and (cut) statement; ``""`` when there are none."""
-    if not hits:
+    with its scope, name and (cut) statement; ``""`` when there are none. ``aside``: the names
+    set aside because they describe another stack than the project's (``stack``, seed 003):
+    named, not injected."""
+    if not hits and not aside:
         return ""
     lines = [
         "## Recalled for the first message",
@@ -242,7 +246,14 @@ def recalled_block(hits: Sequence[Any]) -> str:
         f"{shorten(hit.record.statement, RECALLED_CHARS)}{tentative_mark(hit.record)}"
         for hit in hits
     ]
-    lines.append(fence("\n".join(found), where="recalled"))
+    if found:
+        lines.append(fence("\n".join(found), where="recalled"))
+    if aside:
+        lines += [
+            "" if found else "(none kept)",
+            f"Set aside, about another stack than this project's ({', '.join(stack)}): "
+            f"{', '.join(aside)} — read one with the memory tool only if it still applies.",
+        ]
     return "\n".join(lines) + "\n"
 
 

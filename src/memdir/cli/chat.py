@@ -11,8 +11,10 @@ With a terminal on stdin it prompts; without one it reads one message per line (
 skipped) and ends at end of input. Ctrl-C during a reply stops that reply (the person's message
 stays in the session; the partial reply is not stored) and returns to the prompt; Ctrl-C or
 Ctrl-D at the prompt ends the chat. At the end memdir waits for the background extraction of the
-last turn (Ctrl-C leaves it to the next start), then runs the sleep hook (``--no-sleep`` skips
-it), and says how to continue.
+last turn (Ctrl-C leaves it to the next start), ends the session's working layer and says what
+that did (the distilled summary line, the notes promoted to long-term memory, the skills made,
+the run that undoes them), then runs the sleep hook (``--no-sleep`` skips it), and says how to
+continue.
 
 A failing model call is reported on stderr and the chat goes on (the session keeps the message);
 without a terminal the exit code is then 1, so a script notices.
@@ -270,6 +272,7 @@ def chat(
         for notice in session.notices:
             _note(notice)
         _converse(run, interactive)
+        _flush(run)  # the last turn's memories are known before session end decides promotion
     finally:
         agent.close()
     _finish(run, no_sleep)
@@ -295,7 +298,7 @@ def _converse(run: _Chat, interactive: bool) -> None:
         run.turn(stripped[1:] if stripped.startswith("//") else line)
 
 
-def _finish(run: _Chat, no_sleep: bool) -> None:
+def _flush(run: _Chat) -> None:
     try:
         if not run.memory.flush_extraction(timeout=0.5):
             _note("extracting memories from the last turn… (Ctrl-C leaves it for next time)")
@@ -303,6 +306,14 @@ def _finish(run: _Chat, no_sleep: bool) -> None:
     except KeyboardInterrupt:
         # the turns are in the session file: the next start's resume_extraction finds them
         _note("extraction left for the next memdir chat")
+
+
+def _finish(run: _Chat, no_sleep: bool) -> None:
+    from ..lifecycle.working import SessionEnd
+
+    ended = run.agent.ended
+    for line in ended.lines() if isinstance(ended, SessionEnd) else []:
+        _note(line)  # what Memory.end_session did: the summary, promotions, skills
     if not no_sleep:
         _note(run.agent.sleep(if_quiet=True))
     sid = run.agent.session.id

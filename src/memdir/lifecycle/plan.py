@@ -316,6 +316,10 @@ def _pair_steps(
     steps = _merge_clusters(
         [(a, b) for a, b, rel, _ in relations if rel == "duplicate"], state, now, claimed
     )
+    # the strongest evidence first: a replaced value claims its pair before a "may contradict"
+    # of one of them with a third memory can (a stable sort keeps the name order otherwise)
+    strength = {"conditional": 0, "conflict": 0, "replace": 0, "unclear": 1}
+    relations.sort(key=lambda r: strength.get(r[2], 1))
     for a, b, relation, text in relations:
         if relation == "duplicate" or a.name in claimed or b.name in claimed:
             continue

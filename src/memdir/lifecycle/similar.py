@@ -45,7 +45,7 @@ __all__ = [
     "relate",
 ]
 
-RELATION_RULES = "relate-v3"
+RELATION_RULES = "relate-v5"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -85,10 +85,20 @@ _PHRASES = [
         re.compile(r"\b(?:doesn'?t|does not|do not|don'?t|didn'?t|won'?t|isn'?t|aren'?t)\b", re.I),
         " not ",
     ),
+    # relate-v4: "prefer X over Y" says "prefer X, not Y"
+    (re.compile(r"\b((?:prefer|favou?r|like|choose|pick)\w*\b.{1,40}?)\bover\b", re.I), r"\1 not "),
+    (re.compile(r"\bcommit messages?\b", re.I), " commitmessage "),
+    # "every commit" / "always … before committing": a habit said two ways
+    (re.compile(r"\b(?:every|each)\b", re.I), " always "),
+]
+# relate-v4: Chinese ways of saying "A, not B" / "A is better than B" (= prefer A, not B)
+_CJK_CONTRAST = [
+    (re.compile(rf"([{_CJK}]{{1,8}})优于([{_CJK}]{{1,8}})"), r"优先\1而不是\2"),
+    (re.compile(r"而不是|而非|不是用"), " 不 "),
 ]
 _SAME = {
     "like": "like likes liked prefer prefers preferred favor favors favour favours want wants "
-    "wanted love loves enjoy enjoys 喜欢 偏好 偏爱 倾向 爱 想要 希望",
+    "wanted love loves enjoy enjoys 喜欢 偏好 偏爱 倾向 爱 想要 希望 优先",
     "user": "user 用户",
     "locate": "based located live lives living 住在 住 位于",
     "dislike": "dislike dislikes hate hates 讨厌 反感 不喜欢",
@@ -102,7 +112,7 @@ _SAME = {
     "developer": "engineer engineers developer developers dev devs 工程师 开发者",
     "start": "start starts started begin begins began beginning 开始 开工",
     "own": "own owns owned owner owners 负责 负责人",
-    "store": "store stores stored keep keeps kept save saves saved 存放 保存 存",
+    "store": "store stores stored keep keeps kept stay stays save saves saved 存放 保存 存",
     "always": "always 总是 一律 始终",
     "never": "never 从不 从来不 永不",
     "allow": "allow allows allowed permit permitted 允许",
@@ -113,9 +123,38 @@ _SAME = {
     "dark": "dark 深色",
     "few": "few fewer 少",
     "many": "many more 多",
+    # relate-v4: more of the words memory statements are made of
+    "lint": "lint lints linter linters linting",
+    "production": "production prod 线上 生产环境 生产",
+    "error": "error errors 报错 错误",
+    "commitmessage": "commitmessage 提交信息",
+    "api": "api apis 接口",
+    "emoji": "emoji emojis 表情符号 表情",
+    "releasenote": "releasenote 发布说明 版本说明 更新说明",
 }
+# relate-v4: light verbs and place fillers that carry no fact of their own in a memory ("is
+# managed with", "goes through", "是用…开发的", "放在…目录"): dropped before comparing, so
+# "前端用 React 开发" and "前端是 React 写的" compare equal. A fact needs more than these.
+_LIGHT_EN = frozenset(
+    """run runs ran running go goes went going handle handles handled handling manage manages
+    managed managing via through into done make makes made has have had""".split()
+) | frozenset(  # filler people type around a fact, and the tails of contractions
+    """fyi btw basically actually really pretty quite generally typically normally currently
+    re ll ve d m""".split()
+)
+_LIGHT_CJK = (
+    "开发 编写 写成 写 记录 使用 采用 管理 发到 送到 推到 上报到 上报 发 送 放在 放 目录 下面 "
+    "里面 统一 所有 其实 一般 通常 平时 大概 左右 就是 一下 那种 这种 的话 顺便"
+)
 _CANON = {word: canon for canon, words in _SAME.items() for word in words.split()}
-_CJK_WORDS = sorted((w for w in _CANON if re.match(rf"[{_CJK}]", w)), key=len, reverse=True)
+# CJK words replaced as wholes before the text is split into characters: longest first, and
+# for one length the canonical words before the light ones ("线上报错会上报": 线上, 报错 first)
+_CJK_WORDS = sorted(
+    [(w, f" {c} ") for w, c in _CANON.items() if re.match(rf"[{_CJK}]", w)]
+    + [(w, " ") for w in _LIGHT_CJK.split()],
+    key=lambda wc: len(wc[0]),
+    reverse=True,
+)
 # each a pair that cannot both hold of one subject
 ANTONYMS = frozenset(
     frozenset(p)
@@ -131,7 +170,7 @@ ANTONYMS = frozenset(
 )
 # words that say "this replaced something": the statement is a change of mind
 _CHANGED = frozenset(
-    "now anymore longer switched moved migrated 现在 改用 改 换成 换 已经 迁移".split()
+    "now anymore longer switched moved migrated 现在 改用 改成 改 换成 换 已经 迁移".split()
 )
 _NUMERAL = re.compile(r"^\d[\d.:,]*\w*$")
 _CJK_NUMERAL = re.compile(r"^[〇一二三四五六七八九十百千两]+$")
@@ -154,6 +193,8 @@ def _stem(word: str) -> str:
     for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", "")):
         if len(word) > len(suffix) + 2 and word.endswith(suffix) and not word.endswith("ss"):
             stem = word[: -len(suffix)] + keep
+            if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "lsfz":
+                stem = stem[:-1]  # committing → commit, planned → plan
             return _CANON.get(stem, stem)
     return word
 
@@ -162,14 +203,19 @@ def units(text: str) -> list[str]:
     """The statement as comparable units: canonical English stems, CJK characters (known
     CJK words as one unit), ASCII names whole; function words and change markers dropped."""
     text = unicodedata.normalize("NFKC", text)
+    # relate-v5: a hyphenated name or word is one unit ("en-US", "eu-west-1", "trade-offs"), so
+    # a part of it is never read as a function word ("us")
+    text = re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", text)
     for pattern, replacement in _PHRASES:
         text = pattern.sub(replacement, text)
     text = _CONTRAST.sub(" not ", text)
-    for word in _CJK_WORDS:
-        text = text.replace(word, f" {_CANON[word]} ")
+    for pattern, replacement in _CJK_CONTRAST:
+        text = pattern.sub(replacement, text)
+    for word, replacement in _CJK_WORDS:
+        text = text.replace(word, replacement)
     out: list[str] = []
     for raw in _WORD.findall(text.lower()):
-        if raw in _CHANGED or raw in _STOP_EN or raw in _CJK_STOP:
+        if raw in _CHANGED or raw in _STOP_EN or raw in _CJK_STOP or raw in _LIGHT_EN:
             continue
         out.append(raw if re.match(rf"[{_CJK}]", raw) else _stem(raw))
     return out
@@ -200,12 +246,19 @@ def _negations(seq: Sequence[str]) -> int:
     return sum(1 for u in seq if u in _NEGATING)
 
 
-def _changed_marker(text: str) -> bool:
-    return any(w in _CHANGED for w in _WORD.findall(unicodedata.normalize("NFKC", text).lower()))
+def _changed_marker(text: str, *, strict: bool = False) -> bool:
+    """Whether ``text`` says something changed; ``strict``: not by a single Chinese character
+    ("改" is in "改动", a change as a noun; "换" in "交换")."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    cjk = re.compile(rf"[{_CJK}]")
+    if any(w in _CHANGED and not (strict and cjk.match(w)) for w in _WORD.findall(text)):
+        return True
+    # relate-v5: Chinese markers are words of several characters, never one token
+    return any(w in text for w in _CHANGED if len(w) > 1 and re.match(rf"[{_CJK}]", w))
 
 
 def relate(a: str, b: str, cosine: float | None = None) -> Relation:
-    """How statement ``b`` relates to statement ``a`` by the offline evidence (relate-v3):
+    """How statement ``b`` relates to statement ``a`` by the offline evidence (relate-v5):
 
     * a changed value — one short span swapped and everything else equal — is ``replace``
       when the swapped span is a name or a value (``pnpm`` ↔ ``npm``, ``15`` ↔ ``16``, an
@@ -260,13 +313,18 @@ def _swapped(swap: tuple[list[str], list[str]], a: str, b: str, cosine: float | 
     left, right = swap
     if any(frozenset((x, y)) in ANTONYMS for x in left for y in right):
         return "replace"
+    if not set(units(a)) - set(left) - _FRAME:
+        # relate-v5: the swap is all the two say ("the user prefers light mode" / "the user
+        # prefers spaces for indentation"): nothing they are both about, so two facts
+        return "unrelated"
     named = any(_anchor(u, a) for u in left) or any(_anchor(u, b) for u in right)
     counted = all(_CJK_NUMERAL.match(u) for u in (*left, *right))  # 周二 ↔ 周五
     one_word = len(left) == len(right) == 1 and not re.search(rf"[{_CJK}]", a + b)
     if named or counted or one_word or _changed_marker(b):
         return "replace"  # a value swapped in an otherwise equal statement
-    if cosine is not None and cosine >= SAME_COSINE:
-        return "duplicate"  # one common word for another, and the meaning stays: a synonym
+    # relate-v5: no cosine makes a swapped span a synonym — two statements equal but for one
+    # span embed close whether it is "mode"/"theme" or "单引号"/"双引号", "删除"/"保留" (the
+    # held-out batch 2 merged six such conflicts): the person decides
     return "unclear"
 
 
@@ -281,6 +339,14 @@ def _same_or_not(
         return "unrelated"
     names_a = {u for u in sa if _anchor(u, a)}
     names_b = {u for u in sb if _anchor(u, b)}
+    if (
+        _changed_marker(b, strict=True)
+        and not _changed_marker(a)
+        and (names_a & names_b or len(shared - _GENERIC) >= 2)
+    ):
+        # relate-v5: the newer one says it changed ("we moved our builds from Jenkins to GitLab
+        # CI", "every week now", "现在改成…") about what the older one states: a change
+        return "replace"
     if names_a - sb and names_b - sa:
         return "unrelated"  # each names something the other does not: two facts
     close = cosine is not None and cosine >= SAME_COSINE
@@ -289,15 +355,33 @@ def _same_or_not(
     if any(frozenset((x, y)) in ANTONYMS for x in sa - sb for y in sb - sa):
         return "unrelated" if len(shared) < 2 else "unclear"
     if sa <= sb or sb <= sa:
-        return "duplicate"
+        # one adds words to the other — when the shorter one states a fact at all: "the user
+        # runs in the morning" is not "the user drinks coffee in the morning" (relate-v4)
+        return "duplicate" if len(min(sa, sb, key=len) - _GENERIC) >= 2 else "unrelated"
     cover = len(shared) / min(len(sa), len(sb))
     if _spans(ua, ub) >= 2 and (cosine is None or cosine < SAME_COSINE):
         return "unrelated"  # another subject and another value: two facts
-    if cosine is not None and (cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and cover >= 0.5)):
+    # other words on both sides: the same fact only with a close cosine, or a fairly close
+    # one and a name both state (relate-v4: "don't log customer emails" / "don't email
+    # customers about outages" share half their words and a 0.75 cosine, and no name)
+    # (two Chinese statements are compared by characters, so half of them shared is evidence
+    # enough there); "user" and negations are no content: "用户早上审代码" does not share half
+    # of "the user runs in the morning"
+    both_cjk = all(re.search(rf"[{_CJK}]", t) for t in (a, b))
+    named = bool(names_a & names_b) or both_cjk
+    ca, cb = sa - _GENERIC, sb - _GENERIC
+    content = len(ca & cb) / min(len(ca), len(cb)) if ca and cb else 0.0
+    if cosine is not None and (
+        cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and content >= 0.5 and named)
+    ):
         return "duplicate"
     if cosine is None and cover >= 0.75 and len(shared) >= 2:
         return "duplicate"
     return "unrelated"
+
+
+_GENERIC = frozenset({"user", "not", "no", "never", "always", "不", "别", "没"})
+_FRAME = _GENERIC | {"like", "dislike"}  # "the user prefers …": the frame, not a subject
 
 
 def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:

@@ -17,6 +17,9 @@ describe, the old memories are *down-weighted*, not injected.
   (``FOREIGN_WEIGHT``) instead of 1: the agent does not offer it at the start of a task and
   says it set it aside (``offer.py``). A memory naming no language, or one the project uses,
   keeps 1.
+* ``weigh(hits, drift, k)`` — the same rule where the first user message's recalled memories
+  are injected (E4): a hit with ``weight`` below 1 is set aside — named in the block, not
+  injected — and the next hits of the project's stack (or of none) take its place.
 """
 
 from __future__ import annotations
@@ -26,10 +29,29 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, TypeVar
 
 from ..records import MemoryRecord
 
-__all__ = ["FOREIGN_WEIGHT", "STACKS", "Drift", "drift", "memory_stack", "project_stack"]
+
+class _Hit(Protocol):
+    """What ``weigh`` reads of a recall hit (``recall.Hit``, a layer above lifecycle)."""
+
+    @property
+    def record(self) -> MemoryRecord: ...
+
+
+H = TypeVar("H", bound=_Hit)
+
+__all__ = [
+    "FOREIGN_WEIGHT",
+    "STACKS",
+    "Drift",
+    "drift",
+    "memory_stack",
+    "project_stack",
+    "weigh",
+]
 
 FOREIGN_WEIGHT = 0.25
 
@@ -127,3 +149,12 @@ def _majority(counts: Counter[str], current: frozenset[str]) -> str | None:
         counts.items(), key=lambda kv: (-kv[1], kv[0] not in current, kv[0])
     )
     return ranked[0][0]
+
+
+def weigh(hits: Sequence[H], drift: Drift, k: int) -> tuple[list[H], list[H]]:
+    """``(kept, set aside)`` by the rule the guide's offer follows (``offer.py``): after a
+    switch, a hit whose memory names only other stacks (``weight`` below 1) is set aside,
+    however well it matched; the best ``k`` others are kept in recall's order."""
+    kept = [h for h in hits if drift.weight(h.record) >= 1.0][:k]
+    aside = [h for h in hits if drift.weight(h.record) < 1.0]
+    return kept, aside

@@ -27,6 +27,19 @@ fsynced, under the scope's lock; if the file does not end in a newline (a write 
 short, or a hand edit) a newline is written first, so a torn line never swallows the next one,
 and ``promote.read_notes`` skips a memdir line with no newline at the very end of a file.
 
+**Scope** (``working_memory.scope``, seed 004: "working memory — scope: session"): how long
+the working memory lives, i.e. which notes a session end distills (``working_set``):
+
+* ``session`` (seed 004's value, the default) — the working memory is the session's own: its
+  end distills the notes *this* session wrote since its last summary; another session's notes
+  on the same day are never folded into it (they had their own end);
+* ``task`` — the working memory is the task's, and a task is the day's work in this scope: a
+  session end distills every note of the session's day (each session's own lines, not their
+  summaries), so several short sessions on one task leave one summary of the whole task.
+
+Promotion is decided for the notes in that set either way (a note already promoted is known
+and not promoted again).
+
 **Session end** (``session_end``, run by ``Memory.end_session`` when the policy's
 ``working_memory.distill`` is on): the session's notes are distilled into one ``summary`` line
 (by rules; by the configured LLM when there is one and ``offline`` is not asked) and promotion is
@@ -43,11 +56,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..errors import ProviderError
 from ..fs import fsync_dir
 from ..providers.llm import LLM
 from ..records import shorten
+
+if TYPE_CHECKING:
+    from .promote import Note
 
 __all__ = [
     "NOTE_KINDS",
@@ -60,6 +77,7 @@ __all__ = [
     "distill_rules",
     "is_procedure",
     "turn_notes",
+    "working_set",
 ]
 
 NOTE_KINDS = ("decided", "procedure", "learned", "done", "summary")
@@ -214,6 +232,7 @@ class SessionEnd:
     by: str | None = None
     run: str | None = None
     promoted: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)  # of ``promoted``: the skill memories
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -223,7 +242,25 @@ class SessionEnd:
             "by": self.by,
             "run": self.run,
             "promoted": list(self.promoted),
+            "skills": list(self.skills),
         }
+
+    def lines(self) -> list[str]:
+        """What a person is told when the session ends (``memdir chat``): the summary line,
+        the notes promoted and the skills made, with how to undo them; none when the session
+        noted nothing."""
+        if not self.notes:
+            return []
+        out = [f"session end: {self.notes} note(s) distilled ({self.by}): {self.summary}"]
+        if self.promoted:
+            out.append(f"promoted to long-term memory: {', '.join(self.promoted)}")
+        if self.skills:
+            out.append(
+                f"skills made (offered when a matching task starts): {', '.join(self.skills)}"
+            )
+        if self.run:
+            out.append(f"undo the promotion with `memdir undo {self.run}`")
+        return out
 
 
 def distill(notes: Sequence[tuple[str, str]], llm: LLM | None) -> tuple[str, str]:
@@ -241,3 +278,16 @@ def distill(notes: Sequence[tuple[str, str]], llm: LLM | None) -> tuple[str, str
         if answer is not None and answer.text.strip():
             return " ".join(answer.text.split()), f"llm:{llm.model_id}:{SUMMARY_PROMPT_VERSION}"
     return distill_rules(notes), "memdir-rules"
+
+
+def working_set(notes: Sequence[Note], session: str, scope: str) -> list[Note]:
+    """The notes a session end distills under ``working_memory.scope`` (see the module
+    docstring): ``session`` — this session's since its last summary; ``task`` — when this
+    session noted something since, every session's notes of that day, summaries left out."""
+    mine = [n for n in notes if n.session == session]
+    last = max((i for i, n in enumerate(mine) if n.kind == "summary"), default=-1)
+    fresh = mine[last + 1 :]
+    if scope == "task" and fresh:  # nothing new in this session: nothing to distill
+        day = fresh[-1].day
+        return [n for n in notes if n.day == day and n.kind != "summary"]
+    return fresh

@@ -613,14 +613,14 @@ class Memory(ConversationMemory):
             )
 
     def _session_notes(self, session: str) -> tuple[builtins.list[Note], builtins.list[Note]]:
-        """(every note of the log scope, this session's notes since its last summary)."""
+        """(every note of the log scope, the notes this session's end distills)."""
         from ..lifecycle.promote import read_notes
+        from ..lifecycle.working import working_set
 
         store = self.files(self._log_scope(), "the daily log")
         notes = builtins.list(read_notes(*store.daily_logs()))
-        mine = [n for n in notes if n.session == session]
-        last = max((i for i, n in enumerate(mine) if n.kind == "summary"), default=-1)
-        return notes, mine[last + 1 :]
+        scope = self.policy().working_memory.scope  # seed 004: session (or task)
+        return notes, working_set(notes, session, scope)
 
     def end_session(
         self,
@@ -668,6 +668,9 @@ class Memory(ConversationMemory):
                 run=report.run,
             )
             report.promoted = [f"{op.scope}/{op.name}" for op in plan.ops]
+            report.skills = [
+                f"{s.scope}/{n}" for s in steps if s.action == "skill" for n in s.names
+            ]
         return report
 
     def offer_for(self, text: str, *, session: Session | None = None) -> Offer:

@@ -119,11 +119,21 @@ class ConversationMemory(MemoryBase):
         query = first_user_text(session)
         if not query:
             return ""  # nothing asked yet: decided at the first user message
-        hits = self.recall(query, top_k=k, track=session.writable)
-        text = recalled_block(hits)
+        from ..lifecycle.stack import weigh
+
+        drift = cast("Memory", self)._drift(session)
+        aside: builtins.list[str] = []
+        if not drift.switched:
+            hits = self.recall(query, top_k=k, track=session.writable)
+        else:  # seed 003: memories about another stack are down-weighted, not injected
+            found = self.recall(query, top_k=2 * k, track=False)
+            hits, set_aside = weigh(found, drift, k)
+            aside = [f"{h.record.scope}/{h.record.name}" for h in set_aside]
+        text = recalled_block(hits, aside=aside, stack=sorted(drift.current))
         if session.writable:
             names = [f"{h.record.scope}/{h.record.name}" for h in hits]
-            session.write_record("meta", {"kind": "recalled", "names": names, "text": text})
+            record = {"kind": "recalled", "names": names, "text": text}
+            session.write_record("meta", {**record, "set_aside": aside} if aside else record)
         return text
 
     def session(
