@@ -65,8 +65,7 @@ def _memories(dsn: str, owner: str) -> list[tuple[str, str]]:
     """``(scope kind, name)`` of every live memory of ``owner``, counted by SQL."""
     with _as(dsn, owner) as conn:
         rows = conn.execute(
-            "SELECT split_part(scope, ':', 1), name FROM memories WHERE NOT archived "
-            "ORDER BY 1, 2"
+            "SELECT split_part(scope, ':', 1), name FROM memories WHERE NOT archived ORDER BY 1, 2"
         ).fetchall()
     return [(str(a), str(b)) for a, b in rows]
 
@@ -400,3 +399,15 @@ def test_job_records_serialise_without_their_payload() -> None:
     assert "payload" not in job.to_dict() and job.to_dict(payload=True)["payload"] == {
         "transcript": "x"
     }
+
+
+def test_jobs_over_rest_on_the_file_backend_are_501_saying_what_to_configure(
+    sandbox: Path,
+) -> None:
+    from test_http import api_over
+
+    for api in api_over(sandbox):
+        status, body = api.a("GET", "/v1/jobs")
+        assert status == 501 and body["error"]["code"] == "not_supported"
+        assert "need the PostgreSQL backend" in body["error"]["message"]
+        assert api.a("GET", "/v1/jobs/1")[0] == 501

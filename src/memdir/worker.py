@@ -37,6 +37,7 @@ import shutil
 import socket
 import tempfile
 import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,6 +47,7 @@ from .errors import (
     ConfigError,
     MemdirError,
     NotFoundError,
+    StorageUnavailableError,
     ValidationError,
 )
 from .extract.state import ExtractState, Failure
@@ -63,6 +65,7 @@ __all__ = ["Worker", "WorkerSummary", "enqueue", "run_workers", "worker_dsn"]
 
 RETRY_DELAY_S = 10.0  # before a job that failed for a transient reason is tried again
 IDLE_WAIT_S = 5.0  # an idle worker waits this long for a NOTIFY before it looks again
+MAX_FACADES = 8  # job facades (owner, scope) one worker thread keeps open
 # errors the job's input or the backend make permanent: trying again changes nothing
 _PERMANENT = (ConfigError, ValidationError, NotFoundError)
 
@@ -192,15 +195,15 @@ class Worker:
         self.kinds = kinds
         self.retry_delay_s = retry_delay_s
         self.on_job = on_job
-        self._memories: dict[tuple[str, str], Memory] = {}
-        self._backends: list[PostgresBackend] = []
+        # the facades this thread opened, newest last, at most MAX_FACADES: a worker serving
+        # many owners keeps a few connections, not one set per owner it ever served
+        self._memories: OrderedDict[tuple[str, str], tuple[Memory, PostgresBackend]] = OrderedDict()
 
     def close(self) -> None:
         self.queue.close()
-        for backend in self._backends:
-            backend.close()
-        self._backends.clear()
-        self._memories.clear()
+        while self._memories:
+            _, (memory, backend) = self._memories.popitem(last=False)
+            _close(memory, backend)
 
     def run_one(self) -> tuple[Job, str] | None:
         """Claim one job and run it: ``(job, state it ended in)``, or ``None`` (queue empty)."""
@@ -255,14 +258,18 @@ class Worker:
             raise ValidationError(f"job {job.id} names an unknown scope {job.scope!r}")
         chosen = embedder or self.embedder
         key = (job.owner, f"{job.scope}\0{chosen or ''}")
-        if key not in self._memories:
+        if key in self._memories:
+            self._memories.move_to_end(key)
+        else:
+            while len(self._memories) >= MAX_FACADES:
+                _, (old, old_backend) = self._memories.popitem(last=False)
+                _close(old, old_backend)
             digest = hashlib.sha256("\0".join(key).encode("utf-8")).hexdigest()[:16]
             folder = self.work / digest
             root = folder / "project"
             root.mkdir(parents=True, exist_ok=True)
             backend = PostgresBackend(self.dsn, owner=job.owner, project=project)
-            self._backends.append(backend)
-            self._memories[key] = Memory(
+            memory = Memory(
                 home=folder / "home",  # the worker's own: the transcripts it is handed live here
                 project=root if project is not None else None,
                 cwd=folder,  # no checkout above it: a user-scope job has no project
@@ -271,7 +278,8 @@ class Worker:
                 llm=self.llm,
                 backend=backend,
             )
-        return self._memories[key], ("project" if project is not None else "user")
+            self._memories[key] = (memory, backend)
+        return self._memories[key][0], ("project" if project is not None else "user")
 
     # -- re-embedding --------------------------------------------------------------------
     def _reembed(self, job: Job) -> dict[str, Any]:
@@ -330,6 +338,17 @@ class Worker:
         return progress
 
 
+def _close(memory: Memory, backend: PostgresBackend) -> None:
+    """Close what a job facade holds open: its index connections and its extraction writer's
+    (each opened on this thread), then the backend's own."""
+    writer = memory._extraction._writer if memory._extraction is not None else None
+    for facade in (memory, writer):
+        if facade is not None:
+            for index in [*facade._indexes.values(), *facade._archive_indexes.values()]:
+                index.close()
+    backend.close()
+
+
 def _extract_progress(state: ExtractState, counts: dict[str, int]) -> dict[str, Any]:
     return {
         "done": state.done,
@@ -361,6 +380,7 @@ def run_workers(
     retry_delay_s: float = RETRY_DELAY_S,
     stop: threading.Event | None = None,
     on_job: Callable[[Job, str], None] | None = None,
+    on_error: Callable[[str], None] | None = None,
 ) -> WorkerSummary:
     """Run ``concurrency`` workers against ``dsn`` until ``stop`` is set — or, with ``once``,
     until the queue has nothing left for them. Returns what they did."""
@@ -394,10 +414,20 @@ def run_workers(
         )
         try:
             while not stop.is_set():
-                if worker.run_one() is None:
+                try:
+                    if worker.run_one() is None:
+                        if once:
+                            return
+                        worker.queue.wait(IDLE_WAIT_S)
+                except StorageUnavailableError as exc:
                     if once:
-                        return
-                    worker.queue.wait(IDLE_WAIT_S)
+                        raise
+                    # the database went away: say so, wait, and claim again once it is back
+                    # (a job this worker held is taken over by whoever claims it first)
+                    worker.queue.abandon()
+                    if on_error is not None:
+                        on_error(str(exc))
+                    stop.wait(IDLE_WAIT_S)
         except BaseException as exc:  # noqa: BLE001 — a thread's end: the caller raises it
             errors.append(exc)
             stop.set()

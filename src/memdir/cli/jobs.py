@@ -180,8 +180,16 @@ def worker(concurrency: int, once: bool, retry_delay: float, as_json: bool) -> N
         if not as_json:
             click.echo(f"job {job.id} ({job.kind}, {job.owner}/{job.scope}): {state}", err=True)
 
+    def trouble(message: str) -> None:
+        click.echo(f"warning: {message}", err=True)
+
     summary = run_workers(
-        dsn, concurrency=concurrency, once=once, retry_delay_s=retry_delay, on_job=said
+        dsn,
+        concurrency=concurrency,
+        once=once,
+        retry_delay_s=retry_delay,
+        on_job=said,
+        on_error=trouble,
     )
     if as_json:
         emit_json(summary.to_dict())
