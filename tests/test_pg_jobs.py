@@ -411,3 +411,30 @@ def test_jobs_over_rest_on_the_file_backend_are_501_saying_what_to_configure(
         assert status == 501 and body["error"]["code"] == "not_supported"
         assert "need the PostgreSQL backend" in body["error"]["message"]
         assert api.a("GET", "/v1/jobs/1")[0] == 501
+
+
+def test_a_running_job_cancelled_stops_at_its_next_progress(pg_app_dsn: str) -> None:  # noqa: F811
+    from memdir.pg.jobs import JobLostError
+
+    queue = _pg(pg_app_dsn).jobs()
+    job, _ = queue.enqueue("reembed", "user")
+    worker = WorkerQueue(pg_app_dsn, "w")
+    try:
+        claimed = worker.claim()
+        assert claimed is not None and claimed.id == job.id
+        worker.progress(claimed, {"done": 1, "total": 4})
+        assert queue.get(job.id).progress == {"done": 1, "total": 4}
+        assert queue.cancel(job.id).state == "cancelled"
+        with pytest.raises(JobLostError):
+            worker.progress(claimed, {"done": 2, "total": 4})
+        worker.abandon()
+        assert _lease_free(pg_app_dsn, job.id)
+        assert worker.claim() is None  # cancelled is not claimed again
+        # queued again, it runs from the top on the next claim
+        assert queue.retry(job.id).state == "queued"
+        again = worker.claim()
+        assert again is not None and again.id == job.id and again.attempts == 1
+        worker.finish(again)
+    finally:
+        worker.close()
+    assert queue.get(job.id).state == "done"

@@ -283,14 +283,16 @@ class WorkerQueue:
     def _claim(self, kinds: tuple[str, ...]) -> Job | None:
         while True:
             with self._tx() as cur:
+                # a few candidates: a job queued again while its last worker still holds the
+                # lease (retried before that worker noticed) is passed over, not waited for
                 cur.execute(
                     "SELECT id FROM jobs WHERE state = 'queued' AND run_after <= now() "
-                    "AND kind = ANY(%s) ORDER BY run_after, id LIMIT 1 FOR UPDATE SKIP LOCKED",
+                    "AND kind = ANY(%s) ORDER BY run_after, id LIMIT 8 FOR UPDATE SKIP LOCKED",
                     (list(kinds),),
                 )
-                row = cur.fetchone()
-                if row is not None and self._lease(cur, int(row[0])):
-                    return self._start(cur, int(row[0]), None)
+                for (id,) in cur.fetchall():
+                    if self._lease(cur, int(id)):
+                        return self._start(cur, int(id), None)
                 orphan = self._orphan(cur, kinds)
                 if orphan is None:
                     return None
