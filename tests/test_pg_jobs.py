@@ -358,6 +358,9 @@ def test_jobs_are_isolated_by_row_level_security(pg_app_dsn: str) -> None:  # no
         conn.execute("SELECT set_config('memdir.worker', 'on', false)")
         assert conn.execute("SELECT count(*) FROM jobs").fetchone() == (2,)
         assert conn.execute("SELECT count(*) FROM memories").fetchone() == (0,)
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # it claims, it never adds
+            conn.execute("INSERT INTO jobs (owner, scope, kind) VALUES ('bob', 'user', 'sleep')")
+        assert conn.execute("DELETE FROM jobs").rowcount == 0  # nor removes
 
 
 @pytest.fixture

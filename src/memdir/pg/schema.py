@@ -128,8 +128,11 @@ CREATE UNIQUE INDEX jobs_dedupe ON jobs (owner, dedupe_key)
 CREATE INDEX jobs_ready ON jobs (run_after, id) WHERE state = 'queued';
 CREATE INDEX jobs_owner ON jobs (owner, id);
 """
+# a worker reads and updates (claims, progress, the end); it never adds or removes a job
 _JOBS_WORKER = """
-CREATE POLICY jobs_worker ON jobs
+CREATE POLICY jobs_worker_read ON jobs FOR SELECT
+    USING (current_setting('memdir.worker', true) = 'on');
+CREATE POLICY jobs_worker_update ON jobs FOR UPDATE
     USING (current_setting('memdir.worker', true) = 'on')
     WITH CHECK (current_setting('memdir.worker', true) = 'on');
 """
