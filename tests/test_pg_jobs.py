@@ -441,3 +441,31 @@ def test_a_running_job_cancelled_stops_at_its_next_progress(pg_app_dsn: str) -> 
     finally:
         worker.close()
     assert queue.get(job.id).state == "done"
+
+
+def test_a_worker_serving_many_owners_keeps_few_connections(
+    pg_app_dsn: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import memdir.worker
+
+    monkeypatch.setattr(memdir.worker, "MAX_FACADES", 1)  # each new owner evicts the last
+    for owner in ("alice", "bob", "carol"):
+        mem = _pg(pg_app_dsn, owner)
+        mem.remember(f"{owner.title()} drinks tea", type="user")
+        enqueue(mem, "reembed", scope="user", embedder="hashing")
+        mem.backend.close()  # type: ignore[attr-defined]
+    opened: list[int] = []
+
+    def connections() -> int:
+        with psycopg.connect(pg_app_dsn, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+            ).fetchone()
+        return int(row[0]) if row else 0
+
+    summary = _run(pg_app_dsn, on_job=lambda j, state: opened.append(connections()))
+    assert len(summary.done) == 3
+    assert max(opened) <= 3  # the queue's, one owner's backend and its index: never all three
+    wait_until(lambda: connections() == 0, "the worker's connections to close")

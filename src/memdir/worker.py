@@ -264,6 +264,7 @@ class Worker:
             while len(self._memories) >= MAX_FACADES:
                 _, (old, old_backend) = self._memories.popitem(last=False)
                 _close(old, old_backend)
+                shutil.rmtree(old.home.parent, ignore_errors=True)  # its scratch, transcripts too
             digest = hashlib.sha256("\0".join(key).encode("utf-8")).hexdigest()[:16]
             folder = self.work / digest
             root = folder / "project"
@@ -338,6 +339,14 @@ class Worker:
         return progress
 
 
+def _scratch() -> str | None:
+    """Where a worker keeps its copies of transcripts and extraction state: scratch, since the
+    job row holds the truth (its progress). Memory-backed ``/dev/shm`` where there is one —
+    extraction saves its state after every turn, and a flush to disk there buys nothing."""
+    shm = Path("/dev/shm")
+    return str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None
+
+
 def _close(memory: Memory, backend: PostgresBackend) -> None:
     """Close what a job facade holds open: its index connections and its extraction writer's
     (each opened on this thread), then the backend's own."""
@@ -390,7 +399,7 @@ def run_workers(
     stop = stop or threading.Event()
     summary = WorkerSummary()
     guard = threading.Lock()
-    work = Path(tempfile.mkdtemp(prefix="memdir-worker-"))
+    work = Path(tempfile.mkdtemp(prefix="memdir-worker-", dir=_scratch()))
     errors: list[BaseException] = []
 
     def note(job: Job, state: str) -> None:
