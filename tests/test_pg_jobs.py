@@ -469,3 +469,29 @@ def test_a_worker_serving_many_owners_keeps_few_connections(
     assert len(summary.done) == 3
     assert max(opened) <= 3  # the queue's, one owner's backend and its index: never all three
     wait_until(lambda: connections() == 0, "the worker's connections to close")
+
+
+def test_two_worker_processes_share_the_queue_and_run_each_job_once(
+    pg_app_dsn: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    mem = _pg(pg_app_dsn)
+    mem.remember("The user prefers green tea", type="user")
+    monkeypatch.setenv("MEMDIR_BACKEND", pg_app_dsn)
+    monkeypatch.setenv("MEMDIR_USER", "alice")
+    code, out, _ = _cli(capsys, "jobs", "add", "reembed", "--scope", "user", "--json")
+    added = json.loads(out)
+    assert code == 0 and added["created"] is True and added["state"] == "queued"
+    code, out, _ = _cli(capsys, "jobs", "show", str(added["id"]), "--json")
+    assert code == 0 and json.loads(out)["kind"] == "reembed"
+    ids = {added["id"]}
+    ids |= {mem.jobs().enqueue("reembed", "user", {"embedder": "hashing"})[0].id for _ in range(15)}
+    procs = [_worker(pg_app_dsn, "--concurrency", "2") for _ in range(2)]
+    ran: list[list[int]] = []
+    for proc in procs:
+        out, err = proc.communicate(timeout=HANG_GUARD_S)
+        assert proc.returncode == 0, err
+        ran.append(json.loads(out)["done"])
+    assert sorted(ran[0] + ran[1]) == sorted(ids)  # each job once, by one process or the other
+    assert {(j.state, j.attempts) for j in mem.jobs().list()} == {("done", 1)}
