@@ -48,6 +48,17 @@ LAYERS: list[tuple[str, set[str]]] = [
 ]
 TIER = {layer: depth for depth, (_, members) in enumerate(LAYERS) for layer in members}
 
+# Issue 20 item 4: background jobs. jobs.py holds the shapes (Job, the JobQueue port) the facade,
+# the CLI and REST share; pg/jobs.py is the queue; worker.py runs jobs through the job owner's
+# facade (above it, like a server), and `memdir worker`/`memdir jobs` start and show them.
+ALLOWED["jobs"] = set()
+ALLOWED["pg"] |= {"jobs"}
+ALLOWED["memory"] |= {"jobs"}
+ALLOWED["http"] |= {"jobs"}
+ALLOWED["worker"] = {"errors", "extract", "jobs", "memory", "paths", "pg", "providers", "settings"}
+ALLOWED["worker"] |= {"sessions"}
+ALLOWED["cli"] |= {"jobs", "worker"}
+
 
 def _internal_imports(path: Path) -> set[str]:
     """Top-level memdir modules imported by ``path`` (relative or absolute imports)."""

@@ -588,7 +588,9 @@ def test_schemathesis_finds_no_server_error(api: Api) -> None:
                 calls += 1
                 response = case.call(base_url=base, headers=auth, timeout=HANG_GUARD_S)
                 statuses[response.status_code] = statuses.get(response.status_code, 0) + 1
-                if response.status_code >= 500:
+                # 501 is an answer, not a fault: what this backend does not offer (the job
+                # queue on the file backend, sleep on PostgreSQL), in the JSON error shape
+                if response.status_code >= 500 and response.status_code != 501:
                     failures.append(f"{response.status_code}: {case.as_curl_command()}")
                 elif response.status_code >= 400:
                     assert set(response.json()["error"]) == {"code", "status", "message"}

@@ -19,6 +19,7 @@ from . import (  # noqa: F401  (registers the commands)
     db,
     edits,
     extract,
+    jobs,
     memories,
     observe,
     portable,

@@ -23,7 +23,7 @@ import hashlib
 import re
 import threading
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -370,9 +370,12 @@ class Extraction:
         dry_run: bool = False,
         everything: bool = False,
         offline: bool = False,
+        on_turn: Callable[[int, int, ExtractState], None] | None = None,
     ) -> SessionReport:
         """Extract the turns of ``session_id`` not handled yet (and those that failed);
-        ``everything`` reads every turn again; ``dry_run`` plans without writing."""
+        ``everything`` reads every turn again; ``dry_run`` plans without writing.
+        ``on_turn(handled, to_handle, state)`` after each turn's state is saved (a background
+        job records its progress there)."""
         writer = writer or self.writer
         llm = None if offline else self.llm
         method = f"llm:{llm.model_id}" if llm else f"rules:{rules.RULES_VERSION}"
@@ -385,15 +388,21 @@ class Extraction:
             session = Session.open(path, write=False)
             turns = finished_turns(session.messages)
             retry = {f.turn for f in state.failed}
-            for i, turn in enumerate(turns):
-                if not (everything or turn.end > state.done or turn.key in retry):
-                    continue
+            todo = [
+                i
+                for i, turn in enumerate(turns)
+                if everything or turn.end > state.done or turn.key in retry
+            ]
+            for i in todo:
+                turn = turns[i]
                 report.turns += 1
                 previous = turns[i - 1].assistant[-1] if i and turns[i - 1].assistant else None
                 self._run_turn(writer, llm, turn, previous, path.stem, state, report)
                 if not dry_run:
                     state.done = max(state.done, turn.end)
                     state.save()
+                    if on_turn is not None:
+                        on_turn(report.turns, len(todo), state)
             if not dry_run:
                 state.size = path.stat().st_size
                 state.save()

@@ -11,9 +11,10 @@ from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Header, Query, Request, Response
-from pydantic import Field
+from pydantic import BaseModel, Field
 
 from ..errors import ConflictError
+from ..jobs import Job
 from ..memory import Memory
 from ..records import MemoryRecord
 from ..sessions import Session
@@ -295,6 +296,51 @@ async def undo_sleep(request: Request, user: User, run_id: str) -> list[ChangeOu
     """Revert every change of one run, newest first: all of it, or nothing if a file moved on."""
     changes = await run(request, user, lambda m: m.undo_run(run_id))
     return [change_out(c) for c in changes]
+
+
+# -- background jobs (the PostgreSQL backend's queue; docs/postgres.md "Workers and jobs") ------
+class JobOut(BaseModel):
+    """One background job of the key's user: its state, attempts, progress and last error."""
+
+    id: int
+    kind: str
+    scope: str
+    state: str
+    attempts: int
+    max_attempts: int
+    last_error: str | None
+    progress: dict[str, Any]
+    dedupe_key: str | None
+    worker: str | None
+    created_at: str | None
+    started_at: str | None
+    heartbeat_at: str | None
+    finished_at: str | None
+
+
+def _job_out(job: Job) -> JobOut:
+    return JobOut(**job.to_dict())
+
+
+JobState = Literal["queued", "running", "done", "failed", "cancelled"]
+
+
+@router.get("/jobs", tags=["jobs"])
+async def list_jobs(
+    request: Request,
+    user: User,
+    state: Annotated[JobState | None, Query()] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+) -> list[JobOut]:
+    """The key's user's jobs, newest first (501 on the file backend: no queue there)."""
+    found = await read(request, user, lambda m: m.jobs().list(state=state, limit=limit))
+    return [_job_out(j) for j in found]
+
+
+@router.get("/jobs/{job_id}", tags=["jobs"])
+async def get_job(request: Request, user: User, job_id: int) -> JobOut:
+    """One job of the key's user; another user's job is 404, as one nobody has."""
+    return _job_out(await read(request, user, lambda m: m.jobs().get(job_id)))
 
 
 async def health() -> dict[str, str]:

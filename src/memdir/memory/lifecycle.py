@@ -42,6 +42,7 @@ from ..sessions import (
 )
 
 if TYPE_CHECKING:
+    from ..jobs import JobQueue
     from ..lifecycle import SleepReport
     from ..lifecycle.offer import Offer
     from ..lifecycle.promote import Note
@@ -724,6 +725,18 @@ class Memory(ConversationMemory):
             every = [r for r in self.list() if r.kind == "memory"]
             cache[key] = drift(project_stack(self.project_root), every)
         return cache[key]
+
+    # -- background jobs (issue 20, SPEC J2) --
+    def jobs(self) -> JobQueue:
+        """This owner's background jobs (docs/postgres.md 'Workers and jobs'): the database
+        backend's queue; ``UnsupportedError`` on a backend without one, saying how to get one."""
+        from ..errors import UnsupportedError
+        from ..jobs import WORKERS_NEED_POSTGRES
+
+        opener: Callable[[], JobQueue] | None = getattr(self.backend, "jobs", None)
+        if opener is None:
+            raise UnsupportedError(WORKERS_NEED_POSTGRES.format(backend=self.backend.name))
+        return opener()
 
 
 def _said(message: Mapping[str, Any]) -> bool:

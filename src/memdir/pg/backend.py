@@ -31,6 +31,7 @@ from ..ports import ChangeLog, Index, RecallLog, Store
 from ..settings import configured_user
 from . import schema
 from .connect import Database
+from .jobs import PgJobQueue
 from .store import PgStore
 
 if TYPE_CHECKING:
@@ -50,7 +51,17 @@ class PostgresBackend:
 
     name = "postgresql"
 
-    def __init__(self, dsn: str = "postgresql", /, *, owner: str | None = None, **_: Any) -> None:
+    def __init__(
+        self,
+        dsn: str = "postgresql",
+        /,
+        *,
+        owner: str | None = None,
+        project: str | None = None,
+        **_: Any,
+    ) -> None:
+        """``project``: the project's id in the database, when it is known without a checkout
+        (a worker running another machine's job); else it comes from the project root."""
         if "://" not in dsn and "=" not in dsn:
             raise ConfigError(
                 "the postgresql backend needs a DSN: postgresql://USER:PASSWORD@HOST:PORT/DB "
@@ -65,6 +76,7 @@ class PostgresBackend:
             raise
         schema.check(conn)
         self._vector_checked = False
+        self._project = project
 
     @property
     def where(self) -> str:
@@ -79,7 +91,7 @@ class PostgresBackend:
         if project_root is None:
             return None
         kind: Scope = "project"
-        return PgStore(self.db, kind, f"project:{project_id(project_root)}")
+        return PgStore(self.db, kind, f"project:{self._project or project_id(project_root)}")
 
     def index(self, store: Store, embedder: Any) -> Index:
         from .index import PgIndex
@@ -107,6 +119,10 @@ class PostgresBackend:
                 "(docs/postgres.md); memories are stored and listed without it"
             )
         self._vector_checked = True
+
+    def jobs(self) -> PgJobQueue:
+        """This owner's background jobs (``pg.jobs``; ``Memory.jobs()``)."""
+        return PgJobQueue(self.db)
 
     def changes(self, store: Store) -> ChangeLog:
         return _pg(store).log

@@ -99,9 +99,48 @@ CREATE TABLE scope_files (
 );
 """
 
+# the background job queue (pg/jobs.py): one row per job, claimed FOR UPDATE SKIP LOCKED. Its
+# owner's connections see their own jobs (the usual policy); a worker's queue connection, which
+# sets ``memdir.worker`` and no owner, sees every owner's jobs and no memory at all.
+_JOBS = """
+CREATE TABLE jobs (
+    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    owner text NOT NULL,
+    scope text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('reembed', 'extract', 'sleep')),
+    payload jsonb NOT NULL DEFAULT '{}',
+    dedupe_key text,
+    state text NOT NULL DEFAULT 'queued'
+        CHECK (state IN ('queued', 'running', 'done', 'failed', 'cancelled')),
+    attempts integer NOT NULL DEFAULT 0,
+    max_attempts integer NOT NULL DEFAULT 3 CHECK (max_attempts >= 1),
+    last_error text,
+    progress jsonb NOT NULL DEFAULT '{}',
+    worker text,
+    run_after timestamptz NOT NULL DEFAULT now(),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    started_at timestamptz,
+    heartbeat_at timestamptz,
+    finished_at timestamptz
+);
+CREATE UNIQUE INDEX jobs_dedupe ON jobs (owner, dedupe_key)
+    WHERE dedupe_key IS NOT NULL AND state IN ('queued', 'running');
+CREATE INDEX jobs_ready ON jobs (run_after, id) WHERE state = 'queued';
+CREATE INDEX jobs_owner ON jobs (owner, id);
+"""
+# a worker reads and updates (claims, progress, the end); it never adds or removes a job
+_JOBS_WORKER = """
+CREATE POLICY jobs_worker_read ON jobs FOR SELECT
+    USING (current_setting('memdir.worker', true) = 'on');
+CREATE POLICY jobs_worker_update ON jobs FOR UPDATE
+    USING (current_setting('memdir.worker', true) = 'on')
+    WITH CHECK (current_setting('memdir.worker', true) = 'on');
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_truth", [_TRUTH, *(_POLICY.format(t=t) for t in TABLES)]),
     Migration("0002_scope_files", [_SCOPE_FILES, _POLICY.format(t="scope_files")]),
+    Migration("0003_jobs", [_JOBS, _POLICY.format(t="jobs"), _JOBS_WORKER]),
 )
 
 
