@@ -18,16 +18,20 @@ SRC = Path(memdir.__file__).parent
 LAYERS: list[tuple[str, set[str]]] = [
     ("the command line: starts every frontend", {"cli"}),
     ("the web page, mounted on REST (renders with its serializers)", {"web"}),
-    ("adapters on the facade, and the public API", {"__init__", "agent", "http", "mcp"}),
     (
-        "moving memory on the facade: archives, importers, sync, the wiki view (the agent keeps it fresh)",
+        "adapters on the facade, the public API, the job worker",
+        {"__init__", "agent", "http", "mcp", "worker"},
+    ),
+    (
+        "moving memory: archives, importers, sync, the wiki view (which the agent refreshes)",
         {"portable"},
     ),
     ("the facade", {"memory"}),
     (
         "what the facade delegates: extraction, sleep, traces, the memory tool",
-        {"extract", "lifecycle", "observe", "tools"},
+        {"extract", "lifecycle", "tools"},
     ),
+    ("what extraction and sleep report to: traces, stats, OpenTelemetry", {"observe"}),
     ("what the model is given: recall, context assembly", {"context", "recall"}),
     ("opening a scope: the backend registry", {"backends"}),
     ("the PostgreSQL backend (shares the file backend's format and index code)", {"pg"}),
@@ -44,20 +48,9 @@ LAYERS: list[tuple[str, set[str]]] = [
         "file-system primitives, records and field rules, policy, the registry, derived tables",
         {"derived", "fs", "policy", "records", "registry"},
     ),
-    ("no memdir imports", {"chain", "errors", "lazy", "markdown", "paths", "tokens"}),
+    ("no memdir imports", {"chain", "errors", "jobs", "lazy", "markdown", "paths", "tokens"}),
 ]
 TIER = {layer: depth for depth, (_, members) in enumerate(LAYERS) for layer in members}
-
-# Issue 20 item 4: background jobs. jobs.py holds the shapes (Job, the JobQueue port) the facade,
-# the CLI and REST share; pg/jobs.py is the queue; worker.py runs jobs through the job owner's
-# facade (above it, like a server), and `memdir worker`/`memdir jobs` start and show them.
-ALLOWED["jobs"] = set()
-ALLOWED["pg"] |= {"jobs"}
-ALLOWED["memory"] |= {"jobs"}
-ALLOWED["http"] |= {"jobs"}
-ALLOWED["worker"] = {"errors", "extract", "jobs", "memory", "paths", "pg", "providers", "settings"}
-ALLOWED["worker"] |= {"sessions"}
-ALLOWED["cli"] |= {"jobs", "worker"}
 
 
 def _internal_imports(path: Path) -> set[str]:

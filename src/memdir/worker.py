@@ -41,7 +41,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from .errors import (
     ConfigError,
@@ -350,7 +350,8 @@ def _scratch() -> str | None:
 def _close(memory: Memory, backend: PostgresBackend) -> None:
     """Close what a job facade holds open: its index connections and its extraction writer's
     (each opened on this thread), then the backend's own."""
-    writer = memory._extraction._writer if memory._extraction is not None else None
+    # the extraction's writer is the facade it was handed (the ``Writer`` port, a Memory here)
+    writer = cast(Memory, memory._extraction._writer) if memory._extraction is not None else None
     for facade in (memory, writer):
         if facade is not None:
             for index in [*facade._indexes.values(), *facade._archive_indexes.values()]:

@@ -46,7 +46,6 @@ if TYPE_CHECKING:
     from ..lifecycle import SleepReport
     from ..lifecycle.offer import Offer
     from ..lifecycle.promote import Note
-    from ..lifecycle.stack import Drift
     from ..lifecycle.working import SessionEnd, TurnNote
     from ..observe import SessionTrace, Stats
     from ..observe.toollog import ToolLog
@@ -713,18 +712,6 @@ class Memory(ConversationMemory):
             session.write_record("meta", {"kind": "note", "text": offer.note})
             session.write_record("meta", {"kind": "offered", "names": offer.names})
         return offer
-
-    def _drift(self, session: Session | None) -> Drift:
-        """The project's stack against what the memories describe — read once per session
-        (it lists every memory), then kept for the session's later turns."""
-        from ..lifecycle.stack import drift, project_stack
-
-        cache: dict[str, Drift] = self.__dict__.setdefault("_drifts", {})
-        key = session.id if session is not None else ""
-        if key not in cache or session is None:
-            every = [r for r in self.list() if r.kind == "memory"]
-            cache[key] = drift(project_stack(self.project_root), every)
-        return cache[key]
 
     # -- background jobs (issue 20, SPEC J2) --
     def jobs(self) -> JobQueue:

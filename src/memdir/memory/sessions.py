@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,7 @@ from ..tools import MemoryTool
 
 if TYPE_CHECKING:
     from ..extract.runner import Extraction, SessionReport
+    from ..lifecycle.stack import Drift
 
 from .memories import MemoryBase
 
@@ -121,7 +123,7 @@ class ConversationMemory(MemoryBase):
             return ""  # nothing asked yet: decided at the first user message
         from ..lifecycle.stack import weigh
 
-        drift = cast("Memory", self)._drift(session)
+        drift = self._drift(session)
         aside: builtins.list[str] = []
         if not drift.switched:
             hits = self.recall(query, top_k=k, track=session.writable)
@@ -357,6 +359,18 @@ class ConversationMemory(MemoryBase):
                 )
             )
         return problems
+
+    def _drift(self, session: Session | None) -> Drift:
+        """The project's stack against what the memories describe — read once per session
+        (it lists every memory), then kept for the session's later turns."""
+        from ..lifecycle.stack import drift, project_stack
+
+        cache: dict[str, Drift] = self.__dict__.setdefault("_drifts", {})
+        key = session.id if session is not None else ""
+        if key not in cache or session is None:
+            every = [r for r in self.list() if r.kind == "memory"]
+            cache[key] = drift(project_stack(self.project_root), every)
+        return cache[key]
 
 
 def _configured_llm(home: Path) -> LLM | bool:
