@@ -633,8 +633,12 @@ def systems_table(all_systems: list[System], embedder_id: str) -> str:
 
 
 def report(all_systems: list[System], embedder_id: str, sections: list[str],
-           argv: list[str], seconds: float, *, done: bool = True) -> str:  # fmt: skip
+           argv: list[str], seconds: float, *, done: bool = True,
+           kept: Sequence[str] = ()) -> str:  # fmt: skip
     partial = [] if done else ["- **partial**: the run had not finished these sections"]
+    if kept:
+        partial.append(f"- this run skipped {', '.join(kept)}: those sections are kept from "
+                       "the run that measured them, which each one names (`--keep`)")  # fmt: skip
     return "\n\n".join([
         "# memdir beside its peers",
         "\n".join([*provenance(argv), *partial, f"- run time {seconds / 60:.1f} min; load "
@@ -694,16 +698,18 @@ def main(argv: list[str]) -> int:
     run = Run(active, embedder, args.embedder, args.stores, sizes)
     out = args.out or (None if args.quick else RESULTS)
     kept = kept_sections(out, skip) if args.keep and out is not None else {}
-    sections: list[str] = []
+    measured: dict[str, str] = {}
     parts = itertools.chain(measure(run, args, data, convs, sizes, skip), [None])
     for part in parts:  # lazily: the report is rewritten after every part, so a crash keeps them
-        sections += part or []
-        if part is None:  # the sections this run skipped, from the run that made them
-            sections += [kept[p] for p in PROTOCOLS if p in kept]
         if part:
             print("\n\n".join(part), file=sys.stderr)
+            protocol = next(p for p, head in PROTOCOLS.items() if part[0].startswith(head))
+            measured[protocol] = "\n\n".join(part)
+        # in the protocols' order; a skipped one from the run that measured it (--keep)
+        sections = [measured.get(p) or kept[p] for p in PROTOCOLS if p in measured or p in kept]
         text = report(all_systems, embedder.model_id, sections, ["bench/peers.py", *argv[1:]],
-                      time.perf_counter() - started, done=part is None)  # fmt: skip
+                      time.perf_counter() - started, done=part is None,
+                      kept=[p for p in PROTOCOLS if p in kept])  # fmt: skip
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
