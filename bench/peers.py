@@ -633,7 +633,7 @@ def systems_table(all_systems: list[System], embedder_id: str) -> str:
 
 
 def report(all_systems: list[System], embedder_id: str, sections: list[str],
-           argv: list[str], seconds: float, *, done: bool = True,
+           facts: list[str], seconds: float, *, done: bool = True,
            kept: Sequence[str] = ()) -> str:  # fmt: skip
     partial = [] if done else ["- **partial**: the run had not finished these sections"]
     if kept:
@@ -641,7 +641,7 @@ def report(all_systems: list[System], embedder_id: str, sections: list[str],
                        "the run that measured them, which each one names (`--keep`)")  # fmt: skip
     return "\n\n".join([
         "# memdir beside its peers",
-        "\n".join([*provenance(argv), *partial, f"- run time {seconds / 60:.1f} min; load "
+        "\n".join([*facts, *partial, f"- run time {seconds / 60:.1f} min; load "
                    f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())} (a shared "
                    "machine: tails are noisy)"]),
         "One run, the same data and the same embedder for every system (a peer gets memdir's "
@@ -698,6 +698,9 @@ def main(argv: list[str]) -> int:
     run = Run(active, embedder, args.embedder, args.stores, sizes)
     out = args.out or (None if args.quick else RESULTS)
     kept = kept_sections(out, skip) if args.keep and out is not None else {}
+    # once, before the report is first written: it is a tracked file, so a later look would
+    # find the tree changed by the report itself
+    facts = provenance(["bench/peers.py", *argv[1:]])
     measured: dict[str, str] = {}
     parts = itertools.chain(measure(run, args, data, convs, sizes, skip), [None])
     for part in parts:  # lazily: the report is rewritten after every part, so a crash keeps them
@@ -707,7 +710,7 @@ def main(argv: list[str]) -> int:
             measured[protocol] = "\n\n".join(part)
         # in the protocols' order; a skipped one from the run that measured it (--keep)
         sections = [measured.get(p) or kept[p] for p in PROTOCOLS if p in measured or p in kept]
-        text = report(all_systems, embedder.model_id, sections, ["bench/peers.py", *argv[1:]],
+        text = report(all_systems, embedder.model_id, sections, facts,
                       time.perf_counter() - started, done=part is None,
                       kept=[p for p in PROTOCOLS if p in kept])  # fmt: skip
         if out is not None:
@@ -743,7 +746,7 @@ def kept_sections(path: Path, skip: set[str]) -> dict[str, str]:
             if protocol in skip and title.startswith(prefix):
                 marked = rest.lstrip().startswith("*From ")  # kept by an earlier --keep
                 kept[protocol] = (
-                    body if marked else f"{title}\n\n*From {origin}, not this run.*{rest}"
+                    body if marked else f"{title}\n\n*From {origin}, not this run.*\n{rest}"
                 )
     return kept
 
