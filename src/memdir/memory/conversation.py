@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import builtins
-from dataclasses import replace
 from collections.abc import Mapping
+from dataclasses import replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
