@@ -172,6 +172,7 @@ class Driver:
             stderr=self._log, text=True, encoding="utf-8", env=env, cwd=script.parent,
         )  # fmt: skip
         self.embed = embed
+        self.shared: SharedVectors | None = None  # answers embed calls marked shared
 
     def request(self, op: str, **args: Any) -> Any:
         stdin, stdout = self._pipes()
@@ -182,9 +183,17 @@ class Driver:
             if not line:
                 raise ProtocolError(f"the driver exited during {op!r}: see {self._log.name}")
             message = json.loads(line)
-            if "embed" in message:
+            if "embed" in message and message.get("shared") and self.shared is not None:
+                started = time.process_time()
+                answer = self.shared.answer(message["embed"], bool(message.get("pooled")))
+                answer["cpu"] = time.process_time() - started
+                stdin.write(json.dumps(answer) + "\n")
+                stdin.flush()
+            elif "embed" in message:
                 if self.embed is None:
                     raise ProtocolError("the driver asked for embeddings; none were offered")
+                if message.get("pooled"):
+                    raise ProtocolError("pool rows are served only from shared vectors")
                 started = time.process_time()
                 vectors = self.embed(message["embed"], message.get("kind", "passage"))
                 spent = time.process_time() - started
@@ -209,11 +218,92 @@ class Driver:
         self._log.close()
 
 
+class SharedVectors:
+    """Passage vectors (and pool rows, for an embedder that pools) computed once per text by
+    the bench and handed to every system's bulk load, so a corpus is embedded once per run —
+    and once per machine: they are kept under ``folder`` by model and reloaded."""
+
+    def __init__(self, embedder: Any, folder: Path) -> None:
+        import numpy as np
+
+        self.np = np
+        self.embedder = embedder
+        self.pooled = bool(getattr(embedder, "pool_id", None))
+        slug = "".join(c if c.isalnum() else "-" for c in embedder.model_id)
+        self.base = folder / slug
+        self.row: dict[str, int] = {}
+        self.vectors = np.zeros((0, embedder.dim), dtype=np.float32)
+        self.pools = np.zeros((0, getattr(embedder, "pool_size", 0)), dtype=np.float32)
+        self.computed = 0  # texts embedded by this process (the rest came from disk)
+        self.seconds = 0.0  # wall time spent embedding them
+        self.misses = 0  # texts a driver asked for that ``fill`` had not seen
+        index = self.base.with_suffix(".json")
+        if index.is_file():
+            texts = json.loads(index.read_text(encoding="utf-8"))
+            self.vectors = np.load(self.base.with_suffix(".vec.npy"))
+            if self.pooled:
+                self.pools = np.load(self.base.with_suffix(".pool.npy"))
+            self.row = {t: i for i, t in enumerate(texts)}
+
+    def fill(self, texts: Sequence[str]) -> int:
+        """Embed the texts not held yet, in the embedder's batches; how many were new."""
+        new = [t for t in dict.fromkeys(texts) if t not in self.row]
+        if not new:
+            return 0
+        started = time.perf_counter()
+        step = max(1, int(getattr(self.embedder, "batch_size", 32)))
+        vecs, pools = [], []
+        for i in range(0, len(new), step):
+            batch = new[i : i + step]
+            if self.pooled:
+                v, p = self.embedder.encode_pooled(batch)
+                pools.append(self.np.asarray(p, dtype=self.np.float32))
+            else:
+                v = self.embedder.encode(batch, "passage")
+            vecs.append(self.np.asarray(v, dtype=self.np.float32))
+        self.seconds += time.perf_counter() - started
+        self.computed += len(new)
+        base = len(self.row)
+        self.row.update((t, base + j) for j, t in enumerate(new))
+        self.vectors = self.np.concatenate([self.vectors, *vecs])
+        if self.pooled:
+            self.pools = self.np.concatenate([self.pools, *pools])
+        return len(new)
+
+    def save(self) -> None:
+        self.base.parent.mkdir(parents=True, exist_ok=True)
+        texts = sorted(self.row, key=self.row.__getitem__)
+        self.np.save(self.base.with_suffix(".vec.npy"), self.vectors)
+        if self.pooled:
+            self.np.save(self.base.with_suffix(".pool.npy"), self.pools)
+        self.base.with_suffix(".json").write_text(json.dumps(texts, ensure_ascii=False))
+
+    def answer(self, texts: list[str], pooled: bool) -> dict[str, Any]:
+        """The protocol's answer to a shared embed call (base64 float32 matrices)."""
+        import base64
+
+        if pooled and not self.pooled:
+            raise ProtocolError(f"{self.embedder.model_id} does not pool")
+        self.misses += self.fill(texts)
+        rows = [self.row[t] for t in texts]
+        vecs = self.vectors[rows]
+        out: dict[str, Any] = {"b64": base64.b64encode(vecs.tobytes()).decode(),
+                               "shape": list(vecs.shape)}  # fmt: skip
+        if pooled:
+            pools = self.pools[rows]
+            out |= {"pools_b64": base64.b64encode(pools.tobytes()).decode(),
+                    "pools_shape": list(pools.shape)}  # fmt: skip
+        return out
+
+
 @contextmanager
-def driver(system: System, embed: Embed | None) -> Iterator[Driver]:
+def driver(
+    system: System, embed: Embed | None, shared: SharedVectors | None = None
+) -> Iterator[Driver]:
     if system.python is None or system.driver is None:
         raise ProtocolError(f"{system.name} is not installed")
     d = Driver(system.python, DRIVERS / system.driver, embed, CACHE / "logs" / f"{system.name}.log")
+    d.shared = shared
     try:
         yield d
     finally:
@@ -279,16 +369,17 @@ class Run:
     embedder: Any
     embedder_name: str | None
     stores: Path = CACHE / "stores"
+    sizes: list[int] = field(default_factory=list)  # the latency sizes of this run
 
     def open(self, d: Driver, system: System, name: str, *, keep: bool = False) -> None:
         path = self.stores / system.name / name
         where = str(path) if keep else fresh(path)
         d.request("open", path=where, dim=self.embedder.dim, embedder=self.embedder_name)
 
-    def each(self) -> Iterator[tuple[System, Driver]]:
+    def each(self, shared: SharedVectors | None = None) -> Iterator[tuple[System, Driver]]:
         embed = bridge(self.embedder)
         for system in self.systems:
-            with driver(system, embed) as d:
+            with driver(system, embed, shared) as d:
                 yield system, d
 
 
@@ -416,12 +507,14 @@ def run_latency(run: Run, sizes: Sequence[int]) -> list[dict[str, Any]]:
     singles = [{"id": f"w{i}", "type": "project",
                 "text": f"{corpus.english(random.Random(1000 + i), 14)} (written {i})"}
                for i in range(WRITES)]  # fmt: skip
-    out = []
-    for size in sizes:
-        items = [{"id": it["name"], **it} for it in corpus.memories(size)]
-        for system, d in run.each():
+    shared = SharedVectors(run.embedder, CACHE / "vectors")
+    corpora = {size: [{"id": it["name"], **it} for it in corpus.memories(size)] for size in sizes}
+    embedded = embed_corpora(run, shared, corpora)
+    out: list[dict[str, Any]] = []
+    for size, items in corpora.items():
+        for system, d in run.each(shared):
             run.open(d, system, f"speed-{size}")
-            bulk = d.request("add", items=items)
+            bulk = d.request("add", items=items, shared=True)
             single = d.request("add", items=singles, each=True)
             for mode, label in zip(system.modes, rows_of(system), strict=True):
                 d.request("search", query=queries[0], k=10, mode=mode)
@@ -430,7 +523,7 @@ def run_latency(run: Run, sizes: Sequence[int]) -> list[dict[str, Any]]:
                 embeds = [g["embed_seconds"] for g in got]
                 out.append({
                     "size": size, "label": label, "system": system.name,
-                    "bulk_per_s": size / bulk["seconds"][0],
+                    "bulk_per_s": size / (bulk["seconds"][0] + (bulk.get("index_seconds") or 0)),
                     "index_s": bulk.get("index_seconds"),
                     "write_p50": percentile_ms(single["seconds"], 0.5),
                     "write_p95": percentile_ms(single["seconds"], 0.95),
@@ -441,7 +534,43 @@ def run_latency(run: Run, sizes: Sequence[int]) -> list[dict[str, Any]]:
                     "search_cpu_p50": percentile_ms([g["cpu_seconds"] for g in got], 0.5),
                 })  # fmt: skip
             print(f"  latency {system.name} N={size}: {out[-1]}", file=sys.stderr)
-    return out
+    embedded["misses"] = shared.misses  # asked for during a bulk load yet not embedded before
+    return {"rows": out, "embedded": embedded}
+
+
+def embed_corpora(
+    run: Run, shared: SharedVectors, corpora: dict[int, list[dict[str, Any]]]
+) -> dict[str, Any]:
+    """Every text any system will embed in its bulk loads (each driver says which:
+    ``passages``), embedded once here before any timing, and kept for the next run."""
+    texts: list[str] = []
+    memory_fs = Path("/dev/shm")  # the scratch stores' fsyncs cost nothing there
+    where = memory_fs / f"memdir-peers-{os.getpid()}" if memory_fs.is_dir() else run.stores
+    for system, d in run.each():
+        for size, items in corpora.items():
+            scratch = str(where / system.name / f"passages-{size}")
+            texts += d.request("passages", path=scratch, items=items)["texts"]
+    new = shared.fill(texts)
+    if new:
+        shared.save()
+    return {"texts": len(set(texts)), "computed": new, "seconds": shared.seconds}
+
+
+def latency_note(embedded: dict[str, Any]) -> str:
+    if embedded["computed"]:
+        done = (f"{embedded['computed']:,} of them embedded in this run, "
+                f"{embedded['computed'] / max(embedded['seconds'], 1e-9):.0f}/s")  # fmt: skip
+    else:
+        done = "all of them embedded by an earlier run on this machine (bench/.cache/peers/vectors)"
+    misses = embedded.get("misses", 0)
+    return (
+        f"*Shared vectors*: the bulk corpora were embedded once, before any timing — "
+        f"{embedded['texts']:,} distinct passages (every text any system embeds for them, each "
+        f"driver saying which), {done} — and each system's bulk load got those vectors from the "
+        "bench (memdir its pool rows too) instead of running the model: *bulk load /s* is the "
+        "store's own speed. Single writes and queries embed as they always do. Passages asked "
+        f"for during a bulk load that had not been embedded before: {misses}."
+    )
 
 
 def latency_table(rows: list[dict[str, Any]]) -> str:
@@ -479,8 +608,8 @@ def run_cold(run: Run, size: int, query: str) -> list[dict[str, Any]]:
     env = cli.environment(store / "home", CACHE / "cli-cache")
     if run.embedder_name:
         env["MEMDIR_EMBEDDER"] = run.embedder_name
-    for label, args in (("memdir --version", ["--version"]),
-                        (f"memdir recall ({size:,} store)", ["recall", query])):  # fmt: skip
+    version = [("memdir --version", ["--version"])] if size == min(run.sizes or [size]) else []
+    for label, args in (*version, (f"memdir recall ({size:,} store)", ["recall", query])):
         got = cli.measure([*cli.memdir_command(), *args], env, store / "project", RUNS)
         out.append({"what": f"CLI: {label}", "median": got["wall"], "min": got["min"]})
     return out
@@ -504,11 +633,15 @@ def systems_table(all_systems: list[System], embedder_id: str) -> str:
 
 
 def report(all_systems: list[System], embedder_id: str, sections: list[str],
-           argv: list[str], seconds: float, *, done: bool = True) -> str:  # fmt: skip
+           facts: list[str], seconds: float, *, done: bool = True,
+           kept: Sequence[str] = ()) -> str:  # fmt: skip
     partial = [] if done else ["- **partial**: the run had not finished these sections"]
+    if kept:
+        partial.append(f"- this run skipped {', '.join(kept)}: those sections are kept from "
+                       "the run that measured them, which each one names (`--keep`)")  # fmt: skip
     return "\n\n".join([
         "# memdir beside its peers",
-        "\n".join([*provenance(argv), *partial, f"- run time {seconds / 60:.1f} min; load "
+        "\n".join([*facts, *partial, f"- run time {seconds / 60:.1f} min; load "
                    f"average {', '.join(f'{x:.2f}' for x in os.getloadavg())} (a shared "
                    "machine: tails are noisy)"]),
         "One run, the same data and the same embedder for every system (a peer gets memdir's "
@@ -528,6 +661,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--sizes", default=None, help="latency sizes (default 1000,10000)")
     parser.add_argument("--convs", default=None, help="LoCoMo conversations, e.g. 0,1")
     parser.add_argument("--skip", default="", help="any of locomo,everyday,latency,cold")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the sections of the skipped protocols from the existing "
+                        "--out file, each marked with the run it came from")  # fmt: skip
     parser.add_argument("--python312", action="append", default=[],
                         help="a Python ≥ 3.12 for basic-memory")  # fmt: skip
     parser.add_argument("--stores", type=Path, default=CACHE / "stores",
@@ -559,21 +695,60 @@ def main(argv: list[str]) -> int:
     for s in active:
         with driver(s, bridge(embedder)) as d:
             s.hello = d.request("hello")
-    run = Run(active, embedder, args.embedder, args.stores)
+    run = Run(active, embedder, args.embedder, args.stores, sizes)
     out = args.out or (None if args.quick else RESULTS)
-    sections: list[str] = []
+    kept = kept_sections(out, skip) if args.keep and out is not None else {}
+    # once, before the report is first written: it is a tracked file, so a later look would
+    # find the tree changed by the report itself
+    facts = provenance(["bench/peers.py", *argv[1:]])
+    measured: dict[str, str] = {}
     parts = itertools.chain(measure(run, args, data, convs, sizes, skip), [None])
     for part in parts:  # lazily: the report is rewritten after every part, so a crash keeps them
-        sections += part or []
         if part:
             print("\n\n".join(part), file=sys.stderr)
-        text = report(all_systems, embedder.model_id, sections, ["bench/peers.py", *argv[1:]],
-                      time.perf_counter() - started, done=part is None)  # fmt: skip
+            protocol = next(p for p, head in PROTOCOLS.items() if part[0].startswith(head))
+            measured[protocol] = "\n\n".join(part)
+        # in the protocols' order; a skipped one from the run that measured it (--keep)
+        sections = [measured.get(p) or kept[p] for p in PROTOCOLS if p in measured or p in kept]
+        text = report(all_systems, embedder.model_id, sections, facts,
+                      time.perf_counter() - started, done=part is None,
+                      kept=[p for p in PROTOCOLS if p in kept])  # fmt: skip
         if out is not None:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_text(text, encoding="utf-8")
     print(f"wrote {out}" if out else text, file=sys.stderr if out else sys.stdout)
     return 0
+
+
+PROTOCOLS = {"locomo": "## LoCoMo", "everyday": "## Everyday", "latency": "## Latency",
+             "cold": "## Cold"}  # fmt: skip
+
+
+def kept_sections(path: Path, skip: set[str]) -> dict[str, str]:
+    """The sections of the skipped protocols in the report at ``path``, each headed by a line
+    naming the run that measured it (its date, commit and command, from the report's top)."""
+    if not path.is_file():
+        return {}
+    text = path.read_text(encoding="utf-8")
+    head, _, _ = text.partition("\n## ")
+    facts = {}
+    for line in head.splitlines():
+        key, sep, value = line.removeprefix("- ").partition(": ")
+        if line.startswith("- ") and sep and key in ("date", "commit", "command"):
+            facts[key] = value
+    origin = (f"the run of {facts.get('date', '?')} at commit {facts.get('commit', '?')}, "
+              f"{facts.get('command', '?')}")  # fmt: skip
+    kept = {}
+    for chunk in ("\n" + text).split("\n## ")[1:]:
+        body = "## " + chunk.strip()
+        title, _, rest = body.partition("\n")
+        for protocol, prefix in PROTOCOLS.items():
+            if protocol in skip and title.startswith(prefix):
+                marked = rest.lstrip().startswith("*From ")  # kept by an earlier --keep
+                kept[protocol] = (
+                    body if marked else f"{title}\n\n*From {origin}, not this run.*\n{rest}"
+                )
+    return kept
 
 
 def measure(run: Run, args: argparse.Namespace, data: Path, convs: list[int] | None,
@@ -591,11 +766,13 @@ def measure(run: Run, args: argparse.Namespace, data: Path, convs: list[int] | N
                "*unanswerable empty* is memdir's floor (`recall.MIN_SCORE`) at work; the "
                "peers have no calibrated floor, so it is not given for them."]  # fmt: skip
     if "latency" not in skip:
-        rows = run_latency(run, sizes)
+        got = run_latency(run, sizes)
         yield [f"## Latency ({WRITES} single writes after the bulk load; {QUERIES} searches, "
-               "k = 10, after one warm-up)", latency_table(rows), LATENCY_NOTE]  # fmt: skip
+               "k = 10, after one warm-up)", latency_table(got["rows"]), LATENCY_NOTE,
+               latency_note(got["embedded"])]  # fmt: skip
     if "cold" not in skip:  # on the stores the latency protocol built (in this run or before)
-        yield ["## Cold process", cold_table(run_cold(run, sizes[0], QUERY)), COLD_NOTE]
+        rows = [row for size in sizes for row in run_cold(run, size, QUERY)]
+        yield ["## Cold process", cold_table(rows), COLD_NOTE]
 
 
 LOCOMO_NOTE = (
@@ -609,16 +786,16 @@ LOCOMO_NOTE = (
 )
 QUERY = "which package manager do we use in JS projects?"
 LATENCY_NOTE = (
-    "*bulk load*: the system's fastest way in (memdir `remember_many`, mem0 one `add` per "
-    "memory: its metadata is per call). *write*: one call per memory — memdir's `remember` "
-    "writes the file and defers the embedding to the next index catch-up (the driver runs "
-    "`reindex` after the batch, outside the timings); mem0's `add(infer=False)` embeds "
-    "(a round trip to the bench), BM25-encodes and inserts. *search*: the call's wall time "
-    "inside the driver; for mem0 it includes the query embedding's round trip over the pipes, "
-    "given in the last column (memdir embeds in process, inside *search*; its writes are "
-    "atomic and fsynced). *CPU*: the "
-    "CPU time of the same call — the driver's, plus the bench's for a peer's embeddings — "
-    "which a loaded machine moves far less than the wall time."
+    "*bulk load*: the system's fastest way in (memdir `remember_many` and the index catch-up "
+    "after it, mem0 one `add` per memory: its metadata is per call). *write*: one call per "
+    "memory — memdir's `remember` writes the file and defers the embedding to the next index "
+    "catch-up (the driver runs `reindex` after the batch, outside the timings); mem0's "
+    "`add(infer=False)` embeds (a round trip to the bench), BM25-encodes and inserts. "
+    "*search*: the call's wall time inside the driver; for mem0 it includes the query "
+    "embedding's round trip over the pipes, given in the last column (memdir embeds in "
+    "process, inside *search*; its writes are atomic and fsynced). *CPU*: the CPU time of the "
+    "same call — the driver's, plus the bench's for a peer's embeddings — which a loaded "
+    "machine moves far less than the wall time."
 )
 COLD_NOTE = (
     "A new driver process each run (one warm-up first): interpreter start, imports, opening "

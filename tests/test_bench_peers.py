@@ -151,3 +151,54 @@ def test_rows_are_one_per_search_mode() -> None:
     memdir, mem0, _ = peers.systems()
     assert peers.rows_of(memdir) == ["memdir"]
     assert peers.rows_of(mem0) == ["mem0 (semantic)", "mem0 (hybrid)"]
+
+
+def test_a_bulk_load_gets_the_corpus_vectors_embedded_once_by_the_bench(
+    tmp_path: Path, memdir_system: object
+) -> None:
+    """Shared vectors: the driver names the texts it embeds, the bench embeds them once (and
+    keeps them on disk), and the bulk load takes them from the bench instead of the model."""
+    from memdir.providers.embeddings import get_embedder
+
+    embedder = get_embedder("hashing")
+    items = [
+        {"id": "pnpm", "text": "Use pnpm, not npm, in JS projects", "type": "project"},
+        {"id": "tz", "text": "Deploys run at 03:00 UTC", "why": "quiet hours", "type": "project"},
+    ]
+    shared = peers.SharedVectors(embedder, tmp_path / "vectors")
+    with peers.driver(memdir_system, None, shared) as d:
+        texts = d.request("passages", path=str(tmp_path / "scratch"), items=items)["texts"]
+        assert texts[0] == items[0]["text"] and "quiet hours" in texts[1]  # what memdir embeds
+        assert not (tmp_path / "scratch").exists()  # the scratch store is gone
+        assert shared.fill(texts) == 2
+        shared.save()
+        d.request("open", path=str(tmp_path / "store"), dim=embedder.dim, embedder="hashing")
+        bulk = d.request("add", items=items, shared=True)
+        single = d.request("add", items=[{"id": "tea", "text": "Lunch is on Thursdays"}])
+        found = d.request("search", query="which package manager, pnpm or npm?", k=3)
+    assert bulk["shared_passages"] == 2 and shared.misses == 0  # none embedded in the driver
+    assert single["shared_passages"] == 0  # outside a shared bulk load memdir embeds itself
+    assert found["hits"][0][0] == "pnpm"
+    again = peers.SharedVectors(embedder, tmp_path / "vectors")  # a later run: from disk
+    assert again.fill(texts) == 0 and again.computed == 0
+    assert again.answer(texts[:1], pooled=False)["shape"] == [1, embedder.dim]
+
+
+def test_keep_carries_a_skipped_protocols_section_marked_with_its_run(tmp_path: Path) -> None:
+    old = tmp_path / "peers.md"
+    old.write_text(
+        "# memdir beside its peers\n\n- date: 2026-12-02 06:54 UTC\n- commit: 5a2700b\n"
+        "- command: `python bench/peers.py --sizes 1000`\n\n## LoCoMo recall (all)\n\n| a |\n\n"
+        "## Latency (old)\n\n| b |\n",
+        encoding="utf-8",
+    )
+    kept = peers.kept_sections(old, {"locomo"})
+    assert set(kept) == {"locomo"}  # latency was measured again: not kept
+    assert kept["locomo"].startswith("## LoCoMo recall (all)\n\n*From the run of 2026-12-02 "
+                                      "06:54 UTC at commit 5a2700b, `python bench/peers.py "
+                                      "--sizes 1000`, not this run.*")  # fmt: skip
+    assert "not this run.*\n\n| a |" in kept["locomo"]
+    # kept again by a later run: its mark (the run that measured it) stays as it was
+    old.write_text("# x\n\n- date: later\n- commit: abc\n\n" + kept["locomo"] + "\n", "utf-8")
+    assert peers.kept_sections(old, {"locomo"}) == kept
+    assert peers.kept_sections(tmp_path / "none.md", {"locomo"}) == {}

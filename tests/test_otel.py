@@ -5,11 +5,13 @@ to a real loopback receiver from a separate ``memdir`` process."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import threading
 from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -118,6 +120,38 @@ def test_recall_writes_extraction_and_sleep_are_spans(mem: Memory, spans: Any) -
     assert counted["memdir.sleep"] == 1
 
 
+def test_the_background_extraction_pass_is_a_span(mem: Memory, spans: Any) -> None:
+    exporter, reader = spans
+    with mem.session() as s:
+        s.append({"role": "user", "content": "We use Kafka 3.7 for the order events."})
+        s.append({"role": "assistant", "content": "Noted."})
+    mem.after_turn(s)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
+    passes = [sp for sp in exporter.get_finished_spans() if sp.name == "memdir.extract.background"]
+    # the first turn of a process also queues the pass over sessions left pending, which may
+    # take this one first: the later pass then finds nothing left (turns 0)
+    mine = [dict(sp.attributes or {}) for sp in passes]
+    assert {a["memdir.session"] for a in mine} == {s.id}
+    assert sorted(a["memdir.extract.turns"] for a in mine)[-1:] == [1]
+    assert sum(a["memdir.extract.turns"] for a in mine) == 1
+    [got] = [a for a in mine if a["memdir.extract.turns"] == 1]
+    assert got["memdir.extract.kind"] == "background" and got["memdir.extract.turns"] == 1
+    assert str(got["memdir.extract.method"]).startswith(("rules:", "llm:"))
+    assert got["memdir.extract.failures"] == 0 and got["memdir.extract.queued"] >= 0
+    assert got["memdir.extract.written"] == len(mem.list())
+    assert not any("Kafka" in str(v) for v in got.values())  # no content
+    data = reader.get_metrics_data()
+    counted = {
+        (p.attributes or {}).get("memdir.operation")
+        for rm in data.resource_metrics
+        for sm in rm.scope_metrics
+        for m in sm.metrics
+        if m.name == "memdir.operations"
+        for p in m.data.data_points
+    }
+    assert "memdir.extract.background" in counted
+
+
 def test_a_failed_call_is_a_span_with_its_error(mem: Memory, spans: Any) -> None:
     exporter, _ = spans
     with pytest.raises(Exception, match="no memory"):
@@ -162,28 +196,85 @@ class _Receiver(BaseHTTPRequestHandler):
         pass
 
 
-def test_the_endpoint_variable_exports_over_otlp_http(mem: Memory) -> None:
-    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+@contextmanager
+def _receiver() -> Iterator[tuple[str, Any]]:
+    """A loopback OTLP/HTTP receiver: its base URL and its handler class (``bodies``, ``got``)."""
     handler = type("Receiver", (_Receiver,), {"bodies": [], "got": threading.Event()})
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     try:
-        mem.remember("The orders service runs on PostgreSQL 15", type="project")
-        endpoint = f"http://127.0.0.1:{httpd.server_address[1]}"
-        done = subprocess.run(
-            [sys.executable, "-m", "memdir.cli", "recall", "orders database"],
-            capture_output=True,
-            text=True,
-            timeout=HANG_GUARD_S,
-            env=_env(OTEL_EXPORTER_OTLP_ENDPOINT=endpoint),
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        assert handler.got.wait(HANG_GUARD_S)  # the spans are flushed when the process exits
+        yield f"http://127.0.0.1:{httpd.server_address[1]}", handler
     finally:
         httpd.shutdown()
         httpd.server_close()
-    traces = b"".join(body for path, body in handler.bodies if path == "/v1/traces")
+
+
+def _memdir(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "memdir.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=HANG_GUARD_S,
+        env=env,
+        check=False,
+    )
+
+
+def _traces(handler: Any) -> bytes:
+    return b"".join(body for path, body in handler.bodies if path == "/v1/traces")
+
+
+def test_the_endpoint_variable_exports_over_otlp_http(mem: Memory) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    mem.remember("The orders service runs on PostgreSQL 15", type="project")
+    with _receiver() as (endpoint, handler):
+        done = _memdir("recall", "orders database", env=_env(OTEL_EXPORTER_OTLP_ENDPOINT=endpoint))
+        assert done.returncode == 0, done.stderr
+        assert handler.got.wait(HANG_GUARD_S)  # the spans are flushed when the process exits
+    traces = _traces(handler)
     assert b"memdir.recall" in traces and b"memdir" in traces
     assert b"orders database" not in traces  # the query text never leaves
+
+
+def test_the_config_key_exports_and_the_variable_wins(mem: Memory) -> None:
+    pytest.importorskip("opentelemetry.exporter.otlp.proto.http")
+    mem.remember("The orders service runs on PostgreSQL 15", type="project")
+    with _receiver() as (from_file, filed), _receiver() as (from_env, envd):
+        done = _memdir("config", "set", "otel.endpoint", from_file, "otel.service_name",
+                       "memdir-test", env=_env())  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        listed = _memdir("config", "get", "otel.endpoint", "--json", env=_env())
+        assert json.loads(listed.stdout) == {"key": "otel.endpoint", "value": from_file,
+                                             "source": "file"}  # fmt: skip
+        done = _memdir("recall", "orders database", env=_env())
+        assert done.returncode == 0, done.stderr
+        assert filed.got.wait(HANG_GUARD_S)
+        assert b"memdir.recall" in _traces(filed) and b"memdir-test" in _traces(filed)
+        assert envd.bodies == []
+        # the standard variable beats the file; the process has exited when run returns, so
+        # whatever it sent has arrived: the file's receiver getting nothing more is final
+        before = len(filed.bodies)
+        done = _memdir("recall", "orders database", env=_env(OTEL_EXPORTER_OTLP_ENDPOINT=from_env))
+        assert done.returncode == 0, done.stderr
+        assert envd.got.wait(HANG_GUARD_S) and b"memdir.recall" in _traces(envd)
+        assert len(filed.bodies) == before
+
+
+def test_a_configured_endpoint_is_off_under_otel_sdk_disabled(mem: Memory) -> None:
+    done = _memdir("config", "set", "otel.endpoint", "http://127.0.0.1:9", env=_env())
+    assert done.returncode == 0, done.stderr
+    off = _python(RECALL_THEN_MODULES, _env(OTEL_SDK_DISABLED="true"))
+    assert off.returncode == 0, off.stderr
+    assert off.stdout.strip() == "[]"
+
+
+def test_a_bad_endpoint_value_is_refused_and_nothing_is_written(mem: Memory) -> None:
+    from memdir.settings import settings_file
+
+    before = settings_file().read_bytes() if settings_file().exists() else None
+    done = _memdir("config", "set", "otel.endpoint", "localhost:4318", env=_env())
+    assert done.returncode != 0
+    assert "otel.endpoint must be an http:// or https:// URL" in done.stderr
+    after = settings_file().read_bytes() if settings_file().exists() else None
+    assert after == before

@@ -295,3 +295,32 @@ def test_an_mcp_server_records_its_calls_for_trace(mem: Memory) -> None:
     assert opened == [(f"project/{fact.name}", True, True), ("project/nope", False, False)]
     assert turn.written == ["create project/reports-db (agent)"]
     assert turn.used_from_context == [f"project/{fact.name}"]  # the hit, repeated in the write
+
+
+def test_mcp_call_logs_expire_with_the_sessions_retention(mem: Memory) -> None:
+    """``<sessions>/mcp/`` falls under the sessions' retention: an idle log is archived (into
+    ``mcp/archive/``, nothing to distill) and still traced; one a server holds open stays."""
+    from datetime import UTC, datetime, timedelta
+
+    log = mem.tool_log()
+    log.record("recall", {"query": ASK}, True, "nothing found")
+    assert log.session is not None
+    path = log.session.path
+    later = datetime.now(UTC) + timedelta(days=45)  # past the default 30 days
+    plan = mem.prune_sessions(now=later, dry_run=True).plan
+    assert [(a.session.id, a.action, a.distill) for a in plan] == [(path.stem, "archive", False)]
+    assert plan[0].reason.startswith("MCP call log, idle 45 days")
+    held = mem.prune_sessions(now=later)  # the server still has it open: skipped, kept
+    assert held.done == [] and [a.session.id for a, _ in held.skipped] == [path.stem]
+    assert path.exists()
+    log.close()
+    before = path.read_bytes()
+    distilled: list[str] = []
+    report = mem.prune_sessions(now=later, distill=lambda s: distilled.append(s.id))
+    assert [a.session.id for a in report.done] == [path.stem] and distilled == []
+    archived = path.parent / "archive" / path.name
+    assert archived.read_bytes() == before and not path.exists()
+    assert mem.sessions() == [] and mem.sessions(archived=True) == []  # never among sessions
+    [turn] = mem.trace(path.stem).turns  # still readable from the archive
+    assert turn.person == f"recall: {ASK}"
+    assert mem.prune_sessions(now=later, dry_run=True).plan == []  # archived: done with it

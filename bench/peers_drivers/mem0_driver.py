@@ -112,7 +112,17 @@ class Mem0Driver:
         folder.mkdir(parents=True, exist_ok=True)
         return SparseTextEmbedding(model_name="Qdrant/bm25", specific_model_path=str(folder))
 
-    def add(self, items: list[dict[str, Any]], each: bool = False) -> dict[str, Any]:
+    def passages(self, path: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        """mem0 embeds the message's content as given: the item's text."""
+        return {"texts": [item["text"] for item in items]}
+
+    def add(
+        self, items: list[dict[str, Any]], each: bool = False, shared: bool = False
+    ) -> dict[str, Any]:
+        with protocol.sharing(shared):
+            return self._add(items, each)
+
+    def _add(self, items: list[dict[str, Any]], each: bool) -> dict[str, Any]:
         def message(item: dict[str, Any]) -> dict[str, Any]:
             return {"role": "user", "content": item["text"]}
 

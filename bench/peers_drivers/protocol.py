@@ -24,7 +24,17 @@ Operations every driver implements (``serve`` dispatches them to a handler objec
   "embed_seconds": E}`` — ``ID`` is the item's own id, ``S`` the wall time of the system's
   search call and ``E`` the part of it spent waiting for embeddings from the bench (and
   ``cpu_seconds``: the CPU time, the bench's embedding included — see ``cpu``);
+* ``passages {"path", "items"}`` → ``{"texts": [...]}`` — the text the system embeds for each
+  item (memdir: description, statement and why, as its index does; built in a scratch store
+  at ``path``), so the bench can embed a corpus once for every system;
 * ``close``.
+
+**Shared vectors.** The latency protocol's bulk load sends ``add`` with ``"shared": true``:
+while it runs, the driver's passage embeddings (memdir's too) go to the bench as embed calls
+with ``"shared": true`` (and ``"pooled": true`` for memdir's pool rows), answered from vectors
+the bench computed once for the whole corpus, as ``{"b64": BASE64, "shape": [N, DIM]}`` of
+float32 (``"pools_b64"``, ``"pools_shape"`` too when pooled) instead of JSON lists. So neither
+system pays the model inside its bulk timing, and every system gets the very same vectors.
 
 stdout carries the protocol only: a driver's ``print`` or a library's chatter on stdout would
 corrupt it, so ``serve`` moves ``sys.stdout`` to stderr before any handler runs. This file runs
@@ -33,16 +43,21 @@ in every peer's interpreter: standard library only, Python 3.9 or later.
 
 from __future__ import annotations
 
+import base64
 import json
 import sys
 import time
 import traceback
+from array import array
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import IO, Any
 
 _OUT: IO[str] = sys.stdout
 _IN: IO[str] = sys.stdin
 EMBED_SECONDS = [0.0]  # wall time spent in embed calls since the last reset
 EMBED_CPU = [0.0]  # CPU time the bench reported spending on those embed calls
+SHARED = [False]  # inside ``sharing()``: passage embeddings come from the bench's shared set
 
 
 def send(message: dict[str, Any]) -> None:
@@ -50,18 +65,46 @@ def send(message: dict[str, Any]) -> None:
     _OUT.flush()
 
 
-def embed(texts: list[str], kind: str = "passage") -> list[list[float]]:
-    """Vectors for ``texts`` from the bench's embedder (a round trip over the pipes)."""
+def ask(texts: list[str], kind: str = "passage", pooled: bool = False) -> dict[str, Any]:
+    """One embed call: the bench's answer as it came (see the module's docstring)."""
     started = time.perf_counter()
-    send({"embed": list(texts), "kind": kind})
+    shared = SHARED[0] and kind == "passage"
+    send({"embed": list(texts), "kind": kind, "shared": shared, "pooled": pooled})
     line = _IN.readline()
     if not line:
         raise SystemExit("the bench closed the pipe during an embed call")
-    answer = json.loads(line)
+    answer: dict[str, Any] = json.loads(line)
     EMBED_SECONDS[0] += time.perf_counter() - started
     EMBED_CPU[0] += answer.get("cpu", 0.0)
+    return answer
+
+
+def rows(b64: str, shape: list[int]) -> list[list[float]]:
+    """A base64 float32 matrix as lists of floats."""
+    flat = array("f")
+    flat.frombytes(base64.b64decode(b64))
+    width = shape[1]
+    return [flat[i * width : (i + 1) * width].tolist() for i in range(shape[0])]
+
+
+def embed(texts: list[str], kind: str = "passage") -> list[list[float]]:
+    """Vectors for ``texts`` from the bench's embedder (a round trip over the pipes)."""
+    answer = ask(texts, kind)
+    if "b64" in answer:
+        return rows(answer["b64"], answer["shape"])
     vectors: list[list[float]] = answer["vectors"]
     return vectors
+
+
+@contextmanager
+def sharing(on: bool) -> Iterator[None]:
+    """Within: passage embed calls ask for the bench's shared vectors (when ``on``)."""
+    before = SHARED[0]
+    SHARED[0] = on
+    try:
+        yield
+    finally:
+        SHARED[0] = before
 
 
 def cpu() -> float:

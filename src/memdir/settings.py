@@ -11,10 +11,14 @@ committed anywhere. Its shape::
       api_key: sk-...
       timeout: 60               # seconds to wait for an answer
       max_retries: 2            # extra attempts after a 429, a 5xx or a timeout
+    otel:                       # optional OpenTelemetry export (docs/observability.md)
+      endpoint: http://localhost:4318
+      service_name: memdir
 
 **Precedence.** An environment variable beats the file, the file beats the built-in default:
 ``MEMDIR_LLM_PROVIDER``, ``MEMDIR_LLM_BASE_URL``, ``MEMDIR_LLM_MODEL``, ``MEMDIR_LLM_API_KEY``,
-``MEMDIR_LLM_TIMEOUT``, ``MEMDIR_LLM_MAX_RETRIES``. Each value remembers where it came from
+``MEMDIR_LLM_TIMEOUT``, ``MEMDIR_LLM_MAX_RETRIES``; for ``otel.*`` the standard
+``OTEL_EXPORTER_OTLP_ENDPOINT`` and ``OTEL_SERVICE_NAME``. Each value remembers where it came from
 (``Setting.source``) so ``memdir config list`` can say why a value is what it is.
 
 **Strict.** As with ``memory-policy.yaml`` a key memdir does not know is an error (a typo would
@@ -141,12 +145,20 @@ KEYS: dict[str, Callable[[str, Any], Any]] = {
     "llm.api_key": _text,
     "llm.timeout": _seconds,
     "llm.max_retries": _retries,
+    "otel.endpoint": _url,
+    "otel.service_name": _text,
+}
+# the keys whose variable is a standard one rather than MEMDIR_<KEY>
+STANDARD_VARS = {
+    "otel.endpoint": "OTEL_EXPORTER_OTLP_ENDPOINT",
+    "otel.service_name": "OTEL_SERVICE_NAME",
 }
 
 
 def env_var(key: str) -> str:
-    """The environment variable that overrides ``key``: ``llm.base_url`` → MEMDIR_LLM_BASE_URL."""
-    return "MEMDIR_" + key.replace(".", "_").upper()
+    """The environment variable that overrides ``key``: ``llm.base_url`` → MEMDIR_LLM_BASE_URL
+    (``otel.endpoint`` → OTEL_EXPORTER_OTLP_ENDPOINT, the variable OpenTelemetry reads)."""
+    return STANDARD_VARS.get(key) or "MEMDIR_" + key.replace(".", "_").upper()
 
 
 def _known(key: str, where: str = "") -> str:
@@ -268,6 +280,8 @@ class LLMSettings:
     timeout: float
     max_retries: int
     sources: Mapping[str, Source]
+    otel_endpoint: str | None = None  # OTLP/HTTP base URL; None: telemetry off
+    otel_service_name: str = "memdir"
 
     @property
     def configured(self) -> bool:
@@ -288,9 +302,13 @@ class LLMSettings:
 
     def items(self) -> list[Setting]:
         """Every key with its effective value, in ``KEYS`` order."""
-        return [
-            Setting(key, getattr(self, key.split(".", 1)[1]), self.sources[key]) for key in KEYS
-        ]
+        return [Setting(key, getattr(self, _attribute(key)), self.sources[key]) for key in KEYS]
+
+
+def _attribute(key: str) -> str:
+    """``llm.model`` → ``model``, ``otel.endpoint`` → ``otel_endpoint``."""
+    section, name = key.split(".", 1)
+    return name if section == "llm" else f"{section}_{name}"
 
 
 def load_settings(
@@ -315,6 +333,8 @@ def load_settings(
         "llm.api_key": None,
         "llm.timeout": DEFAULT_TIMEOUT,
         "llm.max_retries": DEFAULT_MAX_RETRIES,
+        "otel.endpoint": None,
+        "otel.service_name": "memdir",
     }
     for key, default in defaults.items():
         if key not in values:
@@ -327,6 +347,8 @@ def load_settings(
         timeout=values["llm.timeout"],
         max_retries=values["llm.max_retries"],
         sources=sources,
+        otel_endpoint=values["otel.endpoint"],
+        otel_service_name=values["otel.service_name"],
     )
 
 

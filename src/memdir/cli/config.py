@@ -73,9 +73,10 @@ def config() -> None:
     $MEMDIR_HOME/config.yaml, mode 0600).
 
     Keys: llm.provider, llm.base_url, llm.model, llm.api_key, llm.timeout, llm.max_retries,
-    and backend (file, or a DSN such as postgresql://USER:PASSWORD@HOST/DB; its password is
-    never printed). MEMDIR_LLM_* and MEMDIR_BACKEND override the file. See docs/llm.md and
-    docs/postgres.md.
+    otel.endpoint, otel.service_name, and backend (file, or a DSN such as
+    postgresql://USER:PASSWORD@HOST/DB; its password is never printed). MEMDIR_LLM_*,
+    OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_SERVICE_NAME and MEMDIR_BACKEND override the file. See
+    docs/llm.md, docs/observability.md and docs/postgres.md.
     """
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..errors import ExtractionError, NotFoundError, ProviderError, RefusedError, ValidationError
+from ..observe.otel import background_result, record_span
 from ..records import default_scope, shorten, slugify
 from ..sessions import Session, find_session, list_sessions
 from . import revise, rules
@@ -353,8 +354,21 @@ class Extraction:
         # loaded embedder are the thread's own)
         if self._bg_writer is None:
             self._bg_writer = self._clone()
+        writer = self._bg_writer
+        worker = self._worker
+
+        def attributes() -> dict[str, str | int]:  # only asked for when telemetry is on
+            queued = worker.pending() - 1 if worker is not None else 0  # this job aside
+            return {"memdir.extract.kind": "background", "memdir.session": session_id,
+                    "memdir.extract.queued": max(0, queued)}  # fmt: skip
+
         try:
-            self.run_session(session_id, writer=self._bg_writer)
+            record_span(
+                "memdir.extract.background",
+                attributes,
+                lambda: self.run_session(session_id, writer=writer),
+                background_result,
+            )
         except NotFoundError:
             return  # the session was pruned before its turn came: nothing left to read
 

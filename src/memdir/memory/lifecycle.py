@@ -157,7 +157,10 @@ class Memory(ConversationMemory):
                 f"session {a.session.id}: {a.reason} — would be distilled, then {a.action}d"
                 for a in pruned.plan
             ]
-        notes = [f"session {a.session.id}: distilled, then {a.action}d" for a in pruned.done]
+        notes = [
+            f"session {a.session.id}: {'distilled, then ' if a.distill else ''}{a.action}d"
+            for a in pruned.done
+        ]
         notes += [f"session {a.session.id}: kept ({why})" for a, why in pruned.skipped]
         return notes
 
@@ -459,7 +462,8 @@ class Memory(ConversationMemory):
         except NotFoundError as missing:  # an MCP server's log of calls (observe.toollog)?
             folder = self.sessions_dir() / "mcp"
             try:
-                session = Session.open(find_session(folder, session_id), write=False)
+                found = find_session(folder, session_id, archived=True)
+                session = Session.open(found, write=False)
             except NotFoundError:
                 raise missing from None
         return self._trace_of(session.id, session.records, self._extracted())

@@ -214,16 +214,23 @@ class ConversationMemory(MemoryBase):
     ) -> PruneReport:
         """Expire sessions idle longer than ``older_than`` (default: the policy's
         ``sessions.retention_days``): each goes to ``distill`` first, then to the archive — or
-        is deleted, only when the policy says so. ``dry_run`` returns the plan untouched."""
+        is deleted, only when the policy says so. ``dry_run`` returns the plan untouched.
+        An MCP server's call logs (``<sessions>/mcp/``, ``observe.toollog``) expire by the
+        same rule, into ``mcp/archive/``, with nothing to distill: they hold no conversation."""
         policy = self.policy().sessions
         folder = self.sessions_dir()
-        plan = plan_prune(
-            list_sessions(folder),
-            list_sessions(folder, archived=True),
-            policy=policy,
-            older_than=older_than,
-            now=now,
-        )
+        plan = []
+        for where, distills in ((folder, True), (folder / "mcp", False)):
+            for action in plan_prune(
+                list_sessions(where),
+                list_sessions(where, archived=True),
+                policy=policy,
+                older_than=older_than,
+                now=now,
+            ):
+                if not distills:
+                    action = replace(action, distill=False, reason=f"MCP call log, {action.reason}")
+                plan.append(action)
         if dry_run:
             return PruneReport(plan, dry_run=True)
         return apply_prune(plan, distill=distill)

@@ -5,12 +5,16 @@ telemetry is off the wrapper costs one check of a module flag per call and ``ope
 never imported (``tests/test_otel.py`` checks ``sys.modules`` after a recall; bench/otel.py
 measures the cost). It turns on in one of two ways:
 
-* ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (the standard variable; ``OTEL_SDK_DISABLED=true``
-  wins) and ``opentelemetry-sdk`` with ``opentelemetry-exporter-otlp-proto-http`` is
-  installed: memdir makes its own tracer and meter providers (service name ``memdir``, or
-  ``OTEL_SERVICE_NAME``) exporting OTLP over HTTP — the exporter reads the standard
-  ``OTEL_EXPORTER_OTLP_*`` variables itself — and leaves the application's global providers
-  alone. Set but not installed: one warning on stderr saying what to install, then off.
+* ``OTEL_EXPORTER_OTLP_ENDPOINT`` is set (the standard variable), or else ``otel.endpoint``
+  in ``config.yaml`` (``memdir config set otel.endpoint http://localhost:4318``), and
+  ``opentelemetry-sdk`` with ``opentelemetry-exporter-otlp-proto-http`` is installed
+  (``OTEL_SDK_DISABLED=true`` wins over both): memdir makes its own tracer and meter providers
+  (service name ``OTEL_SERVICE_NAME``, else ``otel.service_name``, else ``memdir``) exporting
+  OTLP over HTTP — from the variable the exporter reads the standard ``OTEL_EXPORTER_OTLP_*``
+  variables itself; from the file it is given ``<endpoint>/v1/traces`` and ``/v1/metrics`` —
+  and leaves the application's global providers alone. Configured but not installed: one
+  warning on stderr saying what to install, then off. Reading the file costs one small read
+  on the first traced call; nothing of OpenTelemetry is imported unless an endpoint is set.
 * ``configure(tracer_provider=..., meter_provider=...)`` from an application that already has
   providers (or a test with the SDK's in-memory exporter).
 
@@ -33,6 +37,7 @@ from typing import Any, ParamSpec, TypeVar
 __all__ = [
     "ENDPOINT_VAR",
     "RequestSpans",
+    "background_result",
     "configure",
     "enabled",
     "extract_attributes",
@@ -72,9 +77,31 @@ _decided = False
 _telemetry: _Telemetry | None = None
 
 
-def _from_environment() -> _Telemetry | None:
+def _configured() -> tuple[str, str | None, str]:
+    """Where to export: (where it was set, the endpoint for the exporter or ``None`` to let it
+    read the variables itself, the service name); ``("", None, ...)`` when nowhere."""
     endpoint = os.environ.get(ENDPOINT_VAR, "").strip()
-    if not endpoint or os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+    service = os.environ.get("OTEL_SERVICE_NAME", "").strip()
+    if endpoint:
+        return ENDPOINT_VAR, None, service or "memdir"
+    from ..errors import ConfigError
+    from ..settings import read_file, settings_file
+
+    try:
+        values = read_file()
+    except ConfigError as exc:  # the file's own error: said once, telemetry stays off
+        print(f"memdir: telemetry off: {exc}", file=sys.stderr)
+        return "", None, "memdir"
+    endpoint = str(values.get("otel.endpoint") or "")
+    service = service or str(values.get("otel.service_name") or "memdir")
+    return (f"otel.endpoint in {settings_file()}" if endpoint else ""), endpoint or None, service
+
+
+def _from_environment() -> _Telemetry | None:
+    if os.environ.get("OTEL_SDK_DISABLED", "").strip().lower() == "true":
+        return None
+    where, endpoint, service = _configured()
+    if not where:
         return None
     try:
         from opentelemetry.exporter.otlp.proto.http.metric_exporter import OTLPMetricExporter
@@ -85,17 +112,24 @@ def _from_environment() -> _Telemetry | None:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import BatchSpanProcessor
     except ImportError as exc:
+        unset = (
+            "unset the variable" if where == ENDPOINT_VAR else "`memdir config unset otel.endpoint`"
+        )
         print(
-            f"memdir: {ENDPOINT_VAR} is set but OpenTelemetry is not installed ({exc.name}); "
+            f"memdir: {where} is set but OpenTelemetry is not installed ({exc.name}); "
             "install it with `pip install opentelemetry-sdk "
-            "opentelemetry-exporter-otlp-proto-http`, or unset the variable",
+            f"opentelemetry-exporter-otlp-proto-http`, or {unset}",
             file=sys.stderr,
         )
         return None
-    resource = Resource.create({"service.name": os.environ.get("OTEL_SERVICE_NAME", "memdir")})
+    resource = Resource.create({"service.name": service})
     tracer_provider = TracerProvider(resource=resource)
-    tracer_provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter()))
-    reader = PeriodicExportingMetricReader(OTLPMetricExporter())
+    spans = OTLPSpanExporter(endpoint=f"{endpoint}/v1/traces") if endpoint else OTLPSpanExporter()
+    tracer_provider.add_span_processor(BatchSpanProcessor(spans))
+    metrics = (
+        OTLPMetricExporter(endpoint=f"{endpoint}/v1/metrics") if endpoint else OTLPMetricExporter()
+    )
+    reader = PeriodicExportingMetricReader(metrics)
     meter_provider = MeterProvider(resource=resource, metric_readers=[reader])
     return _Telemetry(tracer_provider, meter_provider)
 
@@ -173,13 +207,23 @@ def traced(
     return wrap
 
 
-def record_span(name: str, attributes: Attributes, fn: Callable[[], R]) -> R:
-    """``fn()`` inside a span ``name`` when telemetry is on (for code that is not a method)."""
+def record_span(
+    name: str,
+    attributes: Attributes | Callable[[], Attributes],
+    fn: Callable[[], R],
+    result: Callable[[R], Attributes] | None = None,
+) -> R:
+    """``fn()`` inside a span ``name`` when telemetry is on (for code that is not a method).
+    ``attributes`` may be a function, called only when the span is made; ``result(value)``
+    adds attributes from what ``fn`` returned."""
     telemetry = _telemetry if _decided else _current()
     if telemetry is None:
         return fn()
-    with _span(telemetry, name, attributes):
-        return fn()
+    with _span(telemetry, name, attributes() if callable(attributes) else attributes) as span:
+        value = fn()
+        for key, item in (result(value) if result is not None else {}).items():
+            span.set_attribute(key, item)
+        return value
 
 
 class RequestSpans:
@@ -240,6 +284,19 @@ def extract_attributes(kind: str) -> Callable[..., Attributes]:
         return {"memdir.extract.kind": kind, "memdir.offline": bool(kwargs.get("offline"))}
 
     return describe
+
+
+def background_result(report: Any) -> Attributes:
+    """What one background extraction pass did (``extract.runner.SessionReport``)."""
+    outcomes = list(getattr(report, "outcomes", []) or [])
+    written = sum(1 for o in outcomes if o.status in ("stored", "updated", "forgotten"))
+    return {
+        "memdir.extract.method": str(getattr(report, "method", "")),
+        "memdir.extract.turns": int(getattr(report, "turns", 0)),
+        "memdir.extract.written": written,
+        "memdir.extract.refused": sum(1 for o in outcomes if o.status == "refused"),
+        "memdir.extract.failures": len(getattr(report, "failures", []) or []),
+    }
 
 
 def sleep_attributes(memory: Any, *args: Any, **kwargs: Any) -> Attributes:

@@ -11,7 +11,10 @@ are the turn's; *used* is the overlap with the arguments of the calls that follo
 The file is made on the first call, and only where the sessions folder's parent already exists
 (``.agent/`` in a project, the memdir home outside one): a server that only reads a project
 with no ``.agent/`` leaves nothing behind (issue 18). These files sit beside the sessions, not
-among them: ``memdir sessions list`` and retention do not touch them.
+among them: ``memdir sessions list`` does not show them. Retention does apply to them, by the
+sessions' own rule (``sessions.retention_days``, ``on_expiry``, ``delete_archived_after_days``):
+``memdir sessions prune`` and the sleep pass archive an idle log into ``mcp/archive/`` (or
+delete it), with nothing to distill, and ``memdir trace`` still reads an archived one.
 """
 
 from __future__ import annotations
