@@ -174,6 +174,10 @@ ALLOWED["pg"] = {
 ALLOWED["backends"] |= {"pg"}
 ALLOWED["cli"] |= {"backends", "pg"}  # `memdir db` migrates the database backend's schema
 ALLOWED["portable"] |= {"ports"}  # a scope as an archive's tree, whatever backend keeps it
+# the REST server's keys live in the database on PostgreSQL (pg/keys.py, the same KeyInfo and
+# hashes as keys.json); keys.open_keys picks the store from the configured backend
+ALLOWED["pg"] |= {"keys"}
+ALLOWED["keys"] |= {"pg", "settings"}
 
 # Issue 25: observability — traces and stats computed from what the facade reads (below it, like
 # lifecycle), and the optional OpenTelemetry wrappers the facade, REST and the page put on.

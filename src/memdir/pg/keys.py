@@ -38,7 +38,7 @@ import secrets
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from ..errors import NotFoundError
+from ..errors import ConfigError, NotFoundError
 from ..keys import PREFIX, TOKEN, USER, KeyInfo, check_user, digest
 from . import schema
 from .backend import check_role
@@ -67,7 +67,7 @@ class PgKeyRing:
         conn = self.db.connection()
         try:
             check_role(conn, self.db.where)
-        except Exception:
+        except ConfigError:
             self.db.close()
             raise
         schema.check(conn)
