@@ -21,7 +21,7 @@ from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 from tests.waiting import alive, wait_until
 
 from memdir.cli import main
-from memdir.errors import NotFoundError, ValidationError
+from memdir.errors import NotFoundError, StorageUnavailableError, ValidationError
 from memdir.keys import KeyRing, open_keys
 from memdir.pg.keys import PgKeyRing
 
@@ -126,6 +126,24 @@ def test_row_level_security_shows_keys_only_by_owner_or_by_one_looked_up_id(
                 "INSERT INTO api_keys (id, owner, salt, hash) VALUES ('00000000', 'eve', '', '')"
             )
     assert len(ring.list()) == 2  # nothing was added
+
+
+def test_a_database_that_cannot_be_reached_is_a_clear_error_without_the_password() -> None:
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(StorageUnavailableError) as caught:
+        PgKeyRing(f"postgresql://memdir:hunter2-pw@127.0.0.1:{port}/memdir")
+    message = str(caught.value)
+    assert f"127.0.0.1:{port}/memdir" in message and "hunter2-pw" not in message
+
+
+def test_created_and_revoked_are_utc_timestamps_as_in_keys_json(ring: PgKeyRing) -> None:
+    info, _ = ring.create("alice")
+    (revoked,) = ring.revoke(info.id)
+    for stamp in (info.created, revoked.revoked):
+        assert stamp is not None and len(stamp) == 20 and stamp.endswith("Z")
+    assert revoked.created == info.created
 
 
 def test_open_keys_picks_the_database_for_a_postgresql_backend(

@@ -35,7 +35,7 @@ from __future__ import annotations
 import builtins
 import hmac
 import secrets
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, NotFoundError
@@ -55,7 +55,7 @@ MIGRATION = schema.API_KEYS
 
 
 def _stamp(value: datetime | None) -> str | None:
-    return None if value is None else value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 class PgKeyRing:
