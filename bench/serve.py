@@ -227,6 +227,7 @@ class Run:
     clients: list[Client]
     problems: list[str]
     load: float  # the machine's 1-minute load average when the run ended
+    connections: str = ""  # PostgreSQL: the most connections to the run's database seen, of max
 
     @property
     def errors(self) -> list[str]:
@@ -317,6 +318,34 @@ class Postgres:
         )
 
 
+class Connections:
+    """Samples how many connections the run's database has (``pg_stat_activity``) while the
+    clients run, on a thread of its own: the peak, beside the server's ``max_connections``."""
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        self._conn = psycopg.connect(dsn, autocommit=True)
+        row = self._conn.execute("SHOW max_connections").fetchone()
+        self.limit = int(row[0]) if row else 0
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        while not self._stop.wait(0.2):
+            row = self._conn.execute(query).fetchone()
+            self.peak = max(self.peak, int(row[0]) if row else 0)
+
+    def stop(self) -> str:
+        self._stop.set()
+        self._thread.join()
+        self._conn.close()
+        return f"{self.peak} of {self.limit}"
+
+
 @contextmanager
 def _backend(options: list[str], pg: Postgres) -> Iterator[tuple[list[str], str | None]]:
     """``options`` with ``--backend postgresql`` made a fresh database's DSN, and the backend
@@ -344,6 +373,8 @@ def measure(label: str, given: list[str], args: argparse.Namespace, pg: Postgres
         env["MEMDIR_HOME"] = str(Path(tmp) / "home")
         log = (Path(tmp) / "server.log").open("wb")
         server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        sampler = Connections(keys_backend) if keys_backend else None
+        connections = ""
         try:
             _wait_for(port, server, 120)
             processes = (
@@ -373,14 +404,19 @@ def measure(label: str, given: list[str], args: argparse.Namespace, pg: Postgres
             print(f"{label}: {len(clients)} clients x {args.requests} requests in {wall:.1f} s")
             problems = _check(clients, port, keys)
         finally:
+            connections = sampler.stop() if sampler else ""
             server.terminate()
             server.wait(timeout=60)
             log.close()
         if any(c.errors for c in clients):  # the server's side of the errors: its tracebacks
             text = (Path(tmp) / "server.log").read_text(errors="replace")
             tracebacks = [t for t in text.split("Traceback") if "Error" in t][:3]
+            said = sorted(
+                {ln.strip() for ln in text.splitlines() if "FATAL" in ln or "too many" in ln}
+            )
+            print("server log, database errors:", *said[:5], sep="\n  ")
             print("server log:", *("Traceback" + t[-3000:] for t in tracebacks), sep="\n")
-    return Run(label, given, wall, clients, problems, os.getloadavg()[0])
+    return Run(label, given, wall, clients, problems, os.getloadavg()[0], connections)
 
 
 def _table(run: Run) -> list[str]:
@@ -421,8 +457,8 @@ def _summary(runs: list[Run]) -> list[str]:
     base_rate = len(base.every()) / base.wall
     lines = [
         "| run | options | requests/s | p50 ms | p95 ms | errors | lost or wrong | × "
-        f"{base.label} requests/s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        f"{base.label} requests/s | peak DB connections |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         every = run.every()
@@ -430,7 +466,7 @@ def _summary(runs: list[Run]) -> list[str]:
         lines.append(
             f"| {run.label} | `{shlex.join(run.options) or '(defaults)'}` | **{rate:.0f}** | "
             f"{_pct(every, 0.5):.0f} | **{_pct(every, 0.95):.0f}** | {len(run.errors)} | "
-            f"{len(run.problems)} | {rate / base_rate:.2f} |"
+            f"{len(run.problems)} | {rate / base_rate:.2f} | {run.connections or '-'} |"
         )
     return lines
 

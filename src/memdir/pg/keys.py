@@ -35,6 +35,9 @@ from __future__ import annotations
 import builtins
 import hmac
 import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -59,11 +62,17 @@ def _stamp(value: datetime | None) -> str | None:
 
 
 class PgKeyRing:
-    """``keys.KeyRing``'s interface over the ``api_keys`` table of the database ``dsn`` names."""
+    """``keys.KeyRing``'s interface over the ``api_keys`` table of the database ``dsn`` names.
+
+    **One connection per process**, shared by every thread under a lock: a lookup is one short
+    round trip, and a server's connections are better spent on its users' stores (the
+    database's ``max_connections`` is shared by every server process). A connection that
+    breaks is dropped; the next call connects again."""
 
     def __init__(self, dsn: str) -> None:
         self.db = Database(dsn, KEYS_OWNER)
         self.where = self.db.where
+        self._lock = threading.Lock()
         conn = self.db.connection()
         try:
             check_role(conn, self.db.where)
@@ -71,6 +80,26 @@ class PgKeyRing:
             self.db.close()
             raise
         schema.check(conn)
+        self._conn: psycopg.Connection[Any] | None = conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in a transaction on the shared connection (one thread at a time); a lost
+        connection is ``StorageUnavailableError`` naming the database, never its password."""
+        import psycopg
+
+        with self._lock:
+            conn = self._conn if self._conn is not None and not self._conn.closed else None
+            if conn is None:
+                conn = self._conn = self.db.connection()
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    yield cur
+            except psycopg.OperationalError as exc:
+                if not (conn.closed or conn.broken):
+                    raise  # a statement failed on a live connection: the caller's error
+                self._conn = None
+                raise self.db.unavailable(exc) from None
 
     def _admin(self, cur: psycopg.Cursor[Any]) -> None:
         cur.execute("SELECT set_config('memdir.keys', 'admin', true)")  # this transaction only
@@ -81,7 +110,7 @@ class PgKeyRing:
         check_user(user)
         secret = secrets.token_urlsafe(32)
         salt = secrets.token_hex(16)
-        with self.db.transaction() as cur:
+        with self._transaction() as cur:
             self._admin(cur)
             while True:
                 key_id = secrets.token_hex(4)
@@ -99,7 +128,7 @@ class PgKeyRing:
     def revoke(self, what: str) -> builtins.list[KeyInfo]:
         """Revoke the key with id ``what``, or every key of the user ``what``; returns the keys
         revoked now. ``NotFoundError`` when nothing matches."""
-        with self.db.transaction() as cur:
+        with self._transaction() as cur:
             self._admin(cur)
             cur.execute("SELECT 1 FROM api_keys WHERE id = %s OR owner = %s LIMIT 1", (what, what))
             if cur.fetchone() is None:
@@ -117,7 +146,7 @@ class PgKeyRing:
     # -- reading -------------------------------------------------------------------------
     def list(self) -> builtins.list[KeyInfo]:
         """Every key, revoked ones included, in the order they were issued."""
-        with self.db.transaction() as cur:
+        with self._transaction() as cur:
             self._admin(cur)
             cur.execute("SELECT id, owner, created, revoked FROM api_keys ORDER BY created, id")
             rows = cur.fetchall()
@@ -132,7 +161,7 @@ class PgKeyRing:
         if not match:
             return None
         key_id, secret = match.groups()
-        with self.db.cursor() as cur:
+        with self._transaction() as cur:
             cur.execute("SELECT owner, salt, hash, revoked FROM memdir_key_lookup(%s)", (key_id,))
             row = cur.fetchone()
         if row is None or row[3]:
