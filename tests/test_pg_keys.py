@@ -254,3 +254,31 @@ def test_two_server_processes_share_the_databases_keys_at_once(
         text = log.read_text(encoding="utf-8", errors="replace")
         assert "/v1/memories" in text  # the access log was written: it is what is checked
         assert secret not in text and "s3cret-app-pw" not in text
+
+
+def test_a_database_gone_mid_run_is_503_naming_it_not_401_and_not_the_password(
+    sandbox: Path,
+    pg_app_dsn: str,  # noqa: F811
+    pg_server: str,  # noqa: F811
+) -> None:
+    """Authentication itself needs the database: when it goes away the answer is the store's
+    503 (retry), never a 401 that would tell a client its valid key is wrong."""
+    import http.client
+    from urllib.parse import urlsplit
+
+    from test_http import api_over
+
+    database = urlsplit(pg_app_dsn).path.lstrip("/")
+    for api in api_over(sandbox, backend=pg_app_dsn):
+        assert api.a("GET", "/v1/memories")[0] == 200
+        with psycopg.connect(pg_server, autocommit=True) as conn:
+            conn.execute(f'DROP DATABASE "{database}" WITH (FORCE)')
+        conn2 = http.client.HTTPConnection("127.0.0.1", api.port, timeout=HANG_GUARD_S)
+        conn2.request("GET", "/v1/memories", headers={"Authorization": f"Bearer {api.alice}"})
+        response = conn2.getresponse()
+        body = json.loads(response.read())
+        conn2.close()
+        assert response.status == 503, body
+        assert response.getheader("Retry-After") is not None
+        message = body["error"]["message"]
+        assert database in message and "s3cret-app-pw" not in message
