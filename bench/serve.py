@@ -8,7 +8,14 @@ Protocol:
   server from another source tree (an older commit's ``src``, checked out with ``git worktree``)
   so that the old and the new server are measured side by side in one run; ``--compare`` names
   each run's options (``--compare "old:--src /tmp/old/src" --compare "new:--processes 2"``).
-  Two users get a key each (``KeyRing.create``, what ``memdir keys create`` calls).
+  Two users get a key each (``open_keys(...).create``, what ``memdir keys create`` calls: in
+  ``keys.json``, or in the database for a PostgreSQL backend).
+* ``--backend postgresql`` (the word, no DSN) starts a PostgreSQL with pgvector for this run
+  (``tests/pgserver.running``, in a temp dir of its own) and gives each configuration a fresh
+  database owned by a role that row-level security holds (as ``tests/pgapp.py`` does); a DSN
+  is used as given. ``--backend file`` is the file backend. So
+  ``--compare "file:--backend file" --compare "pg:--backend postgresql"`` measures both side by
+  side in one run.
 * ``--clients`` threads (default 50), half for each user, each on its own keep-alive
   connection, send ``--requests`` requests each (default 200), all at once. Each client draws
   its operations from a seeded random mix — remember 40 %, recall 30 %, update 20 %, forget
@@ -47,13 +54,16 @@ import sys
 import tempfile
 import threading
 import time
+import uuid
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from provenance import provenance
 
-from memdir.http.keys import KeyRing
+from memdir.http.keys import open_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "serve.md"
@@ -217,6 +227,7 @@ class Run:
     clients: list[Client]
     problems: list[str]
     load: float  # the machine's 1-minute load average when the run ended
+    connections: str = ""  # PostgreSQL: the most connections to the run's database seen, of max
 
     @property
     def errors(self) -> list[str]:
@@ -259,16 +270,111 @@ def _warm(port: int, key: str, times: int) -> None:
         conn.close()
 
 
-def measure(label: str, options: list[str], args: argparse.Namespace) -> Run:
-    with tempfile.TemporaryDirectory(prefix="memdir-serve-bench-") as tmp:
+APP_ROLE, APP_PASSWORD = "memdir_bench", "bench-pw"
+
+
+class Postgres:
+    """One PostgreSQL for the whole run (started on first use); a fresh database per
+    configuration, owned by a role without superuser or BYPASSRLS, with pgvector installed."""
+
+    def __init__(self, stack: ExitStack) -> None:
+        self._stack = stack
+        self._admin: str | None = None
+
+    def _server(self) -> str:
+        if self._admin is None:
+            sys.path.insert(0, str(ROOT / "tests"))
+            from pgserver import running
+
+            server: AbstractContextManager[str] = running("memdir-serve-bench-pg-")
+            self._admin = self._stack.enter_context(server)
+            import psycopg
+
+            with psycopg.connect(self._admin, autocommit=True) as conn:
+                conn.execute(
+                    f"CREATE ROLE {APP_ROLE} LOGIN NOSUPERUSER NOBYPASSRLS "
+                    f"PASSWORD '{APP_PASSWORD}'"
+                )
+        return self._admin
+
+    def fresh(self) -> str:
+        """The DSN of a new, empty database, as the application role."""
+        from urllib.parse import urlsplit, urlunsplit
+
+        import psycopg
+
+        admin = self._server()
+        name = f"bench_{uuid.uuid4().hex[:8]}"
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f'CREATE DATABASE "{name}" OWNER {APP_ROLE}')
+        parts = urlsplit(admin)
+        db_admin = urlunsplit(parts._replace(path="/" + name))
+        with psycopg.connect(db_admin, autocommit=True) as conn:
+            conn.execute(f"ALTER SCHEMA public OWNER TO {APP_ROLE}")
+            conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        host = parts.netloc.rsplit("@", 1)[-1]
+        return urlunsplit(
+            parts._replace(netloc=f"{APP_ROLE}:{APP_PASSWORD}@{host}", path="/" + name)
+        )
+
+
+class Connections:
+    """Samples how many connections the run's database has (``pg_stat_activity``) while the
+    clients run, on a thread of its own: the peak, beside the server's ``max_connections``."""
+
+    def __init__(self, dsn: str) -> None:
+        import psycopg
+
+        self._conn = psycopg.connect(dsn, autocommit=True)
+        row = self._conn.execute("SHOW max_connections").fetchone()
+        self.limit = int(row[0]) if row else 0
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+
+    def _sample(self) -> None:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+        while not self._stop.wait(0.2):
+            row = self._conn.execute(query).fetchone()
+            self.peak = max(self.peak, int(row[0]) if row else 0)
+
+    def stop(self) -> str:
+        self._stop.set()
+        self._thread.join()
+        self._conn.close()
+        return f"{self.peak} of {self.limit}"
+
+
+@contextmanager
+def _backend(options: list[str], pg: Postgres) -> Iterator[tuple[list[str], str | None]]:
+    """``options`` with ``--backend postgresql`` made a fresh database's DSN, and the backend
+    the keys go to (``None``: the file backend's keys.json)."""
+    options = list(options)
+    if "--backend" not in options:
+        yield options, None
+        return
+    at = options.index("--backend") + 1
+    if options[at] == "postgresql":
+        options[at] = pg.fresh()
+    yield options, None if options[at] == "file" else options[at]
+
+
+def measure(label: str, given: list[str], args: argparse.Namespace, pg: Postgres) -> Run:
+    with (
+        tempfile.TemporaryDirectory(prefix="memdir-serve-bench-") as tmp,
+        _backend(given, pg) as (options, keys_backend),
+    ):
         data = Path(tmp) / "server"
-        ring = KeyRing(data)
+        ring = open_keys(data, keys_backend or "file")
         keys = {user: ring.create(user)[1] for user in ("alice", "bob")}
         port = _free_port()
         command, env = _server_command(port, data, options)
         env["MEMDIR_HOME"] = str(Path(tmp) / "home")
         log = (Path(tmp) / "server.log").open("wb")
         server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=log)
+        sampler = Connections(keys_backend) if keys_backend else None
+        connections = ""
         try:
             _wait_for(port, server, 120)
             processes = (
@@ -298,14 +404,19 @@ def measure(label: str, options: list[str], args: argparse.Namespace) -> Run:
             print(f"{label}: {len(clients)} clients x {args.requests} requests in {wall:.1f} s")
             problems = _check(clients, port, keys)
         finally:
+            connections = sampler.stop() if sampler else ""
             server.terminate()
             server.wait(timeout=60)
             log.close()
         if any(c.errors for c in clients):  # the server's side of the errors: its tracebacks
             text = (Path(tmp) / "server.log").read_text(errors="replace")
             tracebacks = [t for t in text.split("Traceback") if "Error" in t][:3]
+            said = sorted(
+                {ln.strip() for ln in text.splitlines() if "FATAL" in ln or "too many" in ln}
+            )
+            print("server log, database errors:", *said[:5], sep="\n  ")
             print("server log:", *("Traceback" + t[-3000:] for t in tracebacks), sep="\n")
-    return Run(label, options, wall, clients, problems, os.getloadavg()[0])
+    return Run(label, given, wall, clients, problems, os.getloadavg()[0], connections)
 
 
 def _table(run: Run) -> list[str]:
@@ -346,8 +457,8 @@ def _summary(runs: list[Run]) -> list[str]:
     base_rate = len(base.every()) / base.wall
     lines = [
         "| run | options | requests/s | p50 ms | p95 ms | errors | lost or wrong | × "
-        f"{base.label} requests/s |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+        f"{base.label} requests/s | peak DB connections |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         every = run.every()
@@ -355,7 +466,7 @@ def _summary(runs: list[Run]) -> list[str]:
         lines.append(
             f"| {run.label} | `{shlex.join(run.options) or '(defaults)'}` | **{rate:.0f}** | "
             f"{_pct(every, 0.5):.0f} | **{_pct(every, 0.95):.0f}** | {len(run.errors)} | "
-            f"{len(run.problems)} | {rate / base_rate:.2f} |"
+            f"{len(run.problems)} | {rate / base_rate:.2f} | {run.connections or '-'} |"
         )
     return lines
 
@@ -395,7 +506,9 @@ def main() -> int:
     parser.add_argument("--no-write", action="store_true", help="do not write the report")
     args = parser.parse_args()
 
-    runs = [measure(label, options, args) for label, options in _configurations(args)]
+    with ExitStack() as stack:
+        pg = Postgres(stack)
+        runs = [measure(label, options, args, pg) for label, options in _configurations(args)]
     lines = [
         "# The REST API under load (SPEC I4, issue 20 item 5)",
         "",

@@ -46,7 +46,7 @@ LAYERS: list[tuple[str, set[str]]] = [
     ("the change log, the guard, user settings", {"guard", "history", "settings"}),
     (
         "file-system primitives, records and field rules, policy, the registry, derived tables",
-        {"derived", "fs", "policy", "records", "registry"},
+        {"apikeys", "derived", "fs", "policy", "records", "registry"},
     ),
     ("no memdir imports", {"chain", "errors", "jobs", "lazy", "markdown", "paths", "tokens"}),
 ]

@@ -25,7 +25,7 @@ from memdir import errors
 from memdir.cli.serve import MAX_BODY as CLI_MAX_BODY
 from memdir.http import MAX_BODY, create_app
 from memdir.http.edge import STATUS
-from memdir.http.keys import KeyRing
+from memdir.http.keys import KeyRing, Keys, open_keys
 from waiting import HANG_GUARD_S, alive, wait_until
 
 
@@ -33,7 +33,7 @@ from waiting import HANG_GUARD_S, alive, wait_until
 class Api:
     port: int
     data: Path
-    ring: KeyRing
+    ring: Keys
     alice: str
     bob: str
     app: Any = None
@@ -83,7 +83,7 @@ def api_over(sandbox: Path, backend: str | None = None) -> Iterator[Api]:
     """The REST app on a real uvicorn over loopback, with keys for alice and bob; ``backend``
     is every user's storage (``None``: the file backend)."""
     data = sandbox / "server"
-    ring = KeyRing(data)
+    ring = open_keys(data, backend)  # keys.json, or the database's table on PostgreSQL
     _, alice = ring.create("alice")
     _, bob = ring.create("bob")
     app = create_app(data, max_body=64 * 1024, backend=backend)

@@ -19,7 +19,7 @@ from fastapi import FastAPI
 
 from memdir import Memory
 from memdir.http import create_app
-from memdir.http.keys import KeyRing
+from memdir.http.keys import open_keys
 from memdir.web import LocalBackend, local_app, mount_keys
 
 
@@ -83,7 +83,7 @@ def team_page(
 ) -> Iterator[TeamPage]:
     """``memdir serve --http``'s app with the page mounted; ``backend``: every user's storage
     (a PostgreSQL DSN: each user opens it as their own owner; ``None``: the file backend)."""
-    ring = KeyRing(data)
+    ring = open_keys(data, backend or "file")  # on PostgreSQL the keys are rows of its own
     keys = {u: ring.create(u)[1] for u in users}
     app = create_app(data, embedder=None, backend=backend)
     mount_keys(app)

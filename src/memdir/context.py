@@ -62,6 +62,7 @@ __all__ = [
     "GUIDANCE",
     "GUIDE_VERSION",
     "SYSTEM",
+    "IndexLines",
     "Prepared",
     "RuleSummarizer",
     "Summarizer",
@@ -136,14 +137,27 @@ def _cut(text: str, limit: int, where: str) -> str:
     )
 
 
-def _index_text(path: Path | None) -> str | None:
+@dataclass(frozen=True)
+class IndexLines:
+    """A scope's index that is no file (a database scope, docs/postgres.md): its MEMORY.md text
+    rendered from the rows (``files.memory_md.render_index``, the very lines the file backend
+    writes), and ``where`` — what the guide names instead of a path."""
+
+    where: str
+    text: str
+
+
+def _index_text(path: Path | IndexLines | None) -> str | None:
     """A MEMORY.md without memdir's marker comments (pointers only, no generated notices)."""
     if path is None:
         return None
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except (FileNotFoundError, UnicodeDecodeError):
-        return None
+    if isinstance(path, IndexLines):
+        text = path.text
+    else:
+        try:
+            text = path.read_text(encoding="utf-8-sig")
+        except (FileNotFoundError, UnicodeDecodeError):
+            return None
     lines: list[str] = []
     for line in text.splitlines():
         if line.strip().startswith("<!--") and line.strip().endswith("-->"):
@@ -156,11 +170,12 @@ def _index_text(path: Path | None) -> str | None:
 def build_guide(
     instructions: Instructions,
     *,
-    project_index: Path | None,
-    user_index: Path | None,
+    project_index: Path | IndexLines | None,
+    user_index: Path | IndexLines | None,
     policy: Policy,
 ) -> str:
-    """The memory guide (E2): instructions, project MEMORY.md, user MEMORY.md, guidance."""
+    """The memory guide (E2): instructions, project MEMORY.md, user MEMORY.md, guidance; an
+    index is a MEMORY.md file, or a database scope's lines (``IndexLines``), cut the same way."""
     limits = policy.long_memory
     parts = ["# Memory guide"]
     if instructions.files:
@@ -176,10 +191,11 @@ def build_guide(
         index = _index_text(path)
         if index is None or not index.strip():
             index = "(no memories yet)"
-        kept, _, pointer = _cut(index, limit, str(path)).strip().partition("\n[memdir] Cut at")
+        where = path.where if isinstance(path, IndexLines) else str(path)
+        kept, _, pointer = _cut(index, limit, where).strip().partition("\n[memdir] Cut at")
         block = fence(kept, where=title.split()[0].lower())
         block += f"\n[memdir] Cut at{pointer}" if pointer else ""
-        parts.append(f"## {title} ({path})\n\n{block}")
+        parts.append(f"## {title} ({where})\n\n{block}")
     parts.append(GUIDANCE)
     return "\n\n".join(parts) + "\n"
 

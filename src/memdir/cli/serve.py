@@ -24,7 +24,7 @@ from .app import cli, emit_json, json_option, memory
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from ..http.keys import KeyInfo
+    from ..http.keys import KeyInfo, Keys
 
 __all__ = ["worker_app"]
 
@@ -241,15 +241,31 @@ def _key_line(info: KeyInfo) -> str:
     return f"{info.id}  {info.user:<20} created {info.created}  {state}"
 
 
+def _keys_backend_option(func: click.decorators.FC) -> click.decorators.FC:
+    return click.option(
+        "--backend",
+        default=None,
+        metavar="NAME_OR_DSN",
+        help="Where the server's users live, as for `serve --http --backend`: on a "
+        "postgresql://… DSN the keys are in that database (shared by every server process), "
+        "else in keys.json under --data (default: $MEMDIR_BACKEND, else config.yaml, else file).",
+    )(func)
+
+
+def _ring(data_dir: Path | None, backend: str | None) -> Keys:
+    from ..http.keys import default_data_dir, open_keys
+
+    return open_keys(data_dir or default_data_dir(), backend)
+
+
 @keys.command("create")
 @click.argument("user")
 @_data_option
+@_keys_backend_option
 @json_option
-def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
+def keys_create(user: str, data_dir: Path | None, backend: str | None, as_json: bool) -> None:
     """Issue a new API key for USER and print it (once: only its hash is stored)."""
-    from ..http.keys import KeyRing, default_data_dir
-
-    info, key = KeyRing(data_dir or default_data_dir()).create(user)
+    info, key = _ring(data_dir, backend).create(user)
     if as_json:
         emit_json({**info.to_dict(), "key": key})
         return
@@ -263,12 +279,11 @@ def keys_create(user: str, data_dir: Path | None, as_json: bool) -> None:
 
 @keys.command("list")
 @_data_option
+@_keys_backend_option
 @json_option
-def keys_list(data_dir: Path | None, as_json: bool) -> None:
+def keys_list(data_dir: Path | None, backend: str | None, as_json: bool) -> None:
     """Every key: id, user, when it was issued, and whether it is revoked."""
-    from ..http.keys import KeyRing, default_data_dir
-
-    infos = KeyRing(data_dir or default_data_dir()).list()
+    infos = _ring(data_dir, backend).list()
     if as_json:
         emit_json([i.to_dict() for i in infos])
         return
@@ -281,15 +296,14 @@ def keys_list(data_dir: Path | None, as_json: bool) -> None:
 @keys.command("revoke")
 @click.argument("what")
 @_data_option
+@_keys_backend_option
 @json_option
-def keys_revoke(what: str, data_dir: Path | None, as_json: bool) -> None:
+def keys_revoke(what: str, data_dir: Path | None, backend: str | None, as_json: bool) -> None:
     """Revoke the key with id WHAT, or every key of the user WHAT (at once, also for a running
     server)."""
-    from ..http.keys import KeyRing, default_data_dir
-
     if not what.strip():
         raise ValidationError("give a key id or a user name: see `memdir keys list`")
-    revoked = KeyRing(data_dir or default_data_dir()).revoke(what)
+    revoked = _ring(data_dir, backend).revoke(what)
     if as_json:
         emit_json([i.to_dict() for i in revoked])
         return

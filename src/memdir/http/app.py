@@ -8,9 +8,10 @@ uvicorn. It is a thin adapter: every handler calls ``Memory`` methods and nothin
 models it returns are built from the facade's records), and the OpenAPI document is at
 ``/openapi.json`` (``/docs`` renders it).
 
-**Who.** Every request under ``/v1`` carries ``Authorization: Bearer <key>``; ``keys.KeyRing``
-maps the key to a user. No key, an unknown key and a revoked key all get 401 — the answer never
-says which, so keys cannot be probed.
+**Who.** Every request under ``/v1`` carries ``Authorization: Bearer <key>``; the key store
+(``keys.open_keys``: ``keys.json``, or on PostgreSQL the database's ``api_keys`` table, shared
+by every server process) maps the key to a user. No key, an unknown key and a revoked key all
+get 401 — the answer never says which, so keys cannot be probed.
 
 **Isolation lives in storage.** User ``u`` has its own memdir home and project under
 ``<data dir>/users/<u>/`` — its own scope directories, change logs, indexes and sessions —
@@ -57,7 +58,7 @@ from .edge import (
     on_memdir_error,
     on_unavailable,
 )
-from .keys import KeyRing
+from .keys import open_keys
 from .routes import health, router
 from .users import THREADS, UNAVAILABLE, Users
 
@@ -84,7 +85,7 @@ def create_app(
             '`{"error": {"code", "status", "message"}}`; the message says what to do.'
         ),
     )
-    app.state.keys = KeyRing(data_dir)
+    app.state.keys = open_keys(data_dir, backend)  # in the database on PostgreSQL
     app.state.users = Users(data_dir, embedder=embedder, backend=backend, threads=threads)
     app.include_router(router)
     app.add_api_route("/health", health, methods=["GET"], tags=["health"])

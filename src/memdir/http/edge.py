@@ -27,7 +27,7 @@ from ..errors import (
     ValidationError,
 )
 from ..memory import Memory
-from .keys import KeyRing
+from .keys import Keys
 from .models import ErrorBody, ErrorOut, ScopeName
 from .users import UNAVAILABLE, Users
 
@@ -255,7 +255,7 @@ async def _user(
 ) -> str:
     if credentials is None:
         raise _Unauthorized()
-    keys: KeyRing = request.app.state.keys
+    keys: Keys = request.app.state.keys
     user = await asyncio.to_thread(keys.user_for, credentials.credentials)
     if user is None:
         raise _Unauthorized()

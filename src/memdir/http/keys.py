@@ -16,6 +16,10 @@ and replace it atomically (temp file, fsync, rename), so two ``memdir keys`` com
 each other's entries. **Readers** (the server) re-read the file whenever its stat changes, so a
 revoked key stops working on the next request without a restart.
 
+**Where.** ``open_keys(data_dir, backend)`` picks the store: this file for the file backend;
+for a PostgreSQL DSN, the database's ``api_keys`` table (``pg.keys.PgKeyRing``: the same
+interface, the same salted hashes, shared by every server process on that database at once).
+
 **Users.** A user name is lowercase letters, digits, ``-`` and ``_`` (at most 64, starting with
 a letter or digit): it becomes a directory name (``<data dir>/users/<user>/``), so nothing that
 could be a path is accepted.
@@ -25,27 +29,21 @@ from __future__ import annotations
 
 import builtins
 import fcntl
-import hashlib
 import hmac
 import json
 import os
-import re
 import secrets
 import threading
-from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from ..errors import ConfigError, NotFoundError, ValidationError
+from ..apikeys import PREFIX, TOKEN, USER, KeyInfo, Keys, check_user, digest
+from ..apikeys import now as _now
+from ..errors import ConfigError, NotFoundError
 from ..fs import atomic_write
 from ..paths import home_dir
 
-__all__ = ["KeyInfo", "KeyRing", "check_user", "default_data_dir"]
-
-PREFIX = "mdk_"
-_USER = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
-_TOKEN = re.compile(r"mdk_([0-9a-f]{8})_([A-Za-z0-9_-]{43})")
+__all__ = ["KeyInfo", "KeyRing", "Keys", "check_user", "default_data_dir", "open_keys"]
 
 
 def default_data_dir() -> Path:
@@ -57,35 +55,18 @@ def default_data_dir() -> Path:
     return home_dir() / "server"
 
 
-def check_user(user: str) -> str:
-    """``user`` if it is a valid user name, else ``ValidationError`` saying what is allowed."""
-    if not isinstance(user, str) or not _USER.fullmatch(user):
-        raise ValidationError(
-            f"{user!r} is not a user name: use 1-64 lowercase letters, digits, '-' and '_', "
-            "starting with a letter or digit"
-        )
-    return user
+def open_keys(data_dir: Path, backend: str | None = None) -> Keys:
+    """The keys of the server whose data directory is ``data_dir`` and whose users live in
+    ``backend`` (a name or a DSN; ``None``: the configured backend): the database's table for
+    ``postgresql://…``, else ``<data dir>/keys.json``."""
+    from ..settings import configured_backend
 
+    spec = (backend or configured_backend()).strip()
+    if spec.split(":", 1)[0] == "postgresql" and "://" in spec:
+        from ..pg.keys import PgKeyRing
 
-def _now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _digest(salt: str, secret: str) -> str:
-    return hashlib.sha256(bytes.fromhex(salt) + secret.encode("ascii")).hexdigest()
-
-
-@dataclass(frozen=True)
-class KeyInfo:
-    """One stored key, without anything that could be used to authenticate."""
-
-    id: str
-    user: str
-    created: str
-    revoked: str | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return PgKeyRing(spec)
+    return KeyRing(data_dir)
 
 
 class KeyRing:
@@ -140,7 +121,7 @@ class KeyRing:
                 "id": key_id,
                 "user": user,
                 "salt": salt,
-                "hash": _digest(salt, secret),
+                "hash": digest(salt, secret),
                 "created": _now(),
                 "revoked": None,
             }
@@ -198,7 +179,7 @@ class KeyRing:
     def user_for(self, key: str) -> str | None:
         """The user a presented key belongs to, or ``None`` if it is malformed, unknown or
         revoked. Never raises for a bad key: any string may arrive in a header."""
-        match = _TOKEN.fullmatch(key)
+        match = TOKEN.fullmatch(key)
         if not match:
             return None
         key_id, secret = match.groups()
@@ -209,10 +190,10 @@ class KeyRing:
             if not isinstance(salt, str) or not isinstance(stored, str):
                 return None
             try:
-                presented = _digest(salt, secret)
+                presented = digest(salt, secret)
             except ValueError:  # a hand-edited salt that is not hex
                 return None
             if hmac.compare_digest(presented, stored):
                 user = entry.get("user")
-                return user if isinstance(user, str) and _USER.fullmatch(user) else None
+                return user if isinstance(user, str) and USER.fullmatch(user) else None
         return None

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..context import (
     GUIDE_VERSION,
     SYSTEM,
+    IndexLines,
     Summarizer,
     assemble,
     build_guide,
@@ -22,6 +23,7 @@ from ..context import (
 )
 from ..extract.state import Failure, all_states
 from ..files import FileStore, Problem, inside
+from ..files.memory_md import render_index
 from ..index.heal import problems_of
 from ..instructions import Instructions, load_instructions
 from ..paths import Scope, ensure_agent_dir, policy_file, sessions_dir
@@ -80,11 +82,17 @@ class ConversationMemory(MemoryBase):
         """The memory guide a new session would get now (E2): instructions, both MEMORY.md
         indexes (refreshed first if files were edited by hand), and the usage guidance."""
         policy = policy or self.policy()
-        index: dict[Scope, Path | None] = {"project": None, "user": None}
+        index: dict[Scope, Path | IndexLines | None] = {"project": None, "user": None}
         for s in self.scopes():
             store = self.store(s)
             if not isinstance(store, FileStore):
-                continue  # a database scope has no MEMORY.md (docs/postgres.md): recall finds
+                # a database scope keeps no MEMORY.md (docs/postgres.md): the same lines,
+                # rendered from its rows, within the same budget
+                records, problems = store.scan()
+                block = render_index(records, len(problems), s)
+                where = f"`memdir list --scope {s}`"
+                index[s] = IndexLines(where, f"# Memory index ({s} scope)\n\n{block}")
+                continue
             index[s] = store.memory_md()
         return build_guide(
             self.instructions(),

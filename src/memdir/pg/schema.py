@@ -137,10 +137,50 @@ CREATE POLICY jobs_worker_update ON jobs FOR UPDATE
     WITH CHECK (current_setting('memdir.worker', true) = 'on');
 """
 
+# API keys (pg/keys.py: who may read them, and how, before an owner is known)
+_API_KEYS_TABLE = """
+CREATE TABLE api_keys (
+    id text PRIMARY KEY,
+    owner text NOT NULL,
+    salt text NOT NULL,
+    hash text NOT NULL,
+    created timestamptz NOT NULL DEFAULT now(),
+    revoked timestamptz
+);
+CREATE INDEX api_keys_owner_idx ON api_keys (owner);
+ALTER TABLE api_keys ENABLE ROW LEVEL SECURITY;
+ALTER TABLE api_keys FORCE ROW LEVEL SECURITY;
+CREATE POLICY api_keys_owner ON api_keys
+    USING (owner = current_setting('memdir.owner', true))
+    WITH CHECK (owner = current_setting('memdir.owner', true));
+CREATE POLICY api_keys_lookup ON api_keys FOR SELECT
+    USING (id = current_setting('memdir.key_id', true));
+CREATE POLICY api_keys_admin ON api_keys
+    USING (current_setting('memdir.keys', true) = 'admin')
+    WITH CHECK (current_setting('memdir.keys', true) = 'admin');
+"""
+_API_KEYS_LOOKUP = """
+CREATE FUNCTION memdir_key_lookup(key_id text)
+    RETURNS TABLE (owner text, salt text, hash text, revoked boolean)
+    LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = public, pg_temp
+AS $fn$
+BEGIN
+    PERFORM set_config('memdir.key_id', key_id, true);
+    RETURN QUERY SELECT k.owner, k.salt, k.hash, k.revoked IS NOT NULL
+        FROM api_keys k WHERE k.id = key_id;
+    PERFORM set_config('memdir.key_id', '', true);
+END
+$fn$;
+REVOKE ALL ON FUNCTION memdir_key_lookup(text) FROM PUBLIC;
+"""
+
+API_KEYS = Migration("0004_api_keys", [_API_KEYS_TABLE, _API_KEYS_LOOKUP])
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_truth", [_TRUTH, *(_POLICY.format(t=t) for t in TABLES)]),
     Migration("0002_scope_files", [_SCOPE_FILES, _POLICY.format(t="scope_files")]),
     Migration("0003_jobs", [_JOBS, _POLICY.format(t="jobs"), _JOBS_WORKER]),
+    API_KEYS,
 )
 
 

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from fastapi import Request
 
-from ..http.keys import KeyRing
+from ..http.keys import Keys
 from ..memory import Memory
 
 __all__ = [
@@ -129,7 +129,7 @@ class KeysBackend:
 
     mode = "keys"
 
-    def __init__(self, users: _Users, keys: KeyRing) -> None:
+    def __init__(self, users: _Users, keys: Keys) -> None:
         self.users = users
         self.keys = keys
 

@@ -1,0 +1,179 @@
+"""API keys in the PostgreSQL database (``memdir keys …`` and ``serve --http`` on that backend).
+
+In PostgreSQL mode the database is the truth, keys included: every ``memdir serve --http``
+process on one database authenticates from the same ``api_keys`` table, so a key created (or
+revoked) by ``memdir keys`` anywhere works (or stops working) on every server process at its
+next request — no file to copy, no restart, no cache to go stale.
+
+**What is stored** is what ``keys.KeyRing`` keeps in ``keys.json``: the key's id, its user (the
+row's ``owner``), a random salt and ``sha256(salt + secret)``, when it was issued and revoked.
+The key itself (``mdk_<id>_<secret>``) is returned once by ``create`` and never written or
+logged: not in a row, not in a statement's text (the hash travels as a bound parameter).
+
+**Row-level security before an owner is known.** Authentication reads the table before it knows
+who is asking, so it cannot set ``memdir.owner`` first as every other connection does. The table
+is RLS-enabled and forced like the others, with three policies:
+
+* ``api_keys_owner`` — a connection that set ``memdir.owner`` sees (only) that user's keys;
+* ``api_keys_lookup`` — read only, one row: the key whose id is ``memdir.key_id``. That setting
+  is set only inside ``memdir_key_lookup(id)``, a ``SECURITY DEFINER`` function with a fixed
+  ``search_path`` that sets it for its own transaction, returns that one row's owner, salt, hash
+  and revocation, and clears it. The server authenticates through this function only: it never
+  lists the table, and a presented key reaches the database only as its id;
+* ``api_keys_admin`` — ``memdir keys`` (an administrator's command) sets ``memdir.keys`` to
+  ``admin`` on its own connection to list, issue and revoke keys for every user.
+
+A connection that set none of these (a hand-written ``SELECT * FROM api_keys``) sees no rows.
+As for every table here, the settings guard against a query that forgets whose rows it wants;
+they are not a wall against someone who holds the role's password (who could set them too). A
+deployment that wants the server unable to list keys at all can run it as a second role granted
+only ``EXECUTE`` on ``memdir_key_lookup`` (the function runs as its owner).
+"""
+
+from __future__ import annotations
+
+import builtins
+import hmac
+import secrets
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from ..apikeys import PREFIX, TOKEN, USER, KeyInfo, check_user, digest
+from ..errors import ConfigError, NotFoundError
+from . import schema
+from .backend import check_role
+from .connect import Database
+
+if TYPE_CHECKING:
+    import psycopg
+
+__all__ = ["MIGRATION", "PgKeyRing"]
+
+KEYS_OWNER = ":keys"  # no user is named so (check_user): this connection owns no rows itself
+
+MIGRATION = schema.API_KEYS
+
+
+def _stamp(value: datetime | None) -> str | None:
+    return None if value is None else value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class PgKeyRing:
+    """``keys.KeyRing``'s interface over the ``api_keys`` table of the database ``dsn`` names.
+
+    **One connection per process**, shared by every thread under a lock: a lookup is one short
+    round trip, and a server's connections are better spent on its users' stores (the
+    database's ``max_connections`` is shared by every server process). A connection that
+    breaks is dropped; the next call connects again."""
+
+    def __init__(self, dsn: str) -> None:
+        self.db = Database(dsn, KEYS_OWNER)
+        self.where = self.db.where
+        self._lock = threading.Lock()
+        conn = self.db.connection()
+        try:
+            check_role(conn, self.db.where)
+        except ConfigError:
+            self.db.close()
+            raise
+        schema.check(conn)
+        self._conn: psycopg.Connection[Any] | None = conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor in a transaction on the shared connection (one thread at a time); a lost
+        connection is ``StorageUnavailableError`` naming the database, never its password."""
+        import psycopg
+
+        with self._lock:
+            conn = self._conn if self._conn is not None and not self._conn.closed else None
+            if conn is None:
+                conn = self._conn = self.db.connection()
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    yield cur
+            except psycopg.OperationalError as exc:
+                if not (conn.closed or conn.broken):
+                    raise  # a statement failed on a live connection: the caller's error
+                self._conn = None
+                raise self.db.unavailable(exc) from None
+
+    def _admin(self, cur: psycopg.Cursor[Any]) -> None:
+        cur.execute("SELECT set_config('memdir.keys', 'admin', true)")  # this transaction only
+
+    # -- writing -------------------------------------------------------------------------
+    def create(self, user: str) -> tuple[KeyInfo, str]:
+        """A new key for ``user``: its info and the key itself (shown once, never stored)."""
+        check_user(user)
+        secret = secrets.token_urlsafe(32)
+        salt = secrets.token_hex(16)
+        with self._transaction() as cur:
+            self._admin(cur)
+            while True:
+                key_id = secrets.token_hex(4)
+                cur.execute(
+                    "INSERT INTO api_keys (id, owner, salt, hash) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (id) DO NOTHING RETURNING created",
+                    (key_id, user, salt, digest(salt, secret)),
+                )
+                row = cur.fetchone()
+                if row is not None:
+                    break
+        info = KeyInfo(id=key_id, user=user, created=_stamp(row[0]) or "", revoked=None)
+        return info, f"{PREFIX}{key_id}_{secret}"
+
+    def revoke(self, what: str) -> builtins.list[KeyInfo]:
+        """Revoke the key with id ``what``, or every key of the user ``what``; returns the keys
+        revoked now. ``NotFoundError`` when nothing matches."""
+        with self._transaction() as cur:
+            self._admin(cur)
+            cur.execute("SELECT 1 FROM api_keys WHERE id = %s OR owner = %s LIMIT 1", (what, what))
+            if cur.fetchone() is None:
+                raise NotFoundError(
+                    f"no key or user {what!r}: see `memdir keys list` for key ids and users"
+                )
+            cur.execute(
+                "UPDATE api_keys SET revoked = now() WHERE (id = %s OR owner = %s) "
+                "AND revoked IS NULL RETURNING id, owner, created, revoked",
+                (what, what),
+            )
+            rows = sorted(cur.fetchall(), key=lambda r: (r[2], r[0]))
+        return [KeyInfo(r[0], r[1], _stamp(r[2]) or "", _stamp(r[3])) for r in rows]
+
+    # -- reading -------------------------------------------------------------------------
+    def list(self) -> builtins.list[KeyInfo]:
+        """Every key, revoked ones included, in the order they were issued."""
+        with self._transaction() as cur:
+            self._admin(cur)
+            cur.execute("SELECT id, owner, created, revoked FROM api_keys ORDER BY created, id")
+            rows = cur.fetchall()
+        return [KeyInfo(r[0], r[1], _stamp(r[2]) or "", _stamp(r[3])) for r in rows]
+
+    def user_for(self, key: str) -> str | None:
+        """The user a presented key belongs to, or ``None`` if it is malformed, unknown or
+        revoked. Only the key's id reaches the database (``memdir_key_lookup``); the secret is
+        hashed and compared here, in constant time. A database that cannot be reached raises
+        ``StorageUnavailableError`` (the server's 503), never a silent 401."""
+        match = TOKEN.fullmatch(key) if isinstance(key, str) else None
+        if not match:
+            return None
+        key_id, secret = match.groups()
+        with self._transaction() as cur:
+            cur.execute("SELECT owner, salt, hash, revoked FROM memdir_key_lookup(%s)", (key_id,))
+            row = cur.fetchone()
+        if row is None or row[3]:
+            return None
+        owner, salt, stored = row[0], row[1], row[2]
+        try:
+            presented = digest(salt, secret)
+        except ValueError:  # a salt that is not hex: written by hand
+            return None
+        if hmac.compare_digest(presented, stored) and USER.fullmatch(owner):
+            return str(owner)
+        return None
+
+    def close(self) -> None:
+        self.db.close()
