@@ -29,7 +29,7 @@ finally:
 sys.exit(code)
 """
 
-HEAVY = ("numpy", "yaml", "sqlite3", "memdir.memory", "memdir.guard", "memdir.index")
+HEAVY = ("numpy._core", "yaml", "sqlite3", "memdir.memory", "memdir.guard", "memdir.index")
 SERVERS = ("fastapi", "uvicorn", "starlette", "mcp", "pydantic", "httpx", "memdir.http")
 
 
@@ -53,6 +53,7 @@ def test_version_and_help_import_no_library(flag: str) -> None:
 
 def test_remember_needs_no_embedder_nor_server(sandbox: Path) -> None:
     watched = (*SERVERS, "memdir.providers.use_tables", "memdir.observe.stats", "memdir.cli.serve")
+    watched += ("numpy._core",)  # numpy itself: only memdir.lazy's stand-in
     args = ("remember", "Use pnpm, not npm, in JS projects", "--type", "feedback")
     assert loaded(*args, watched=watched) == []
     assert list((sandbox / "home" / "memory").glob("use-pnpm*.md"))  # it did remember
@@ -86,3 +87,29 @@ def test_a_command_missing_from_the_table_is_still_found() -> None:
     finally:
         app.COMMANDS["rename"] = saved
     assert command is not None and command.name == "rename"
+
+
+@pytest.mark.parametrize("command", [("list",), ("show", "use-pnpm"), ("history",)])
+def test_reading_commands_load_no_numpy(sandbox: Path, command: tuple[str, ...]) -> None:
+    loaded("remember", "Use pnpm, not npm, in JS projects", "--type", "feedback", watched=())
+    assert loaded(*command, watched=("numpy._core", "memdir.providers.use_tables")) == []
+
+
+DEFERRED = """
+import sys
+from memdir import lazy
+lazy.defer("fractions")
+import fractions
+stand_in = sys.modules["fractions"]
+before = type(stand_in).__name__
+half = fractions.Fraction(1, 2)  # the first read imports the real module
+after = sys.modules["fractions"]
+import fractions as again
+print(before, str(half + half), after is not stand_in, again is after, type(after).__name__)
+"""
+
+
+def test_a_deferred_module_loads_on_first_use_and_behaves_the_same() -> None:
+    out = subprocess.run([sys.executable, "-c", DEFERRED], capture_output=True, text=True,
+                         check=True).stdout.split()  # fmt: skip
+    assert out == ["_Deferred", "1", "True", "True", "module"]
