@@ -29,7 +29,7 @@ finally:
 sys.exit(code)
 """
 
-HEAVY = ("numpy._core", "yaml", "sqlite3", "memdir.memory", "memdir.guard", "memdir.index")
+HEAVY = ("numpy", "yaml", "sqlite3", "memdir.memory", "memdir.guard", "memdir.index")
 SERVERS = ("fastapi", "uvicorn", "starlette", "mcp", "pydantic", "httpx", "memdir.http")
 
 

@@ -116,14 +116,20 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         module = COMMANDS.get(cmd_name)
-        if cmd_name in WITHOUT_NUMPY:
-            from .. import lazy
-
-            lazy.defer("numpy")
         if module is not None:
             importlib.import_module(f"{__package__}.{module}")
         found = self._registered.get(cmd_name)
         return found if found is not None else self.commands.get(cmd_name)
+
+    def resolve_command(
+        self, ctx: click.Context, args: list[str]
+    ) -> tuple[str | None, click.Command | None, list[str]]:
+        name, command, rest = super().resolve_command(ctx, args)
+        if name in WITHOUT_NUMPY:  # the command about to run (not one --help lists)
+            from .. import lazy
+
+            lazy.defer("numpy")
+        return name, command, rest
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(self.commands)
