@@ -20,6 +20,12 @@ Protocol:
   from the process start to the first recall's answer, and the recall alone (sent the moment
   the server answers ``initialize`` / accepts a connection).
 
+* ``--compare REV`` measures the code of commit ``REV`` (``git archive`` of its ``src``) beside
+  this tree's in the same run: each sample runs the old and the new command one after the other
+  (each with its own copy of the stores and its own cache dir), so both see the same load, and
+  the table gives each one's median and the new/old ratio. Both are started the same way
+  (``python -c "from memdir.cli import main; ..."`` with ``PYTHONPATH`` on their ``src``).
+
 ``python bench/cli.py`` prints the table and writes ``bench/results/cli.md``.
 """
 
@@ -81,17 +87,26 @@ def memories(n: int, seed: int = 18) -> list[dict[str, Any]]:
     return out
 
 
-def memdir_command() -> list[str]:
+ENTRY = "import sys; from memdir.cli import main; sys.exit(main())"
+
+
+def memdir_command(src: Path | None = None) -> list[str]:
+    """The installed console script, or (with ``src``, a source tree on ``PYTHONPATH``) the
+    same entry point run by this Python."""
     script = Path(sys.executable).with_name("memdir")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "memdir.cli"]
+    if src is None and script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", ENTRY]
 
 
-def environment(home: Path, cache: Path) -> dict[str, str]:
+def environment(home: Path, cache: Path, src: Path | None = None) -> dict[str, str]:
     # PYTHONDONTWRITEBYTECODE (set in some sandboxes) would recompile all of memdir's modules in
     # every process; a user's installed Python keeps their bytecode, so the bench does too
     skip = ("PYTHONDONTWRITEBYTECODE",)
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDIR_") and k not in skip}
     env.update(MEMDIR_HOME=str(home), MEMDIR_CACHE_DIR=str(cache))
+    if src is not None:
+        env["PYTHONPATH"] = str(src)
     return env
 
 
@@ -127,15 +142,27 @@ def timed(cmd: Sequence[str], env: dict[str, str], cwd: Path) -> tuple[float, fl
     return float(wall), int(rss) / 1024, float(cpu)  # KiB on Linux
 
 
-def measure(cmd: Sequence[str], env: dict[str, str], cwd: Path, runs: int) -> dict[str, float]:
-    timed(cmd, env, cwd)  # warm-up: page cache, derived tables
-    samples = [timed(cmd, env, cwd) for _ in range(runs)]
+def summary(samples: Sequence[tuple[float, float, float]]) -> dict[str, float]:
     return {
         "wall": statistics.median(s[0] for s in samples),
         "rss": statistics.median(s[1] for s in samples),
         "min": min(s[0] for s in samples),
         "cpu": statistics.median(s[2] for s in samples),
     }
+
+
+def measure(
+    cmds: Sequence[tuple[Sequence[str], dict[str, str]]], cwd: Path, runs: int
+) -> list[dict[str, float]]:
+    """Each (command, environment) once as a warm-up (page cache, derived tables), then
+    ``runs`` rounds, each running every command once in turn: old and new see the same load."""
+    for cmd, env in cmds:
+        timed(cmd, env, cwd)
+    samples: list[list[tuple[float, float, float]]] = [[] for _ in cmds]
+    for _ in range(runs):
+        for i, (cmd, env) in enumerate(cmds):
+            samples[i].append(timed(cmd, env, cwd))
+    return [summary(s) for s in samples]
 
 
 def build_store(home: Path, cwd: Path, n: int) -> None:
@@ -146,12 +173,11 @@ def build_store(home: Path, cwd: Path, n: int) -> None:
     memory.reindex()
 
 
-def first_mcp_recall(env: dict[str, str], cwd: Path) -> tuple[float, float]:
+def first_mcp_recall(env: dict[str, str], cwd: Path, cmd: list[str]) -> tuple[float, float]:
     """(start → first recall answered, the recall alone) over stdio with the SDK's client."""
     import anyio
     from mcp import Client, StdioServerParameters
 
-    cmd = memdir_command()
     params = StdioServerParameters(
         command=cmd[0], args=[*cmd[1:], "serve", "--mcp"], env=env, cwd=str(cwd)
     )
@@ -178,10 +204,12 @@ def _free_port() -> int:
         return port
 
 
-def first_rest_recall(env: dict[str, str], cwd: Path, data: Path, key: str) -> tuple[float, float]:
+def first_rest_recall(
+    env: dict[str, str], cwd: Path, data: Path, key: str, mem: list[str]
+) -> tuple[float, float]:
     """(start → first recall answered, the recall alone) against ``memdir serve --http``."""
     port = _free_port()
-    cmd = [*memdir_command(), "serve", "--http", "--port", str(port), "--data", str(data)]
+    cmd = [*mem, "serve", "--http", "--port", str(port), "--data", str(data)]
     started = time.perf_counter()
     proc = subprocess.Popen(cmd, env=env, cwd=cwd, stderr=subprocess.DEVNULL)
     try:
@@ -209,95 +237,168 @@ def first_rest_recall(env: dict[str, str], cwd: Path, data: Path, key: str) -> t
         proc.wait(timeout=30)
 
 
-def run(runs: int, big: int, stores: Path | None) -> list[dict[str, Any]]:
+Variant = tuple[str, Path | None]  # (label, source tree on PYTHONPATH or None: installed)
+
+
+def run(
+    runs: int, big: int, stores: Path | None, variants: Sequence[Variant]
+) -> list[dict[str, Any]]:
+    """One row per command; each row holds one result per variant, under its label."""
     rows: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="memdir-bench-cli-") as tmp:
         base = Path(tmp)
-        cwd, cache = base / "cwd", base / "cache"
+        cwd = base / "cwd"
         cwd.mkdir()
+        built = base / "built"
         for name, n in (("h100", 100), ("hbig", big)):
             kept = stores / f"{name}-{n}" if stores else None
             if kept is not None and kept.is_dir():  # built by an earlier run: same memories
-                shutil.copytree(kept, base / name)
+                shutil.copytree(kept, built / name)
                 continue
             started = time.perf_counter()
-            build_store(base / name, cwd, n)
+            build_store(built / name, cwd, n)
             print(f"{n} memories written and indexed in {time.perf_counter() - started:.0f} s")
             if kept is not None:
-                shutil.copytree(base / name, kept)
-        shutil.copytree(base / "h100", base / "hrem")
-        mem, py = memdir_command(), [sys.executable, "-c", "pass"]
-        env100 = environment(base / "h100", cache)
-        first = timed([*mem, "recall", QUERY], env100, cwd)  # empty cache: builds the tables
-        rows.append({"command": "python3 -c pass", **measure(py, env100, cwd, runs)})
+                shutil.copytree(built / name, kept)
+        homes = {}
+        for label, _ in variants:  # each its own stores and cache dir: nothing shared
+            home = homes[label] = base / label
+            for name in ("h100", "hbig"):
+                shutil.copytree(built / name, home / name)
+            shutil.copytree(built / "h100", home / "hrem")
+
+        def env(label: str, src: Path | None, store: str) -> dict[str, str]:
+            return environment(homes[label] / store, homes[label] / "cache", src)
+
+        first = {}  # empty cache dir: the first command builds the derived tables
+        for label, src in variants:
+            first[label] = timed(
+                [*memdir_command(src), "recall", QUERY], env(label, src, "h100"), cwd
+            )
+        py = [sys.executable, "-c", "pass"]
+        pass_row = measure([(py, env(variants[0][0], None, "h100"))], cwd, runs)[0]
+        rows.append({"command": "python3 -c pass", **{label: pass_row for label, _ in variants}})
         cases = [
             ("memdir --help", ["--help"], "h100"),
             ("memdir --version", ["--version"], "h100"),
-            ("memdir remember (100 store)", None, "hrem"),
             ("memdir list (100 store)", ["list"], "h100"),
             ("memdir recall (100 store)", ["recall", QUERY], "h100"),
             (f"memdir recall ({big:,} store)", ["recall", QUERY], "hbig"),
         ]
-        for label, args, home in cases:
-            env = environment(base / home, cache)
-            if args is None:  # remember: a different text each run, so each one writes
-                samples = []
-                for i in range(runs + 1):
-                    text = f"Release notes go in CHANGELOG.md, section {i}"
-                    args = ["remember", text, "--type", "project", "--scope", "user"]
-                    samples.append(timed([*mem, *args], env, cwd))
-                samples = samples[1:]
-                rows.append({"command": label,
-                             "wall": statistics.median(s[0] for s in samples),
-                             "rss": statistics.median(s[1] for s in samples),
-                             "min": min(s[0] for s in samples),
-                             "cpu": statistics.median(s[2] for s in samples)})  # fmt: skip
-            else:
-                rows.append({"command": label, **measure([*mem, *args], env, cwd, runs)})
+        for label, args, store in cases:
+            cmds = [([*memdir_command(src), *args], env(v, src, store)) for v, src in variants]
+            results = measure(cmds, cwd, runs)
+            rows.append(
+                {"command": label, **{v: r for (v, _), r in zip(variants, results, strict=True)}}
+            )
+        # remember: a different text each run, so each one writes (the first is the warm-up)
+        samples: dict[str, list[tuple[float, float, float]]] = {v: [] for v, _ in variants}
+        for i in range(runs + 1):
+            text = f"Release notes go in CHANGELOG.md, section {i}"
+            args = ["remember", text, "--type", "project", "--scope", "user"]
+            for v, src in variants:
+                samples[v].append(timed([*memdir_command(src), *args], env(v, src, "hrem"), cwd))
+        rows.insert(3, {"command": "memdir remember (100 store)",
+                        **{v: summary(s[1:]) for v, s in samples.items()}})  # fmt: skip
         rows.append({"command": "memdir recall (100 store, empty cache dir)",
-                     "wall": first[0], "rss": first[1], "min": first[0],
-                     "cpu": first[2]})  # fmt: skip
-        rows.extend(server_rows(base, cache, cwd, runs))
+                     **{v: {"wall": f[0], "rss": f[1], "min": f[0], "cpu": f[2]}
+                        for v, f in first.items()}})  # fmt: skip
+        rows.extend(server_rows(homes, cwd, runs, variants))
     return rows
 
 
-def server_rows(base: Path, cache: Path, cwd: Path, runs: int) -> list[dict[str, Any]]:
+def server_rows(
+    homes: dict[str, Path], cwd: Path, runs: int, variants: Sequence[Variant]
+) -> list[dict[str, Any]]:
     from memdir.http.keys import KeyRing
 
-    env = environment(base / "h100", cache)
-    mcp = [first_mcp_recall(env, cwd) for _ in range(runs)]
-    data = base / "server"
-    _, key = KeyRing(data).create("bench")
-    shutil.copytree(base / "h100", data / "users" / "bench" / "home")  # the user's own store
-    rest_env = environment(base / "hrest", cache)
-    rest_runs = [first_rest_recall(rest_env, cwd, data, key) for _ in range(runs)]
+    mcp: dict[str, list[tuple[float, float]]] = {v: [] for v, _ in variants}
+    rest: dict[str, list[tuple[float, float]]] = {v: [] for v, _ in variants}
+    keys = {}
+    for v, _ in variants:
+        data = homes[v] / "server"
+        _, keys[v] = KeyRing(data).create("bench")
+        shutil.copytree(homes[v] / "h100", data / "users" / "bench" / "home")  # the user's own
+    for _ in range(runs):  # old and new in turn, as above
+        for v, src in variants:
+            env = environment(homes[v] / "h100", homes[v] / "cache", src)
+            mcp[v].append(first_mcp_recall(env, cwd, memdir_command(src)))
+            rest_env = environment(homes[v] / "hrest", homes[v] / "cache", src)
+            data = homes[v] / "server"
+            rest[v].append(first_rest_recall(rest_env, cwd, data, keys[v], memdir_command(src)))
     out = []
-    for label, samples in (("serve --mcp: first recall", mcp), ("serve --http: first recall",
-                                                                 rest_runs)):  # fmt: skip
-        out.append({
-            "command": label,
+    for label, by in (("serve --mcp: first recall", mcp), ("serve --http: first recall", rest)):
+        out.append({"command": label, **{v: {
             "wall": statistics.median(s[0] for s in samples),
             "recall": statistics.median(s[1] for s in samples),
             "min": min(s[0] for s in samples),
-        })  # fmt: skip
+        } for v, samples in by.items()}})  # fmt: skip
     return out
 
 
-def table(rows: list[dict[str, Any]]) -> str:
-    base = rows[0]["wall"]
+def table(rows: list[dict[str, Any]], label: str) -> str:
+    """One variant's results, as the single-tree table has always been."""
+    base = rows[0][label]["wall"]
     lines = [
         "| command | median wall s | min s | × python3 -c pass | median CPU s | peak RSS MiB |",
         "|---|---:|---:|---:|---:|---:|",
     ]
-    for r in rows:
+    for row in rows:
+        r = row[label]
         rss = f"{r['rss']:.0f}" if "rss" in r else f"(recall alone {r['recall']:.3f} s)"
         cpu = f"{r['cpu']:.3f}" if "cpu" in r else "—"  # a server's CPU is not its answer's
-        lines.append(f"| {r['command']} | {r['wall']:.3f} | {r['min']:.3f} | "
+        lines.append(f"| {row['command']} | {r['wall']:.3f} | {r['min']:.3f} | "
                      f"{r['wall'] / base:.1f} | {cpu} | {rss} |")  # fmt: skip
     return "\n".join(lines)
 
 
-def report(rows: list[dict[str, Any]], argv: list[str], runs: int, big: int) -> str:
+def side_by_side(rows: list[dict[str, Any]], old: str) -> str:
+    """New and old in one table: medians, × python3 -c pass, and new / old."""
+    base_new, base_old = rows[0]["new"]["wall"], rows[0][old]["wall"]
+    lines = [
+        f"| command | new wall s | {old} wall s | new × pass | {old} × pass | new / {old} wall | "
+        f"new CPU s | {old} CPU s | new RSS MiB | {old} RSS MiB |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for row in rows:
+        n, o = row["new"], row[old]
+        cpu = f"{n['cpu']:.3f} | {o['cpu']:.3f}" if "cpu" in n else "— | —"
+        rss = (f"{n['rss']:.0f} | {o['rss']:.0f}" if "rss" in n
+               else f"(recall alone {n['recall']:.3f} s) | ({o['recall']:.3f} s)")  # fmt: skip
+        lines.append(f"| {row['command']} | {n['wall']:.3f} | {o['wall']:.3f} | "
+                     f"{n['wall'] / base_new:.1f} | {o['wall'] / base_old:.1f} | "
+                     f"{n['wall'] / o['wall']:.2f} | {cpu} | {rss} |")  # fmt: skip
+    return "\n".join(lines)
+
+
+def old_tree(rev: str, into: Path) -> Path:
+    """``src`` of commit ``rev``, unpacked under ``into`` and byte-compiled (as installed code
+    is), so the old code pays what a user's installed copy would."""
+    archive = subprocess.run(["git", "archive", rev, "src"], cwd=ROOT, capture_output=True,
+                             check=True).stdout  # fmt: skip
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(into / "src")], check=True,
+                   stdout=subprocess.DEVNULL)  # fmt: skip
+    return into / "src"
+
+
+def report(
+    rows: list[dict[str, Any]], argv: list[str], runs: int, big: int, old: str | None
+) -> str:
+    compared = [] if old is None else [
+        f"## This tree (new) beside commit {old} (old), in the same run",
+        "",
+        "Each sample ran the old and the new command one after the other, so both saw the same "
+        "load; each has its own copy of the stores and its own cache dir. Both are started as "
+        "`python -c 'from memdir.cli import main; …'` with `PYTHONPATH` on their `src` (the "
+        "old one from `git archive`, byte-compiled). Compare the ratios: *new / old* and "
+        "*× pass* are what the load moves least.",
+        "",
+        side_by_side(rows, "old"),
+        "",
+        "## New alone",
+        "",
+    ]  # fmt: skip
     return "\n".join([
         "# A cold CLI",
         "",
@@ -315,7 +416,8 @@ def report(rows: list[dict[str, Any]], argv: list[str], runs: int, big: int) -> 
         "`PYTHONDONTWRITEBYTECODE` is dropped from the children's environment (this sandbox sets "
         "it; with it every process recompiles memdir's modules).",
         "",
-        table(rows),
+        *compared,
+        table(rows, "new"),
         "",
     ])  # fmt: skip
 
@@ -326,11 +428,16 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--big", type=int, default=10_000, help="the large store (%(default)s)")
     parser.add_argument("--out", type=Path, default=RESULTS, help="default: %(default)s")
     parser.add_argument("--stores", type=Path, help="keep the built stores here and reuse them")
+    parser.add_argument("--compare", metavar="REV", help="also measure commit REV, side by side")
     args = parser.parse_args(argv[1:])
-    rows = run(args.runs, args.big, args.stores)
-    print(table(rows))
+    with tempfile.TemporaryDirectory(prefix="memdir-bench-cli-old-") as tmp:
+        variants: list[Variant] = [("new", None)]
+        if args.compare:
+            variants = [("new", ROOT / "src"), ("old", old_tree(args.compare, Path(tmp)))]
+        rows = run(args.runs, args.big, args.stores, variants)
+    print(side_by_side(rows, "old") if args.compare else table(rows, "new"))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(report(rows, argv, args.runs, args.big), encoding="utf-8")
+    args.out.write_text(report(rows, argv, args.runs, args.big, args.compare), encoding="utf-8")
     print(f"wrote {args.out}")
     return 0
 

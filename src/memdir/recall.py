@@ -68,7 +68,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -215,7 +215,10 @@ def _age_days(when: str | None, now: datetime) -> float | None:
     return max((now - stamp).total_seconds() / 86400.0, 0.0)
 
 
-Means = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]  # the language means (others, Chinese)
+if TYPE_CHECKING:  # the language means (others, Chinese); see memdir.lazy.defer
+    Means = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+else:
+    Means = tuple
 
 
 class Recaller:

@@ -12,24 +12,7 @@ import os
 import click
 
 from ..errors import MemdirError
-from ..records import escape_controls
-from . import (  # noqa: F401  (registers the commands)
-    chat,
-    config,
-    db,
-    edits,
-    extract,
-    jobs,
-    memories,
-    observe,
-    portable,
-    recall,
-    serve,
-    sessions,
-    sleep,
-    ui,
-)
-from .app import cli
+from .app import cli  # the commands' modules are imported as they are used (app.COMMANDS)
 
 __all__ = ["cli", "main"]
 
@@ -42,6 +25,8 @@ def main(argv: list[str] | None = None) -> int:
     except MemdirError as exc:
         if os.environ.get("MEMDIR_DEBUG") == "1":
             raise
+        from ..records import escape_controls
+
         click.echo(escape_controls(f"error: {exc}"), err=True)
         return 1
     except click.exceptions.Exit as exc:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import secrets
 import socket
 import threading
-import webbrowser
 
 import click
 
@@ -75,6 +74,8 @@ def ui(ctx: click.Context, port: int, no_browser: bool, check: bool, as_json: bo
         click.echo(f"memdir's page: {url}")
         click.echo("(the link works once; Ctrl-C stops the page)", err=True)
     if not no_browser:
+        import webbrowser  # (imported here: `memdir --help` loads this module)
+
         webbrowser.open(url)
     try:
         server.run(sockets=[sock])

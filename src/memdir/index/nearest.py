@@ -26,7 +26,10 @@ if TYPE_CHECKING:
 
 __all__ = ["Centres", "language_sums", "nearest"]
 
-Means = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+if TYPE_CHECKING:  # (np.ndarray read at import would import numpy: see memdir.lazy.defer)
+    Means = tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]
+else:
+    Means = tuple
 
 
 @dataclass(frozen=True)

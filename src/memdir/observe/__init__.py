@@ -9,9 +9,20 @@ serves; ``otel`` emits spans and metrics when asked to. The facade (``Memory.tra
 
 from __future__ import annotations
 
-from .overlap import MEASURE_VERSION, Overlap, used
-from .stats import ScopeInput, ScopeStats, Stats, compute_stats, parse_since
-from .trace import Opened, SessionTrace, TurnTrace, trace_records
+import typing as _typing
+
+from ..lazy import exports as _exports
+
+if _typing.TYPE_CHECKING:
+    from .overlap import MEASURE_VERSION, Overlap, used
+    from .stats import ScopeInput, ScopeStats, Stats, compute_stats, parse_since
+    from .trace import Opened, SessionTrace, TurnTrace, trace_records
+
+# Imported on first use (PEP 562): the facade imports ``observe.otel`` for its spans, and
+# loading ``stats`` with it would compile the guard's patterns in every ``memdir recall``.
+_HOME = {"MEASURE_VERSION": "overlap", "Overlap": "overlap", "used": "overlap"}
+_HOME.update(dict.fromkeys(("ScopeInput", "ScopeStats", "Stats", "compute_stats"), "stats"))
+_HOME["parse_since"] = "stats"
 
 __all__ = [
     "MEASURE_VERSION",
@@ -27,3 +38,5 @@ __all__ = [
     "trace_records",
     "used",
 ]
+
+__getattr__ = _exports(__name__, __all__, _HOME, "trace")

@@ -30,10 +30,9 @@ import unicodedata
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
-import numpy.typing as npt
 
 from ..errors import ConfigError
 from ..registry import Registry
@@ -49,7 +48,12 @@ __all__ = [
     "register_embedder",
 ]
 
-Vectors = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # (numpy.typing at run time would import numpy: see memdir.lazy.defer)
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+else:
+    Vectors = Any
 Kind = Literal["query", "passage"]
 
 

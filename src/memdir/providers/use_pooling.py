@@ -26,14 +26,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import numpy.typing as npt
 
 __all__ = ["EDGE", "RADIUS", "Pooler"]
 
-F32 = npt.NDArray[np.float32]
+if TYPE_CHECKING:  # (numpy.typing at run time would import numpy: see memdir.lazy.defer)
+    import numpy.typing as npt
+
+    F32 = npt.NDArray[np.float32]
+else:
+    F32 = Any
 RADIUS = 4  # a token's feature row depends on the tokens up to this many to each side
 EDGE = 2 * RADIUS  # ids kept from each end: what the rows within RADIUS of a boundary read
 _SEGMENTS = 16  # boundary segments run through the model at once (16: 0.63 ms a window, 256: 0.73)
