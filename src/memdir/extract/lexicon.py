@@ -163,7 +163,9 @@ EN = Lexicon(
         r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
     ),
     question=_en(
-        r"\?\s*$|^\s*(?:(?:what|which|where|when|who|whom|whose|why|how|"
+        # v5: "When you write SQL, uppercase the keywords" is a rule with a condition, not a
+        # question: "when" followed by a clause and a comma, with no question mark
+        r"\?\s*$|^\s*(?:(?:what|which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
         r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
         r"have|has|may i|might)\b(?!['’]t))"
     ),
@@ -503,6 +505,26 @@ EN = Lexicon(
                 r"the decision is|it'?s decided)\b"
             ),
         ),
+        # v5: a standing instruction tied to a kind of task — "When you write SQL, uppercase the
+        # keywords", "When you suggest shell commands, assume zsh"
+        Rule(
+            "en.preference.when-you",
+            "feedback",
+            _en(
+                r"^when(?:ever)? (?:you(?:'re)?|writing|reviewing|suggesting|answering|explaining)"
+                r"\b[^,]{3,60},\s*(?:please\s+)?[a-z]\w*\b"
+            ),
+        ),
+        # v5: how a kind of thing should be — "PR titles should follow conventional commits"
+        Rule(
+            "en.preference.should",
+            "feedback",
+            _en(
+                r"^(?!(?:i|we|you|it|this|that|these|those|they|he|she|maybe|perhaps|there)\b)"
+                r"[\w/.-]+(?: [\w/.-]+){0,3} should (?:always |never |not |only )?"
+                r"(?!be (?:done|ready|fine|ok|okay|good)\b)\w"
+            ),
+        ),
     ),
     imperative=_en(
         r"^(?:please\s+)?(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
@@ -724,7 +746,8 @@ ZH = Lexicon(
             "feedback",
             re.compile(
                 # v3: "咱们的日志统一收到 ELK 里" is how things are, not an instruction
-                r"^(?!(?:我们|咱们|团队|公司|项目)\S{0,8}?统一(?!用|使用|写|改用))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
+                # v5: and "我们系统里金额一律用分" (a "we" before 统一/一律) is a convention too
+                r"^(?!\S{0,8}?(?:我们|咱们|团队|公司|项目)\S{0,8}?(?:统一|一律))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
             ),
         ),
         Rule(
@@ -799,6 +822,18 @@ ZH = Lexicon(
             re.compile(
                 r"^\S{0,8}?(?:可能|也许|或许|大概|打算|考虑|计划|准备)\S{0,8}?"
                 r"(?:用|换成|迁到|迁移到|改用|切到|上|引入|支持|不再支持|升级到|试试)\s*\S"
+            ),
+        ),
+        # v5: how a kind of work should (not) be done, said of the work — "变量命名别用拼音",
+        # "回复尽量短一点", "升级依赖和写功能别放在同一个 PR 里"; never "先别…" (a one-off) nor a
+        # change already made ("早就不用 X 了")
+        Rule(
+            "zh.preference.dont",
+            "feedback",
+            re.compile(
+                r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|现在|目前|先别))"
+                r"[^，。,]{2,16}?(?:别|不要|不用|尽量|千万别|千万不要|少用|多用)"
+                r"(?!管|急|担心|客气)[^，。,]{2,}"
             ),
         ),
     ),
