@@ -27,8 +27,13 @@ Protocol:
   candidate matches when its text contains the labelled substring, case-blind).
 * **Batches 5 and 6** (issue 21): 80 utterances each, half Chinese, written and committed
   before any rules-v3 change and scored once on it; development data for rules-v4 since.
-* **Fresh batches 7 and 8** (issue 21): 80 utterances each, half Chinese, written and committed
+* **Batches 7 and 8** (issue 21): 80 utterances each, half Chinese, written and committed
   before any rules-v4 change (and before the extractor ran on them); scored once, like batch 4.
+* **Batches 7 and 8** were scored once on rules-v4 and are development data for rules-v5
+  (their misses were read, and the classifier trains on them).
+* **Fresh batches 9 and 10** (issue 21): 80 utterances each, half Chinese, written and
+  committed alone before any rules-v5 or weights change (and before the extractor ran on
+  them); scored once, at the end.
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
@@ -71,13 +76,19 @@ DEV = {
     "batch 6: scored once on rules-v3, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_6.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 7: written before rules-v4, scored once": (
+    "batch 7: scored once on rules-v4, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_7.yaml"
     ),
-    "held-out batch 8: written before rules-v4, scored once": (
+    "batch 8: scored once on rules-v4, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_8.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 9: written before rules-v5, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_9.yaml"
+    ),
+    "held-out batch 10: written before rules-v5, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_10.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95

@@ -3,9 +3,9 @@
 Protocol:
 
 * Data: the development sets only — ``extraction_labeled.yaml``, ``extraction_heldout.yaml``
-  (batches 1–3) and batches 4, 5 and 6 (each scored once on an earlier rules version and read
-  since). The batches scored once on rules-v4 (7 and 8) are never read here; ``DEV`` is an
-  explicit list and the script refuses a file outside it.
+  (batches 1–3) and batches 4 to 8 (each scored once on an earlier rules version and read
+  since; 7 and 8 joined for implicit-v2). The batches scored once on rules-v5 (9 and 10) are
+  never read here; ``DEV`` is an explicit list and the script refuses a file outside it.
 * One example per sentence (split as the extractor splits): its label is the type of the
   expected memory whose ``contains`` it holds, or ``none``.
 * Model: multinomial logistic regression over ``implicit.features`` (binary, scaled 1/sqrt(n)),
@@ -14,7 +14,8 @@ Protocol:
 * Threshold (on 1 - P(none)): leave-one-file-out cross-validation runs the whole extractor
   (rules first, the fold's model on what they leave) on each held-out file; per language the
   lowest threshold whose pooled out-of-fold precision is at least ``PRECISION_FLOOR`` is kept
-  (the target is 0.90; the floor of 0.95 leaves a margin for new data).
+  (the target is 0.90; the floor of 0.94 leaves a margin for new data: 0.95 left the Chinese
+  model off altogether in implicit-v2).
 * Output: ``src/memdir/extract/implicit_model.json`` (weights rounded to 4 decimals) and the
   cross-validation table on stdout.
 
@@ -43,13 +44,27 @@ DEV = [
     "extraction_heldout_4.yaml",
     "extraction_heldout_5.yaml",
     "extraction_heldout_6.yaml",
+    "extraction_heldout_7.yaml",
+    "extraction_heldout_8.yaml",
+]
+SCORED_ONCE = ("_9.yaml", "_10.yaml")
+# The folds the threshold is chosen on (v2): the batches written in the same way as the ones
+# scored once (80 messy utterances, half Chinese, after the rules existed). The labeled set and
+# batches 1-3 are what the rules were written on, so out of fold they read near 1.00 whatever
+# the threshold, and pooling them in made the chosen threshold too low for new data.
+RECENT = [
+    "extraction_heldout_4.yaml",
+    "extraction_heldout_5.yaml",
+    "extraction_heldout_6.yaml",
+    "extraction_heldout_7.yaml",
+    "extraction_heldout_8.yaml",
 ]
 CLASSES = ["none", "user", "project", "feedback", "reference"]
-PRECISION_FLOOR = 0.95
+PRECISION_FLOOR = 0.94
 L2 = 0.0005
 STEPS = 800
 RATE = 4.0
-VERSION = "implicit-v1"
+VERSION = "implicit-v2"
 
 
 # The messages of the explicit-request set with no request in them ("do you remember …?",
@@ -145,11 +160,11 @@ def tally(items: list[dict[str, Any]], model: Classifier | None) -> dict[str, li
 
 def cross_validate(items: list[dict[str, Any]]) -> dict[str, float]:
     """Per language, the lowest threshold meeting the precision floor out of fold. A fold is
-    one development file (batches 1-3 together): each was written separately, so a fold
-    stands for conversations the model has not seen."""
+    one of the ``RECENT`` files (the model trains on every other development file): each was
+    written separately, so a fold stands for conversations the model has not seen."""
     grid = [round(0.30 + 0.05 * k, 2) for k in range(11)]
     pooled = {th: {"en": [0, 0, 0, 0], "zh": [0, 0, 0, 0]} for th in grid}
-    for fold in DEV:
+    for fold in RECENT:
         train_items = [it for it in items if it["_file"] != fold]
         test_items = [it for it in items if it["_file"] == fold]
         model = train([ex for it in train_items for ex in examples(it)], L2)
@@ -172,7 +187,7 @@ def cross_validate(items: list[dict[str, Any]]) -> dict[str, float]:
 
 def main() -> int:
     for name in DEV:
-        assert "_7" not in name and "_8" not in name, "batches 7 and 8 are scored once"
+        assert not name.endswith(SCORED_ONCE), "batches 9 and 10 are scored once"
     items = load_items()
     print("| lang | rules only | precision | recall |\n|---|---|---|---|")
     for lang, (c, m, e, f) in tally(items, None).items():

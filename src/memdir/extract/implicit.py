@@ -78,6 +78,13 @@ _EN_ONE_OFF = re.compile(
     r"clean|undo|restart|rollback|roll back|paste|print|format|review|go)\b",
     re.IGNORECASE,
 )
+# v5: an event just told, or the person's own memory lapse — "never mind, I figured it out",
+# "I always forget the flags for tar", "我用 Python 写了个脚本" — not a standing fact
+_EN_EVENT = re.compile(
+    r"^(?:never ?mind|nvm)\b|\b(?:figured it out|forget|forgot|forgetting|can'?t remember)\b",
+    re.IGNORECASE,
+)
+_ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")
 _EN_ERROR = re.compile(
     r"\b(?:error|exception|traceback|errno|(?-i:E[A-Z]{4,})|exit code|status code|"
     r"stack trace|\d{3} (?:error|response))\b",
@@ -88,6 +95,10 @@ _ZH_STANDING_CUE = re.compile(
 )
 _ZH_ONE_OFF = re.compile(
     r"^(?:先|把|帮我|帮忙|麻烦|请帮|给我|你先|我先|我去|待会|等下|等一下)|"
+    # v5: an ask in a later clause — "磁盘到 95% 了，帮我看看是什么占的"
+    r"[，,]\s*(?:帮我|帮忙|麻烦你?|你帮我|请帮我)|"
+    # v5: the person's own doubt or mood, alone — "我也不确定", "累死了"
+    r"^我?(?:也|还)?(?:不确定|不知道|不清楚|没想好)[。！!]*$|"
     r"(?:一下|试试|看看|试试看|吧|好吗)[。！!~～]*$"
 )
 _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A-Za-z]|异常")
@@ -105,10 +116,10 @@ def about_the_moment(body: str, lang: str) -> bool:
     if len(body.split()) < 3 if lang == "en" else len(body.replace(" ", "")) < 4:
         return True  # "always", "好的吧": too little to be a fact
     if lang == "zh":
-        if _ZH_ERROR.search(body) or _ZH_OPINION.search(body):
+        if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
-    if _EN_ERROR.search(body) or _EN_OPINION.search(body):
+    if _EN_ERROR.search(body) or _EN_OPINION.search(body) or _EN_EVENT.search(body):
         return True
     return bool(_EN_ONE_OFF.match(body)) and not _EN_STANDING_CUE.search(body)
 
@@ -169,6 +180,24 @@ _CLASSES = {
         "we": re.compile(r"^(?:we|we're|we've|our|the team|this (?:project|repo))\b", re.I),
         "i": re.compile(r"^(?:i|i'm|i've|i'd|my)\b", re.IGNORECASE),
         "cue": _EN_STANDING_CUE,
+        # v2: shapes that carry over between conversations — a directive to the assistant, a
+        # state of the person, a schedule, a quantity, a place in the world
+        "directive": re.compile(
+            r"^(?:please |pls |can you |could you )?(?:don'?t|do not|never|always|stop|quit|"
+            r"avoid|use|keep|skip|no need to|make sure|prefer|try to)\b|\b(?:i'?d rather|"
+            r"i prefer|i like it when|i find it|easier (?:for me )?when|instead of|rather than|"
+            r"over)\b",
+            re.I,
+        ),
+        "self": re.compile(
+            r"^(?:i'?m|i am|i have|i live|i work|i use|i usually|i mostly|i'?ve been|my)\b", re.I
+        ),
+        "schedule": re.compile(
+            r"\b(?:every|each|daily|weekly|monthly|nightly|hourly|on (?:mondays|tuesdays|"
+            r"wednesdays|thursdays|fridays|weekends)|[0-9]{1,2}\s?(?:am|pm))\b",
+            re.I,
+        ),
+        "amount": re.compile(r"\b\d[\d.,]*\s?(?:k|m|%|x|gb|tb|ms|users|people|of us)?\b", re.I),
     },
     "zh": {
         "tool": re.compile(_TOOLS),
@@ -180,6 +209,18 @@ _CLASSES = {
         "we": re.compile(r"^(?:我们|咱们|团队|项目|公司)"),
         "i": re.compile(r"^我(?!们)"),
         "cue": _ZH_STANDING_CUE,
+        "directive": re.compile(
+            r"别|不要|不用|不必|尽量|千万|一律|统一|务必|少用|多用|先给|就行|就好|按.{1,12}来|用.{1,10}写"
+        ),
+        "self": re.compile(
+            r"^我(?!们)(?:是|有|在|住|平时|一般|周末|每天|晚上|早上|比较|不太|不吃|不喝|对|用|习惯)|"
+            r"^(?:家里|本人)"
+        ),
+        "schedule": re.compile(
+            r"每(?:天|周|月|小时|年|两周|个)|凌晨|整点|早上|晚上|周[一二三四五六日末]"
+        ),
+        "amount": re.compile(r"[0-9]|[一二三四五六七八九十两百千万]+(?:万|千|个|台|人|成|%)"),
+        "other": re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff]|^(?:同事|老板|领导|客户|组长|朋友)"),
     },
 }
 # What a reference must name (too_thin): somewhere a thing can be looked up.

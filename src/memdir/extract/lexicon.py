@@ -78,7 +78,9 @@ _EN_DOCS = (
     r"flags|feature flags|secrets|credentials|env vars|environment variables|"
     r"decisions|notes|meeting notes|announcements|discussions|requests|schedules?|rota|"
     r"on-?call|sprints?|backlog|experiments|translations|assets|postmortems|post-mortems|"
-    r"outages|releases|deploys|standups?|retros?|minutes|questions"
+    r"outages|releases|deploys|standups?|retros?|minutes|questions|"
+    # v5: credentials, conventions and definitions live somewhere too
+    r"creds|keys|api keys|passwords|templates?|guidelines|style guides?|definitions|conventions"
 )
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
@@ -156,10 +158,14 @@ EN = Lexicon(
         r"i (?:already )?told you|"
         # v3: a label for what follows — "Quick context: …", "For the record, …"
         r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
-        r"for what it'?s worth|side note|fun fact)\b[\s,:—–-]*)+"
+        r"for what it'?s worth|side note|fun fact|"
+        # v5: a turn to the point after small talk — "anyway, …", "quick bg: …"
+        r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
     ),
     question=_en(
-        r"\?\s*$|^\s*(?:(?:what|which|where|when|who|whom|whose|why|how|"
+        # v5: "When you write SQL, uppercase the keywords" is a rule with a condition, not a
+        # question: "when" followed by a clause and a comma, with no question mark
+        r"\?\s*$|^\s*(?:(?:what|which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
         r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
         r"have|has|may i|might)\b(?!['’]t))"
     ),
@@ -170,7 +176,12 @@ EN = Lexicon(
     reported=_en(
         r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
         r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
-        r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b"
+        r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b|"
+        # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
+        r"^\s*(?:(?-i:[A-Z][a-z]+)|(?:my|our|the) (?:manager|boss|colleague|coworker|co-worker|"
+        r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
+        r"cofounder|co-founder))\s+(?:(?:really|also|still|kind of|just) )?(?:prefers|likes|"
+        r"loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|is into|is a fan of)\b"
     ),
     deictic=_en(
         # "this project" is the project itself, not the task at hand
@@ -494,6 +505,26 @@ EN = Lexicon(
                 r"the decision is|it'?s decided)\b"
             ),
         ),
+        # v5: a standing instruction tied to a kind of task — "When you write SQL, uppercase the
+        # keywords", "When you suggest shell commands, assume zsh"
+        Rule(
+            "en.preference.when-you",
+            "feedback",
+            _en(
+                r"^when(?:ever)? (?:you(?:'re)?|writing|reviewing|suggesting|answering|explaining)"
+                r"\b[^,]{3,60},\s*(?:please\s+)?[a-z]\w*\b"
+            ),
+        ),
+        # v5: how a kind of thing should be — "PR titles should follow conventional commits"
+        Rule(
+            "en.preference.should",
+            "feedback",
+            _en(
+                r"^(?!(?:i|we|you|it|this|that|these|those|they|he|she|maybe|perhaps|there)\b)"
+                r"[\w/.-]+(?: [\w/.-]+){0,3} should (?:always |never |not |only )?"
+                r"(?!be (?:done|ready|fine|ok|okay|good)\b)\w"
+            ),
+        ),
     ),
     imperative=_en(
         r"^(?:please\s+)?(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
@@ -518,7 +549,9 @@ _ZH_DOCS = (
     r"文档|接口文档|手册|说明|wiki|Wiki|知识库|设计稿|原型|需求|缺陷|bug|Bug|问题|工单|任务|"
     r"看板|监控|告警|日志|变更记录|发布记录|周报|会议纪要|runbook|值班手册|"
     # v2: more kinds of information that live somewhere
-    r"事故|故障|通知|公告|讨论|决策|密钥|功能开关|开关|排期|值班表|纪要|资料|素材|需求单"
+    r"事故|故障|通知|公告|讨论|决策|密钥|功能开关|开关|排期|值班表|纪要|资料|素材|需求单|"
+    # v5: credentials, conventions and definitions live somewhere too
+    r"账号|密码|凭证|规范|模板|口径|定义|手顺|应急手册|设计规范"
 )
 # v2: generic kinds of place (never product names): "「支付事故」群", "Platform 空间"
 _ZH_PLACES = r"群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库"
@@ -549,7 +582,10 @@ ZH = Lexicon(
     filler=re.compile(
         r"^\s*(?:(?:顺便说一下|顺便说|顺便|对了|另外|还有|补充一下|说明一下|嗯|哦|好的|"
         # v2: asides that carry no content of their own
-        r"提醒一下|提个醒|友情提示|说实话|老实说|坦白说|说真的|讲真|顺带一提|唉|哎)[，,：:\s]*)+"
+        r"提醒一下|提个醒|友情提示|说实话|老实说|坦白说|说真的|讲真|顺带一提|唉|哎|"
+        # v5: an announcement of what follows — "先交代一下", "跟你说一声", "简单说下", "话说"
+        r"(?:先|简单|跟你|和你|我先|顺便)?(?:说|讲|交代|介绍|提)(?:一)?(?:下|声)(?:背景)?|话说|"
+        r"早[～~]*|嗨|哈喽|你好)[，,：:～~\s]*)+"
     ),
     question=re.compile(
         r"[?？]\s*$|(?:什么|怎么|怎样|哪个|哪些|哪里|哪儿|哪种|多少|为什么|为啥|是否|要不要|"
@@ -563,7 +599,11 @@ ZH = Lexicon(
     reported=re.compile(
         r"(?:他|她|他们|她们|同事|老板|领导|经理|朋友|别人|有人|客户|老师|大家)"
         r"(?:都|也|还|就)?(?:说|讲|告诉|提到|觉得|认为|表示|反馈)|写着|说[“\"「『]|"
-        r"^\s*(?:他|她|他们|她们|别人)"
+        r"^\s*(?:他|她|他们|她们|别人)|"
+        # v5: someone else's taste — "小王喜欢用 tab", "老李特别喜欢…", "客户喜欢…"
+        r"^\s*(?:(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐)|同事|老板|"
+        r"领导|经理|朋友|客户|组长|产品经理|设计师|老婆|老公)[\u4e00-\u9fff]{0,2}?"
+        r"(?:喜欢|讨厌|偏好|习惯|想要|希望|坚持|受不了|爱用)"
     ),
     deictic=re.compile(_ZH_DEICTIC),
     hedge=re.compile(
@@ -584,8 +624,10 @@ ZH = Lexicon(
             "zh.reference.location",
             "reference",
             re.compile(
-                r"^(?:我们的|所有的?|项目的)?\S{0,6}?(?:" + _ZH_DOCS + r")\S{0,4}?"
+                r"^(?:我们的|所有的?|项目的)?\S{0,10}?(?:" + _ZH_DOCS + r")\S{0,4}?"
                 r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在)\s*"
+                # v5: "在内网 wiki 上", "在公司的 Confluence 里"
+                r"(?:(?:内网|公司|团队|我们)的?\s*)?"
                 r"(?:" + _TOOLS + r"|[^，。,]{0,15}?(?:" + _ZH_PLACES + r")"
                 # v3: a named tool we do not list, and where in it: "放在 Apifox 上"
                 r"|[A-Za-z][\w.+-]*\s*(?:上|里|中)"
@@ -704,7 +746,8 @@ ZH = Lexicon(
             "feedback",
             re.compile(
                 # v3: "咱们的日志统一收到 ELK 里" is how things are, not an instruction
-                r"^(?!(?:我们|咱们|团队|公司|项目)\S{0,8}?统一(?!用|使用|写|改用))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
+                # v5: and "我们系统里金额一律用分" (a "we" before 统一/一律) is a convention too
+                r"^(?!\S{0,8}?(?:我们|咱们|团队|公司|项目)\S{0,8}?(?:统一|一律))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
             ),
         ),
         Rule(
@@ -779,6 +822,31 @@ ZH = Lexicon(
             re.compile(
                 r"^\S{0,8}?(?:可能|也许|或许|大概|打算|考虑|计划|准备)\S{0,8}?"
                 r"(?:用|换成|迁到|迁移到|改用|切到|上|引入|支持|不再支持|升级到|试试)\s*\S"
+            ),
+        ),
+        # v5: how a kind of work should (not) be done, said of the work — "变量命名别用拼音",
+        # "回复尽量短一点", "升级依赖和写功能别放在同一个 PR 里"; never "先别…" (a one-off) nor a
+        # change already made ("早就不用 X 了")
+        Rule(
+            "zh.preference.dont",
+            "feedback",
+            re.compile(
+                r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|现在|目前|先别))"
+                r"[^，。,]{2,16}?(?:别|不要|不用|尽量|千万别|千万不要|少用|多用)"
+                r"(?!管|急|担心|客气)[^，。,]{2,}"
+            ),
+        ),
+        # v5: a state of the person with no name in it — "我住在苏州", "我人在成都", "我不吃辣",
+        # "我周末基本不看消息", "我带数据平台组" — never an event just told ("…了")
+        Rule(
+            "zh.identity.state",
+            "user",
+            re.compile(
+                r"^我(?!们)(?![^，。,]*了[，,。]?$)(?![^，。,]*(?:吧|啊|呢|再|一下|待会|等下))(?:人在|住在|老家在?|家在|现在在|目前在|"
+                r"在[^，。,]{1,6}(?:工作|上班|办公|远程)|是[^，。,]{1,4}人(?=[，,。]|$)|"
+                r"主要(?:写|用|做)|平时|周末|每天|"
+                r"不吃|不喝|不能吃|[^，。,]{0,6}过敏|有点?[^，。,]{0,3}(?:色弱|色盲|近视|远视|听力)|"
+                r"带[^，。,]{1,10}(?:组|团队)|的\s*(?:电脑|mac|Mac|笔记本|机器|显示器)是)"
             ),
         ),
     ),
