@@ -77,6 +77,7 @@ def test_eight_processes_write_fifty_memories_each(mem: Memory) -> None:
     assert len(creates) == 225 and len({c.actor for c in creates}) == 8
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_tears_a_file(mem: Memory) -> None:
     folder = mem.store("project").dirs.memory
     rng = random.Random(20261129)
