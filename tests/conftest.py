@@ -12,6 +12,37 @@ import pytest
 from memdir import Memory
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The heavy tests (marked ``slow``; the real-model ones first) start the run, one at the
+    head of each worker's share, instead of tailing it: ``--dist worksteal`` hands each worker
+    a contiguous share of this order and steals from the back of it, so a test of minutes at
+    the end kept one core busy after the other had finished (issue 26: the suite's time). The
+    rest keep their order. Every worker computes the same order, as xdist requires."""
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    heavy = sorted(
+        (item for item in items if item.get_closest_marker("slow") is not None),
+        key=lambda item: item.get_closest_marker("local_model") is None,
+    )
+    if not heavy:
+        return
+    chosen = {id(item) for item in heavy}
+    rest = iter([item for item in items if id(item) not in chosen])
+    total, order = len(items), []
+    for share in range(workers):
+        size = (share + 1) * total // workers - share * total // workers
+        head = heavy[share::workers]
+        order += head + [item for _, item in zip(range(size - len(head)), rest, strict=False)]
+    order += list(rest)
+    items[:] = order
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Stop this process's PostgreSQL (``tests/pgserver.py``), if a test started one."""
+    pgserver = sys.modules.get("tests.pgserver")
+    if pgserver is not None:
+        pgserver.stop()
+
+
 @pytest.fixture(scope="session")
 def derived_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One cache directory for the derived tables of the whole run (``derived.py``): never the

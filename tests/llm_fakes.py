@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import re
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -24,10 +23,9 @@ class ScriptedLLM(LLM):
 
     model_id = "scripted-test-model"
 
-    def __init__(self, *answers: Answer, delay: float = 0.0) -> None:
+    def __init__(self, *answers: Answer) -> None:
         self.answers = list(answers)
         self.requests: list[list[dict[str, Any]]] = []
-        self.delay = delay
         self.release = threading.Event()
         self.release.set()
 
@@ -44,8 +42,6 @@ class ScriptedLLM(LLM):
     ) -> LLMResponse:
         self.requests.append([dict(m) for m in messages])
         self.release.wait()
-        if self.delay:
-            time.sleep(self.delay)
         answer = self.answers.pop(0) if self.answers else {"operations": [{"op": "NONE"}]}
         if callable(answer):
             answer = answer(str(messages[-1].get("content", "")))

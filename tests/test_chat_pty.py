@@ -96,7 +96,15 @@ def test_streaming_ctrl_c_and_help_on_a_terminal(mem: Memory) -> None:
         return Say("Still here.")
 
     with serve(brain) as (model, url):
-        env = {**os.environ, "MEMDIR_LLM_BASE_URL": f"{url}/v1", "MEMDIR_LLM_MODEL": "m"}
+        # the stalled reply ends by the Ctrl-C alone: the read timeout (60 s by default) is
+        # raised to the hang guard, or a loaded machine would let that clock end it first
+        # (seen: "the stream broke after 2 event(s) (timed out)" instead of "interrupted")
+        env = {
+            **os.environ,
+            "MEMDIR_LLM_BASE_URL": f"{url}/v1",
+            "MEMDIR_LLM_MODEL": "m",
+            "MEMDIR_LLM_TIMEOUT": str(HANG_GUARD_S),
+        }
         with chat_terminal(env) as term:
             term.expect("Ctrl-D to end")
             term.expect("you> ")

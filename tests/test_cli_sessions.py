@@ -13,17 +13,10 @@ from typing import Any
 
 import pytest
 
+from memdir import Memory
 from waiting import HANG_GUARD_S
 
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
-WRITE = """
-import sys, json
-from memdir import Memory
-with Memory().session() as s:
-    for line in sys.stdin:
-        s.append(json.loads(line))
-    print(s.id)
-"""
 
 
 @dataclass
@@ -58,17 +51,12 @@ class Cli:
         return json.loads(self.run(*args, "--json").stdout)
 
     def write_session(self, *messages: dict[str, Any]) -> str:
-        stdin = "".join(json.dumps(m) + "\n" for m in messages)
-        result = subprocess.run(
-            [sys.executable, "-c", WRITE],
-            cwd=self.project,
-            env=self.env,
-            input=stdin,
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        return result.stdout.strip()
+        """A session with ``messages``, written in this process: setup, not the CLI under test
+        (a Python started per session only to write it cost more than the command checked)."""
+        with Memory(home=self.home, cwd=self.project).session() as s:
+            for message in messages:
+                s.append(message)
+        return s.id
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from forkserver import ForkServer
 from memdir import Memory
 from memdir.files.lock import fair_lock
 from memdir.markdown import content_hash, parse
@@ -76,30 +77,18 @@ def test_eight_processes_write_fifty_memories_each(mem: Memory) -> None:
     assert len(creates) == 225 and len({c.actor for c in creates}) == 8
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_never_tears_a_file(mem: Memory) -> None:
     folder = mem.store("project").dirs.memory
     rng = random.Random(20261129)
     kills = 0
-    for _ in range(60):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", CHURN], env=_env(), stdout=subprocess.PIPE, text=True
-        )
-        assert proc.stdout is not None
-        for _ in range(rng.randint(1, 6)):  # the kill lands inside the next write
-            assert proc.stdout.readline() in ("remember\n", "update\n", "forget\n", "undo\n")
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
-        kills += proc.returncode == -signal.SIGKILL
-        for path in folder.glob("*.md"):
-            data = path.read_bytes()
-            assert data, f"{path.name} is empty after a kill"
-            if path.name != "MEMORY.md":
-                parse(data)  # raises if torn
-        index = (folder / "MEMORY.md").read_text()
-        assert index.count("<!-- memdir:begin -->") == 1 and index.rstrip().endswith(
-            "<!-- memdir:end -->"
-        )
+    with ForkServer(_env()) as writers:  # a real process per writer, Python started once
+        for _ in range(60):
+            writers.start(CHURN)
+            for _ in range(rng.randint(1, 6)):  # the kill lands inside the next write
+                assert writers.readline() in ("remember\n", "update\n", "forget\n", "undo\n")
+            kills += writers.kill() == signal.SIGKILL
+            _check_untorn(folder)
     assert kills == 60  # each one still running: it never stops by itself
     assert [p for p in mem.doctor() if p.severity == "error"] == []
     records = mem.list()
@@ -115,6 +104,19 @@ def test_sigkill_at_random_moments_never_tears_a_file(mem: Memory) -> None:
     latest = {c.name: c for c in history}
     mismatched = [n for n, c in latest.items() if c.after != _hash(folder / f"{n}.md")]
     assert len(mismatched) <= kills
+
+
+def _check_untorn(folder: Path) -> None:
+    """No memory file is empty or torn, and MEMORY.md has its markers once each."""
+    for path in folder.glob("*.md"):
+        data = path.read_bytes()
+        assert data, f"{path.name} is empty after a kill"
+        if path.name != "MEMORY.md":
+            parse(data)  # raises if torn
+    index = (folder / "MEMORY.md").read_text()
+    assert index.count("<!-- memdir:begin -->") == 1 and index.rstrip().endswith(
+        "<!-- memdir:end -->"
+    )
 
 
 def _hash(path: Path) -> str | None:

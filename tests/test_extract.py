@@ -422,11 +422,16 @@ def test_turns_pending_at_a_crash_are_picked_up_on_the_next_start(mem: Memory) -
 
 EXITER = textwrap.dedent(
     """
-    import sys
+    import json, sys, threading
     sys.path.insert(0, {tests!r})
     from llm_fakes import ScriptedLLM, ops
     from memdir import Memory
-    llm = ScriptedLLM(ops({{"op": "ADD", "type": "project", "text": "We use Kafka"}}), delay=1.0)
+    def after_exit_began(_prompt):
+        # answers only once the interpreter has begun to exit (the main thread is done): the
+        # queued turn is still unextracted then, so only the exit's own flush can save it
+        threading.main_thread().join()
+        return json.dumps(ops({{"op": "ADD", "type": "project", "text": "We use Kafka"}}))
+    llm = ScriptedLLM(after_exit_began)
     m = Memory(llm=llm)
     with m.session() as s:
         s.append({{"role": "user", "content": "we use Kafka"}})

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -247,3 +248,94 @@ def test_a_derived_file_linked_out_is_refused_and_its_target_untouched(
     ]
     link.unlink()
     assert [h.record.name for h in Memory().recall("postgres")] == [rec.name]  # nothing lost
+
+
+class _SwapOnOpen:
+    """Swaps a file for a symbolic link at the moment memdir opens it — after its checks, before
+    the open itself (issue 26: the check-then-open race). Synchronised by the interpreter's own
+    ``open`` audit event, which fires before the system call: no sleep, no patched memdir code.
+    One hook for the run (audit hooks cannot be removed); armed for one swap at a time."""
+
+    def __init__(self) -> None:
+        self.armed: tuple[str, Path] | None = None
+        self.swapped = 0
+        sys.addaudithook(self._hook)
+
+    def arm(self, path: Path, target: Path) -> None:
+        self.armed, self.swapped = (os.path.abspath(path), target), 0
+
+    def _hook(self, event: str, args: tuple[object, ...]) -> None:
+        if event != "open" or self.armed is None or not args:
+            return
+        opened = args[0]
+        if not isinstance(opened, str | bytes | os.PathLike):
+            return
+        path, target = self.armed
+        if os.path.abspath(os.fsdecode(opened)) == path:
+            self.armed = None
+            os.unlink(path)
+            os.symlink(target, path)
+            self.swapped += 1
+
+
+SWAP = _SwapOnOpen()
+
+
+def test_a_memory_swapped_for_a_link_between_check_and_open_is_not_read(
+    mem: Memory, outside: Path
+) -> None:
+    mem.remember("kept fact", type="project")
+    [record] = mem.list()
+    secret = outside / "secret.md"
+    before = secret.read_bytes()
+    store = Memory().store("project")  # a fresh store: nothing of the file is cached yet
+    SWAP.arm(record.path, secret)
+    with pytest.raises(LinkError) as caught:
+        store.read(record.name)
+    assert SWAP.swapped == 1 and record.path.is_symlink()
+    message = str(caught.value)
+    assert caught.value.path == record.path
+    assert "symbolic link that leads out of" in message and "replace the link" in message
+    assert secret.read_bytes() == before
+    _untouched(outside)
+
+
+def test_a_memory_swapped_for_a_link_before_a_write_reads_and_writes_nothing_out(
+    mem: Memory, outside: Path
+) -> None:
+    """The write path reads what it replaces into the history (``.history/objects``): through
+    a link swapped in it would copy the outside file into the scope, then replace the link."""
+    mem.remember("kept fact", type="project")
+    [record] = mem.list()
+    secret = outside / "secret.md"
+    before = secret.read_bytes()
+    store = mem.store("project")
+    store.read(record.name)  # the write's own read is done: the swap hits the write's open
+    objects = store.dirs.objects
+    kept = sorted(p.read_bytes() for p in objects.rglob("*") if p.is_file())
+    SWAP.arm(record.path, secret)
+    with pytest.raises(LinkError) as caught:
+        mem.forget(record.name)
+    assert SWAP.swapped == 1
+    assert "symbolic link that leads out of" in str(caught.value)
+    assert secret.read_bytes() == before and record.path.is_symlink()
+    assert sorted(p.read_bytes() for p in objects.rglob("*") if p.is_file()) == kept
+    _untouched(outside)
+
+
+def test_the_lock_files_swapped_for_links_are_not_written_through(
+    mem: Memory, outside: Path
+) -> None:
+    mem.remember("kept fact", type="project")
+    store = mem.store("project")
+    ticket = store.dirs.lock.with_name(store.dirs.lock.name + ".queue") / "ticket"
+    secret = outside / "secret.md"
+    before = secret.read_bytes()
+    SWAP.arm(ticket, secret)
+    with pytest.raises(LinkError) as caught:
+        mem.remember("another fact", type="project")
+    assert SWAP.swapped == 1 and caught.value.path == ticket
+    assert "is a symbolic link; memdir does not follow it" in str(caught.value)
+    assert secret.read_bytes() == before
+    assert [r.statement for r in mem.list()] == ["kept fact"]
+    _untouched(outside)

@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from forkserver import ForkServer
 from memdir import MemdirError, Memory, NotFoundError, SessionBusyError, ValidationError
 from memdir.chain import INTERRUPTED, repair
 from memdir.sessions import Session, list_sessions
@@ -228,36 +229,29 @@ def test_sigkill_at_random_moments_loses_at_most_the_line_being_written(mem: Mem
     kills, torn, retired, reported = 0, 0, 0, 0
     seen: dict[str, list[int]] = {"openai": [], "anthropic": []}
     problems = {"openai": 0, "anthropic": 0}
-    for _ in range(50):
-        shape = ("openai", "anthropic")[kills % 2]
-        proc = subprocess.Popen(
-            [sys.executable, "-c", CRASH_WRITER, sids[shape], shape],
-            env=_env(),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdout is not None and proc.stdout.readline() == "ready\n"
-        done = [int(proc.stdout.readline()) for _ in range(rng.randint(0, 4))]  # not a clock
-        reported += len(done)
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
-        kills += proc.returncode == -signal.SIGKILL
-        s = mem.read_session(sids[shape])  # the same reading a resume does
-        torn += len(s.problems) > problems[shape]
-        seqs = [m["seq"] for m in s.messages]
-        assert seqs == list(range(len(seqs))), "a complete line was lost or duplicated"
-        assert not done or done[-1] < len(seqs), "an append the writer finished was lost"
-        assert seqs[: len(seen[shape])] == seen[shape], "an earlier line changed"
-        seen[shape] = seqs
-        assert len(s.problems) <= problems[shape] + 1  # at most the line being written
-        problems[shape] = len(s.problems)
-        messages = _request(mem, s, shape)
-        (assert_valid_openai if shape == "openai" else assert_valid_anthropic)(messages)
-        if s.path.stat().st_size > 24 << 20:  # keep each check fast: go on in a new file
-            retired += len(seqs)
-            with mem.session() as fresh:
-                sids[shape], seen[shape], problems[shape] = fresh.id, [], 0
+    with ForkServer(_env()) as writers:  # a real process per writer, Python started once
+        for _ in range(50):
+            shape = ("openai", "anthropic")[kills % 2]
+            writers.start(CRASH_WRITER, sids[shape], shape)
+            assert writers.readline() == "ready\n"
+            done = [int(writers.readline()) for _ in range(rng.randint(0, 4))]  # not a clock
+            reported += len(done)
+            kills += writers.kill() == signal.SIGKILL
+            s = mem.read_session(sids[shape])  # the same reading a resume does
+            torn += len(s.problems) > problems[shape]
+            seqs = [m["seq"] for m in s.messages]
+            assert seqs == list(range(len(seqs))), "a complete line was lost or duplicated"
+            assert not done or done[-1] < len(seqs), "an append the writer finished was lost"
+            assert seqs[: len(seen[shape])] == seen[shape], "an earlier line changed"
+            seen[shape] = seqs
+            assert len(s.problems) <= problems[shape] + 1  # at most the line being written
+            problems[shape] = len(s.problems)
+            messages = _request(mem, s, shape)
+            (assert_valid_openai if shape == "openai" else assert_valid_anthropic)(messages)
+            if s.path.stat().st_size > 24 << 20:  # keep each check fast: go on in a new file
+                retired += len(seqs)
+                with mem.session() as fresh:
+                    sids[shape], seen[shape], problems[shape] = fresh.id, [], 0
     assert kills == 50  # every writer was still writing: it never stops by itself
     written = retired + sum(map(len, seen.values()))
     assert written >= reported > 50, "the writers hardly wrote anything"

@@ -7,9 +7,14 @@ import re
 import subprocess
 from pathlib import Path
 
+import pytest
+
+from waiting import HANG_GUARD_S
+
 ROOT = Path(__file__).parents[1]
 
 
+@pytest.mark.slow  # one long script (80 s on a loaded 2-core machine): it leads a worker's share
 def test_tour_runs(tmp_path: Path) -> None:
     env = {**os.environ, "TMPDIR": str(tmp_path)}
     env.pop("MEMDIR_HOME", None)  # the tour makes its own
@@ -18,7 +23,7 @@ def test_tour_runs(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
         env=env,
-        timeout=300,
+        timeout=HANG_GUARD_S,  # a hang guard: the tour took 80 s on a loaded machine
         check=False,
     )
     out = result.stdout

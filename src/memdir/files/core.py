@@ -37,6 +37,7 @@ from ..records import (
 )
 from .lock import fair_lock
 from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
+from .opening import current_bytes, read_inside, read_regular
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
@@ -266,7 +267,7 @@ class StoreCore:
         cached = self._cache.get(str(path))
         if cached and cached[0] == key:
             return cached[1]
-        data = target.read_bytes()
+        data = read_regular(self.dirs.memory, target, st)  # no link swapped in since the lstat
         try:
             doc = parse(data)
             record = _record(doc, path, self.dirs, content_hash(data))
@@ -410,7 +411,7 @@ class StoreCore:
             )
         if data is not None and op in ("create", "update"):
             check_text(data.decode("utf-8", "replace"))  # the one write-path check, issue 26
-        now = path.read_bytes() if path.is_file() else None
+        now = current_bytes(self.dirs.memory, path)
         if (content_hash(now) if now is not None else None) != before:
             raise ConflictError(
                 f"{path} changed while memdir was updating it (a hand edit?); nothing was "
@@ -555,7 +556,7 @@ class StoreCore:
         """Change frontmatter keys and/or body parts; ``None`` removes an optional key."""
         with self.locked():
             current = self.read(name)
-            data = current.path.read_bytes()
+            data = read_inside(self.dirs.memory, current.path)
             doc = original = parse(data)
             meta_updates = {k: v for k, v in fields.items() if k not in BODY_PARTS}
             body = doc.body

@@ -27,11 +27,14 @@ resumed or killed, as a hung ``git`` does.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from ..errors import LinkError
 
 __all__ = ["fair_lock"]
 
@@ -46,7 +49,7 @@ def fair_lock(lock: Path) -> Iterator[None]:
     mine, number = _enqueue(queue)
     try:
         _wait_for_turn(queue, number)
-        fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = _open(lock, os.O_RDWR | os.O_CREAT)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)  # at once, unless a process outside the queue has it
             yield
@@ -54,6 +57,20 @@ def fair_lock(lock: Path) -> Iterator[None]:
             os.close(fd)  # closing the descriptor releases the flock
     finally:
         _leave(queue, mine)
+
+
+def _open(path: Path, flags: int) -> int:
+    """``os.open`` that never follows a link in the last component (issue 26): the lock and the
+    ticket counter are written to, and a link swapped in after ``check_links`` would lead the
+    write out of the scope."""
+    try:
+        return os.open(path, flags | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        raise LinkError(
+            path, "is a symbolic link; memdir does not follow it — remove the link"
+        ) from None
 
 
 def _ticket(name: str) -> int | None:
@@ -64,7 +81,7 @@ def _ticket(name: str) -> int | None:
 
 def _enqueue(queue: Path) -> tuple[tuple[int, str], int]:
     """Take the next ticket and put our locked file in the queue: ``((fd, file name), ticket)``."""
-    fd = os.open(queue / "ticket", os.O_RDWR | os.O_CREAT, 0o644)
+    fd = _open(queue / "ticket", os.O_RDWR | os.O_CREAT)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         try:
@@ -105,7 +122,7 @@ def _wait_for_turn(queue: Path, number: int) -> None:
 def _wait_out(path: Path) -> None:
     """Block until the owner of queue file ``path`` has left or died; remove it if it died."""
     try:
-        fd = os.open(path, os.O_RDONLY)
+        fd = _open(path, os.O_RDONLY)
     except FileNotFoundError:
         return  # it left between our listing and now
     try:

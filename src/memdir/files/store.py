@@ -27,6 +27,7 @@ from ..records import (
     now_iso,
 )
 from .core import Problem, StoreCore, _record
+from .opening import current_bytes, read_inside
 from .steps import located, out_of_step, record_outside, restore_version, settle
 
 __all__ = ["FileStore"]
@@ -55,7 +56,7 @@ class FileStore(StoreCore):
             if change.op in ("archive", "restore"):
                 return self._undo_move(change, actor=actor)
             path = self.located(change)
-            now = path.read_bytes() if path.is_file() else None
+            now = current_bytes(self.dirs.memory, path)
             current = content_hash(now) if now is not None else None
             if current != change.after:
                 raise ConflictError(
@@ -166,7 +167,7 @@ class FileStore(StoreCore):
                     f"a memory named {new_name!r} already exists in the {self.dirs.scope} scope: "
                     "choose another name, or delete that one first"
                 )
-            data = current.path.read_bytes()
+            data = read_inside(self.dirs.memory, current.path)
             try:
                 renamed = set_fields(parse(data), {"name": new_name}).dump()
             except FormatError as exc:
@@ -205,7 +206,7 @@ class FileStore(StoreCore):
         removed → directory fsynced → log line → MEMORY.md. A crash in between leaves both files
         (a duplicate, never a loss); the log line is written only once the move is complete.
         """
-        now = src.read_bytes() if src.is_file() else None
+        now = current_bytes(self.dirs.memory, src)
         if now is None or content_hash(now) != expect:
             raise ConflictError(
                 f"{src} changed while memdir was renaming it (a hand edit?); nothing was "
@@ -240,7 +241,7 @@ class FileStore(StoreCore):
         assert change.renamed_from is not None
         with self.locked():
             path, back = self.path_for(change.name), self.path_for(change.renamed_from)
-            now = path.read_bytes() if path.is_file() else None
+            now = current_bytes(self.dirs.memory, path)
             if now is None or content_hash(now) != change.after:
                 raise ConflictError(
                     f"{change.name!r} has changed since change {change.id} (a later change or a "
@@ -429,7 +430,8 @@ class FileStore(StoreCore):
                 raise ConflictError(
                     f"{name!r} changed since the plan was made; nothing was written — plan again"
                 )
-            data = set_fields(parse(current.path.read_bytes()), {"archived": stamp}).dump()
+            doc = parse(read_inside(self.dirs.memory, current.path))
+            data = set_fields(doc, {"archived": stamp}).dump()
             dest = self._free_archive_path(name)
             return self._archive_move(
                 current.path,
@@ -449,7 +451,7 @@ class FileStore(StoreCore):
         removed), under the name it had before it was archived when that is free."""
         with self.locked():
             current = self.archived().read(archived_name)
-            doc = parse(current.path.read_bytes())
+            doc = parse(read_inside(self.dirs.memory, current.path))
             # archived as ``name-2`` when ``archive/name.md`` was taken: the name key says
             # what it was called
             declared = doc.meta.get("name")
@@ -498,7 +500,7 @@ class FileStore(StoreCore):
         )
         if change.before is None or change.after is None:
             raise ValidationError(f"change {change.id} has no recorded content; cannot undo it")
-        now = src.read_bytes() if src.is_file() else None
+        now = current_bytes(self.dirs.memory, src)
         if now is None or content_hash(now) != change.after or os.path.lexists(dst):
             raise ConflictError(
                 f"{change.name!r} has changed since change {change.id} (a later change or a "
