@@ -22,7 +22,7 @@ import stat
 from pathlib import Path
 
 from ..errors import BadFileError, LinkError
-from ..history import inside
+from ..fs import inside
 
 __all__ = ["current_bytes", "read_inside", "read_regular"]
 
