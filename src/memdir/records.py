@@ -187,6 +187,20 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: ascii(m.group())[1:-1], text)
 
 
+MAX_MEMORY_BYTES = 1024 * 1024  # one memory's file: frontmatter and body
+
+
+def check_size(size: int) -> None:
+    """``ValidationError`` for a memory of ``size`` bytes over ``MAX_MEMORY_BYTES``, saying what
+    to do instead. Checked before the guard (whose patterns are not linear in a paste of
+    megabytes) and again by each store on the bytes it writes."""
+    if size > MAX_MEMORY_BYTES:
+        raise ValidationError(
+            f"this memory would be {size / 1e6:.1f} MB; memories must be under "
+            f"{MAX_MEMORY_BYTES // 1024} KiB — store a pointer to the document instead"
+        )
+
+
 def check_text(text: str, what: str = "this memory") -> None:
     """Raise ``ValidationError`` when ``text`` holds a control character (see above)."""
     found = _CONTROL.search(text)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from .errors import RefusedError, ValidationError
 from .ports import Store
-from .records import check_text, escape_controls, text_problem
+from .records import check_size, check_text, escape_controls, text_problem
 
 __all__ = ["Admitted", "admit", "check_texts"]
 
@@ -75,6 +75,7 @@ def admit(
             check_texts({f"{key} item": value})
     texts = [v for v in parts.values() if v] + [v for vs in items.values() for v in vs if v]
     joined = "\n".join(texts)
+    check_size(len(joined.encode("utf-8", "surrogatepass")))  # before the guard reads it all
     verdict = guard.check(
         joined, type=type, source=source, quote=quote, statement=statement, allow=allow
     )

@@ -28,10 +28,12 @@ from ..markdown import (
 from ..paths import ScopeDirs, ensure_agent_dir
 from ..records import (
     FIELD_ORDER,
+    MAX_MEMORY_BYTES,
     REQUIRED,
     MemoryRecord,
     check_field,
     check_name,
+    check_size,
     check_text,
     now_iso,
 )
@@ -41,7 +43,7 @@ from .opening import current_bytes, read_inside, read_regular
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
-MAX_FILE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = MAX_MEMORY_BYTES
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
 
 
@@ -404,11 +406,8 @@ class StoreCore:
 
         The caller holds the lock and read the file when its hash was ``before``.
         """
-        if data is not None and len(data) > MAX_FILE_BYTES:
-            raise ValidationError(
-                f"this memory would be {len(data) / 1e6:.1f} MB; memories must be under "
-                f"{MAX_FILE_BYTES // 1024} KiB — store a pointer to the document instead"
-            )
+        if data is not None:
+            check_size(len(data))
         if data is not None and op in ("create", "update"):
             check_text(data.decode("utf-8", "replace"))  # the one write-path check, issue 26
         now = current_bytes(self.dirs.memory, path)

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..files.core import BODY_PARTS, MAX_FILE_BYTES, Problem, _record, new_memory
+from ..files.core import BODY_PARTS, Problem, _record, new_memory
 from ..history import Change
 from ..markdown import (
     FormatError,
@@ -34,7 +34,7 @@ from ..markdown import (
     set_fields,
 )
 from ..paths import Scope, ScopeDirs
-from ..records import MemoryRecord, check_name, check_text, now_iso
+from ..records import MemoryRecord, check_name, check_size, check_text, now_iso
 from .connect import Database
 from .logs import PgChangeLog, PgRecallLog
 
@@ -249,11 +249,8 @@ class PgStore:
     ) -> Change:
         """Write (or delete, ``data`` None) the memory at ``at`` and log it, in the caller's
         locked transaction; ``before`` is the hash it was read with."""
-        if data is not None and len(data) > MAX_FILE_BYTES:
-            raise ValidationError(
-                f"this memory would be {len(data) / 1e6:.1f} MB; memories must be under "
-                f"{MAX_FILE_BYTES // 1024} KiB — store a pointer to the document instead"
-            )
+        if data is not None:
+            check_size(len(data))
         if data is not None and op in ("create", "update"):
             check_text(data.decode("utf-8", "replace"))
         row = self._row(at)
