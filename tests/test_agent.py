@@ -24,6 +24,7 @@ from memdir.chain import repair
 from memdir.errors import ProviderError, ValidationError
 from memdir.providers import LLM, AnthropicMessages, LLMResponse, OpenAIChat, ToolCall
 from scripted_model import Brain, Call, Request, Say, memory_call, script, serve
+from waiting import HANG_GUARD_S
 
 PREFERENCE = "/memories/user/prefers-tabs.md"
 
@@ -149,7 +150,7 @@ def test_after_turn_extracts_the_finished_turn_in_the_background(mem: Memory) ->
         agent = Agent(mem, provider("openai", url))
         run(agent, "I prefer short answers without emoji.")
         agent.close()
-    assert mem.flush_extraction(timeout=30)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     [record] = mem.list()
     assert (record.type, record.source) == ("feedback", "user")
 
@@ -329,7 +330,7 @@ def test_a_request_after_a_greeting_is_stored_once_and_acknowledged(mem: Memory)
     assert [r.statement for r in stored] == ["We deploy on Fridays", "我们周五开周会"]
     last = model.requests[0].body["messages"][-1]["content"]
     assert all(r.name in last for r in stored)  # the model is told, so it can acknowledge
-    assert mem.flush_extraction(timeout=60)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     assert sorted(c.name for c in mem.history() if c.op == "create") == sorted(
         r.name for r in stored
     )

@@ -22,6 +22,7 @@ from memdir.errors import ProviderError
 from memdir.lifecycle.stack import drift, memory_stack, project_stack
 from memdir.providers import LLM, OpenAIChat
 from scripted_model import Request, Say, serve
+from waiting import HANG_GUARD_S
 
 
 def provider(url: str) -> LLM:
@@ -38,7 +39,8 @@ def converse(mem: Memory, *texts: str) -> list[Request]:
         agent = Agent(mem, provider(url))
         for text in texts:
             list(agent.send(text))
-        assert mem.flush_extraction(timeout=60)  # known before session end decides promotion
+        # known before session end decides promotion (the timeout is only a hang guard)
+        assert mem.flush_extraction(timeout=HANG_GUARD_S)
         agent.close()
     return model.requests
 

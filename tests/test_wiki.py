@@ -14,6 +14,7 @@ from memdir.agent import Agent, AgentEvent
 from memdir.portable.wiki import SECTIONS, is_current, project, workspace
 from memdir.providers import OpenAIChat
 from scripted_model import Say, serve
+from waiting import HANG_GUARD_S
 
 
 def _fill(mem: Memory) -> None:
@@ -124,7 +125,7 @@ def _agent_turns(mem: Memory, *texts: str) -> list[list[AgentEvent]]:
         try:
             for text in texts:
                 out.append(list(agent.send(text)))
-                assert mem.flush_extraction(timeout=30)  # the background pass is done
+                assert mem.flush_extraction(timeout=HANG_GUARD_S)  # the background pass is done
         finally:
             agent.close()
     return out

@@ -17,6 +17,7 @@ from memdir.agent import Agent
 from memdir.lifecycle import read_notes
 from memdir.providers import LLM, OpenAIChat
 from scripted_model import Request, Say, serve
+from waiting import HANG_GUARD_S
 
 ENTRY = ["-c", "import sys; from memdir.cli import main; sys.exit(main())"]
 TOKEN = "ghp_" + "aB3dE5fG7hI9jK1lM3nO5pQ7rS9tU1vW3xY5"
@@ -31,7 +32,8 @@ def chat(mem: Memory, url: str, *messages: str) -> Agent:
     agent = Agent(mem, provider(url))
     for text in messages:
         list(agent.send(text))
-    assert mem.flush_extraction(timeout=60)  # what extraction stores is known before session end
+    # what extraction stores is known before session end (the timeout is only a hang guard)
+    assert mem.flush_extraction(timeout=HANG_GUARD_S)
     agent.close()
     return agent
 
