@@ -9,9 +9,10 @@ with its own memory and descriptors, killed by a real ``SIGKILL`` in the middle 
 
 Protocol (one child at a time): the test writes the child's code and arguments as one JSON line;
 the server forks; the child prints ``pid <n>`` and then whatever its code prints, on the
-server's stdout; when the child is gone the server prints ``exit <signal or -status>``. Each
-write is one line of a few bytes, so a child killed mid-print never tears a line (a pipe write
-under ``PIPE_BUF`` is atomic).
+server's stdout; when the child is gone the server prints ``exit <signal or -status>``. A
+child killed inside a ``print`` can leave half a line (``16`` without its newline: the text and
+the newline may be two writes), so the server's ``exit`` can follow it on the same line: ``kill``
+reads the status from the end of the line (seen under load: ``16exit 9``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -50,6 +52,9 @@ for line in sys.stdin:
     sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
     print("exit", sig if sig else -os.WEXITSTATUS(status), flush=True)
 """
+
+# the server's last line for a child, maybe after half a line the child was killed inside
+_EXIT = re.compile(r"exit (-?\d+)\n\Z")
 
 
 class ForkServer:
@@ -86,9 +91,9 @@ class ForkServer:
         with contextlib.suppress(ProcessLookupError):  # it exited and was reaped already
             os.kill(self.pid, signal.SIGKILL)
         self.pid = None
-        while not (line := self.readline()).startswith("exit "):
+        while not (end := _EXIT.search(self.readline())):
             pass  # what the child printed after the lines the test read, before it died
-        return int(line.split()[1])
+        return int(end.group(1))
 
     def close(self) -> None:
         for stream in (self.proc.stdin, self.proc.stdout):
