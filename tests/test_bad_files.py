@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -192,3 +193,40 @@ def test_temp_files_left_by_a_crash_are_removed_by_the_next_write(mem: Memory) -
         path.write_bytes(b"half")
     Memory().remember("second", type="project")  # a new process: the next locked write
     assert not any(p.exists() for p in left)
+
+
+class _DeleteOnOpen:
+    """Deletes a file at the moment memdir opens it, after the directory listing that found it
+    (what another process archiving it does). Synchronised by the interpreter's ``open`` audit
+    event, which fires before the system call: no sleep. One hook for the run, armed once."""
+
+    def __init__(self) -> None:
+        self.armed: str | None = None
+        sys.addaudithook(self._hook)
+
+    def _hook(self, event: str, args: tuple[object, ...]) -> None:
+        if event != "open" or self.armed is None or not args:
+            return
+        opened = args[0]
+        if (
+            isinstance(opened, str | bytes | os.PathLike)
+            and os.path.abspath(os.fsdecode(opened)) == self.armed
+        ):
+            self.armed = None
+            os.unlink(opened)
+
+
+DELETE = _DeleteOnOpen()
+
+
+def test_a_memory_gone_between_listing_and_reading_is_skipped(mem: Memory) -> None:
+    """Two sleeps racing: one archives a file the other has listed. The reader skips it (as
+    deleted) instead of failing the whole scan with a raw FileNotFoundError (seen in CI)."""
+    kept = mem.remember("the orders service runs on PostgreSQL", type="project")
+    gone = mem.remember("the billing service runs on MySQL", type="project")
+    store = mem.store("project")
+    store._cache.clear()  # type: ignore[attr-defined]  # a cached file is not opened again
+    DELETE.armed = os.path.abspath(gone.path)
+    records, problems = store.scan()
+    assert DELETE.armed is None  # the hook did delete it, at the open
+    assert [r.name for r in records] == [kept.name] and problems == []

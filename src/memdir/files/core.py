@@ -269,7 +269,12 @@ class StoreCore:
         cached = self._cache.get(str(path))
         if cached and cached[0] == key:
             return cached[1]
-        data = read_regular(self.dirs.memory, target, st)  # no link swapped in since the lstat
+        try:
+            data = read_regular(self.dirs.memory, target, st)  # no link swapped in since the lstat
+        except FileNotFoundError:  # gone since it was listed (another process archived it)
+            raise NotFoundError(
+                f"no memory named {path.stem!r} in the {self.dirs.scope} scope"
+            ) from None
         try:
             doc = parse(data)
             record = _record(doc, path, self.dirs, content_hash(data))
