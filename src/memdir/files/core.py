@@ -6,7 +6,7 @@ import os
 import stat
 import threading
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -39,7 +39,7 @@ from ..records import (
 )
 from .lock import fair_lock
 from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
-from .opening import current_bytes, read_inside, read_regular
+from .opening import check_scope_links, current_bytes, read_inside, read_regular
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
@@ -483,33 +483,9 @@ class StoreCore:
             self._index_written()
 
     def check_links(self, *extra: Path) -> None:
-        """Refuse (``LinkError``) when a folder or file memdir keeps under this scope — those
-        every read and write use, and ``extra`` (``archive/``, ``log/`` where they are used) —
-        is a symbolic link out of it (issue 26); one ``lstat`` each when none is a link. A
-        linked ``archive/`` or ``log/`` only blocks what uses it."""
-        root = self.dirs.memory
-        if self.dirs.within is not None:  # the scope's folder itself (a project's .agent/memory)
-            inside(self.dirs.within, root)
-        for path in (
-            *extra,
-            self.dirs.derived,
-            self.dirs.history,
-            self.dirs.objects,
-            self.dirs.changes,
-            self.dirs.recalls,
-            self.dirs.lock,
-            self.pending,
-            self.dirs.index_file,
-            self.dirs.derived / "memory-md.fingerprint",
-        ):
-            inside(root, path)
-        # the files in .index/ too (the database, its -wal and -shm, the locks and marks): a
-        # linked index.sqlite was opened and written through (session 11); a set-aside
-        # ``*.corrupt-*`` copy is never opened again
-        with suppress(FileNotFoundError, NotADirectoryError):
-            for entry in os.scandir(self.dirs.derived):
-                if entry.is_symlink() and ".corrupt-" not in entry.name:
-                    inside(root, Path(entry.path))
+        """Refuse (``LinkError``) a folder or file of this scope, or one of ``extra``, that is a
+        symbolic link out of it (``opening.check_scope_links``)."""
+        check_scope_links(self.dirs, self.pending, *extra)
 
     def create(
         self,

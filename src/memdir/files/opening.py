@@ -19,12 +19,14 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from contextlib import suppress
 from pathlib import Path
 
 from ..errors import BadFileError, LinkError
 from ..fs import inside
+from ..paths import ScopeDirs
 
-__all__ = ["current_bytes", "read_inside", "read_regular"]
+__all__ = ["check_scope_links", "current_bytes", "read_inside", "read_regular"]
 
 _FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 _FLAGS |= getattr(os, "O_CLOEXEC", 0)
@@ -88,3 +90,33 @@ def current_bytes(root: Path, path: Path) -> bytes | None:
         return read_inside(root, path)
     except FileNotFoundError:
         return None
+
+
+def check_scope_links(dirs: ScopeDirs, pending: Path, *extra: Path) -> None:
+    """Refuse (``LinkError``) when a folder or file memdir keeps under the scope — those every
+    read and write use, the write-ahead ``pending`` file, and ``extra`` (``archive/``, ``log/``
+    where they are used) — is a symbolic link out of it (issue 26); one ``lstat`` each when none
+    is a link. A linked ``archive/`` or ``log/`` only blocks what uses it."""
+    root = dirs.memory
+    if dirs.within is not None:  # the scope's folder itself (a project's .agent/memory)
+        inside(dirs.within, root)
+    for path in (
+        *extra,
+        dirs.derived,
+        dirs.history,
+        dirs.objects,
+        dirs.changes,
+        dirs.recalls,
+        dirs.lock,
+        pending,
+        dirs.index_file,
+        dirs.derived / "memory-md.fingerprint",
+    ):
+        inside(root, path)
+    # the files in .index/ too (the database, its -wal and -shm, the locks and marks): a
+    # linked index.sqlite was opened and written through (session 11); a set-aside
+    # ``*.corrupt-*`` copy is never opened again
+    with suppress(FileNotFoundError, NotADirectoryError):
+        for entry in os.scandir(dirs.derived):
+            if entry.is_symlink() and ".corrupt-" not in entry.name:
+                inside(root, Path(entry.path))
