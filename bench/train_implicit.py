@@ -34,7 +34,8 @@ import yaml
 
 from memdir.extract import rules
 from memdir.extract.implicit import MODEL_PATH, Classifier, features
-from memdir.extract.lexicon import EN, ZH
+from memdir.extract.lexicon import EN
+from memdir.extract.lexicon_zh import ZH
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures"

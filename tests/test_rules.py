@@ -546,7 +546,8 @@ def test_the_shipped_classifier_types_what_no_rule_has_a_shape_for() -> None:
 )
 def test_one_off_asks_errors_and_opinions_never_reach_the_classifier(text: str) -> None:
     from memdir.extract.implicit import about_the_moment
-    from memdir.extract.lexicon import EN, ZH
+    from memdir.extract.lexicon import EN
+    from memdir.extract.lexicon_zh import ZH
 
     lex = ZH if language(text) == "zh" else EN
     assert about_the_moment(text, lex.lang) or extract(text) == []

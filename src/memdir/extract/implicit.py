@@ -28,18 +28,8 @@ from functools import cache
 from pathlib import Path
 
 from ..records import MemoryType
-from .lexicon import (
-    _EN_DOCS,
-    _EN_ROLE,
-    _PLACE_NOUNS,
-    _TOOLS,
-    _ZH_DOCS,
-    _ZH_PARTS,
-    _ZH_PLACES,
-    _ZH_ROLE,
-    _ZH_WHEN,
-    Lexicon,
-)
+from .lexicon import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS, Lexicon
+from .lexicon_zh import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
 
 __all__ = [
     "MODEL_PATH",

@@ -36,7 +36,8 @@ from dataclasses import dataclass
 
 from ..records import Confidence, MemoryType, shorten
 from .implicit import Classifier, about_the_moment, shipped, too_thin
-from .lexicon import CJK, EN, URL, ZH, Lexicon
+from .lexicon import CJK, EN, URL, Lexicon
+from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
