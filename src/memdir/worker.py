@@ -205,6 +205,31 @@ class Worker:
             _, (memory, backend) = self._memories.popitem(last=False)
             _close(memory, backend)
 
+    def serve(
+        self,
+        stop: threading.Event,
+        *,
+        once: bool = False,
+        on_error: Callable[[str], None] | None = None,
+    ) -> None:
+        """Run jobs until ``stop`` is set — with ``once``, until none is left to claim. The
+        database going away is said (``on_error``) and waited out, unless ``once``."""
+        while not stop.is_set():
+            try:
+                if self.run_one() is None:
+                    if once:
+                        return
+                    self.queue.wait(IDLE_WAIT_S)
+            except StorageUnavailableError as exc:
+                if once:
+                    raise
+                # the database went away: say so, wait, and claim again once it is back
+                # (a job this worker held is taken over by whoever claims it first)
+                self.queue.abandon()
+                if on_error is not None:
+                    on_error(str(exc))
+                stop.wait(IDLE_WAIT_S)
+
     def run_one(self) -> tuple[Job, str] | None:
         """Claim one job and run it: ``(job, state it ended in)``, or ``None`` (queue empty)."""
         job = self.queue.claim(self.kinds)
@@ -423,21 +448,7 @@ def run_workers(
             on_job=note,
         )
         try:
-            while not stop.is_set():
-                try:
-                    if worker.run_one() is None:
-                        if once:
-                            return
-                        worker.queue.wait(IDLE_WAIT_S)
-                except StorageUnavailableError as exc:
-                    if once:
-                        raise
-                    # the database went away: say so, wait, and claim again once it is back
-                    # (a job this worker held is taken over by whoever claims it first)
-                    worker.queue.abandon()
-                    if on_error is not None:
-                        on_error(str(exc))
-                    stop.wait(IDLE_WAIT_S)
+            worker.serve(stop, once=once, on_error=on_error)
         except BaseException as exc:  # noqa: BLE001 — a thread's end: the caller raises it
             errors.append(exc)
             stop.set()
