@@ -48,7 +48,7 @@ from ..records import (
     slugify,
 )
 from ..writes import admit
-from .names import prefixed, same_statement, similar
+from .names import Listing, prefixed, same_statement, similar
 
 if TYPE_CHECKING:
     from ..extract.runner import Extraction
@@ -364,6 +364,7 @@ class MemoryBase:
         """``remember``'s write: the same statement already there is reinforced, else a new
         memory is created (naming the very similar ones)."""
         with store.locked():  # the lookup and the write as one step: no twin from a race
+            listing = Listing.of(store)  # MEMORY.md read once for both look-ups below
             # an explicit name is a chosen identity: only that name is "the same memory" then
             existing = (
                 same_statement(store, statement, {check_name(name)}, "")
@@ -373,11 +374,12 @@ class MemoryBase:
                     statement,
                     {slugify(description), slugify(shorten(statement, at_word=True))},
                     description,
+                    listing,
                 )
             )
             if existing is not None and (name is None or existing.name == check_name(name)):
                 return self._reinforce(store, existing)
-            near = similar(store, description)
+            near = similar(store, description, listing=listing)
             record, _ = store.create(
                 meta,
                 statement=statement,

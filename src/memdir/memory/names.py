@@ -24,7 +24,15 @@ from ..files import FileStore
 from ..ports import Store
 from ..records import MemoryRecord
 
-__all__ = ["SIMILAR_RATIO", "described", "normalised", "prefixed", "same_statement", "similar"]
+__all__ = [
+    "SIMILAR_RATIO",
+    "Listing",
+    "described",
+    "normalised",
+    "prefixed",
+    "same_statement",
+    "similar",
+]
 
 # difflib ratio of two normalised descriptions at or above which they are pointed out as
 # near-duplicates ("Use pnpm, not npm" / "use pnpm not npm!" ≈ 0.95; unrelated lines < 0.5)
@@ -49,27 +57,50 @@ def _index_text(store: Store) -> str:
     return store.memory_md_text()
 
 
+class Listing:
+    """The scope's MEMORY.md read and case-folded once, for the look-ups of one write: a
+    ``remember`` asks for the same statement and then for near-duplicates, both under the
+    scope's lock, so one read serves both (at 10k memories a read and fold is most of a write)."""
+
+    __slots__ = ("folded", "text")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.folded = text.casefold()
+
+    @classmethod
+    def of(cls, store: Store) -> Listing:
+        return cls(_index_text(store))
+
+    def described(self, needle: str = "") -> list[tuple[str, str]]:
+        """``(name, description)`` of the lines that contain ``needle`` (case-folded; empty:
+        every line), found by ``str.find`` over the folded text."""
+        text, folded = self.text, self.folded
+        if not needle or len(folded) != len(text):  # (folding changed lengths: line by line)
+            lines = [ln for ln in text.splitlines() if needle in ln.casefold()]
+        else:
+            lines, pos = [], folded.find(needle)
+            while pos != -1:
+                start = text.rfind("\n", 0, pos) + 1
+                end = text.find("\n", pos)
+                end = len(text) if end == -1 else end
+                lines.append(text[start:end])
+                pos = folded.find(needle, end)
+        return [(m["name"], m["desc"]) for m in map(_LINE.match, lines) if m]
+
+
 def described(store: Store, needle: str = "") -> list[tuple[str, str]]:
     """``(name, description)`` of the lines of the scope's MEMORY.md (none if it is absent)
-    that contain ``needle`` (case-folded; empty: every line). The needle is found by
-    ``str.find`` over the folded file, so a 10k-memory MEMORY.md costs a few milliseconds."""
-    text = _index_text(store)
-    folded = text.casefold()
-    if not needle or len(folded) != len(text):  # (folding changed lengths: filter line by line)
-        lines = [ln for ln in text.splitlines() if needle in ln.casefold()]
-    else:
-        lines, pos = [], folded.find(needle)
-        while pos != -1:
-            start = text.rfind("\n", 0, pos) + 1
-            end = text.find("\n", pos)
-            end = len(text) if end == -1 else end
-            lines.append(text[start:end])
-            pos = folded.find(needle, end)
-    return [(m["name"], m["desc"]) for m in map(_LINE.match, lines) if m]
+    that contain ``needle`` (case-folded; empty: every line); a few milliseconds at 10k."""
+    return Listing.of(store).described(needle)
 
 
 def same_statement(
-    store: Store, statement: str, bases: Iterable[str], description: str
+    store: Store,
+    statement: str,
+    bases: Iterable[str],
+    description: str,
+    listing: Listing | None = None,
 ) -> MemoryRecord | None:
     """The memory of ``store`` whose statement equals ``statement`` once normalised, looked for
     under the derived names ``bases`` (and their ``-N`` siblings) and the MEMORY.md lines with
@@ -90,7 +121,9 @@ def same_statement(
         return _first_same(store, candidates, wanted)
     longest = max(key.split(), key=len, default="")  # the same line holds it too
     candidates += [
-        n for n, d in described(store, longest) if normalised(d) == key and _exists(store, n)
+        n
+        for n, d in (listing or Listing.of(store)).described(longest)
+        if normalised(d) == key and _exists(store, n)
     ]
     return _first_same(store, candidates, wanted)
 
@@ -121,7 +154,9 @@ def _anchor(loose: str) -> str:
     return max(loose.split(), key=len, default="")[:6]
 
 
-def similar(store: Store, description: str, *, exclude: str | None = None) -> list[str]:
+def similar(
+    store: Store, description: str, *, exclude: str | None = None, listing: Listing | None = None
+) -> list[str]:
     """Names whose MEMORY.md description is very similar to ``description`` (best first)."""
     mine = _loose(description)
     if not mine:
@@ -129,7 +164,7 @@ def similar(store: Store, description: str, *, exclude: str | None = None) -> li
     scored = []
     matcher = difflib.SequenceMatcher(None)
     matcher.set_seq2(mine)  # the side SequenceMatcher indexes, once for every line
-    for name, desc in described(store, _anchor(mine)):
+    for name, desc in (listing or Listing.of(store)).described(_anchor(mine)):
         if name == exclude:
             continue
         matcher.set_seq1(_loose(desc))
