@@ -34,7 +34,6 @@ from provenance import provenance
 
 from memdir import Memory
 from memdir.backends import open_backend
-from memdir.worker import enqueue
 
 RESULTS = Path(__file__).parent / "results"
 ROLE, PASSWORD = "memdir_bench", "bench-pw"
@@ -76,7 +75,7 @@ def _queue(dsn: str, owners: int, turns: int, work: Path, seed: int) -> None:
                 s.append({"role": "user", "content": said})
                 s.append({"role": "assistant", "content": "Noted."})
             sid = s.id
-        enqueue(mem, "extract", session=sid)
+        mem.enqueue("extract", session=sid)
         mem.backend.close()  # type: ignore[attr-defined]
 
 

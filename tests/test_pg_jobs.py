@@ -30,7 +30,7 @@ from memdir.cli import main
 from memdir.errors import NotFoundError, UnsupportedError, ValidationError
 from memdir.jobs import Job
 from memdir.pg.jobs import WorkerQueue, lock_key
-from memdir.worker import enqueue, run_workers
+from memdir.worker import run_workers
 
 # three project facts, then three things about the person (the user scope), one per turn
 TURNS = [
@@ -111,9 +111,9 @@ def test_reembed_job_runs_and_shows_its_progress(
     mem = _pg(pg_app_dsn)
     for text in TURNS[:3]:
         mem.remember(text, type="project")
-    job, created = enqueue(mem, "reembed", scope="project", rebuild=True, embedder="hashing")
+    job, created = mem.enqueue("reembed", scope="project", rebuild=True, embedder="hashing")
     assert created and job.state == "queued" and job.scope.startswith("project:")
-    again, created = enqueue(mem, "reembed", scope="project", rebuild=True, embedder="hashing")
+    again, created = mem.enqueue("reembed", scope="project", rebuild=True, embedder="hashing")
     assert (again.id, created) == (job.id, False)  # the same request while queued: one job
 
     seen: list[tuple[int, str]] = []
@@ -143,7 +143,7 @@ def test_extract_job_stores_each_memory_once_and_a_second_job_adds_nothing(
 ) -> None:
     mem = _pg(pg_app_dsn)
     sid = _session(mem)
-    job, _ = enqueue(mem, "extract", session=sid)
+    job, _ = mem.enqueue("extract", session=sid)
     assert job.progress == {} and "transcript" in mem.jobs().get(job.id).payload
     _run(pg_app_dsn)
     finished = mem.jobs().get(job.id)
@@ -158,7 +158,7 @@ def test_extract_job_stores_each_memory_once_and_a_second_job_adds_nothing(
     with mem.session(sid) as s:
         s.append({"role": "user", "content": "We use pnpm for the web app."})
         s.append({"role": "assistant", "content": "Noted."})
-    more, created = enqueue(mem, "extract", session=sid)
+    more, created = mem.enqueue("extract", session=sid)
     assert created and more.progress == {"done": finished.progress["done"]}
     _run(pg_app_dsn)
     assert mem.jobs().get(more.id).progress["turns_done"] == 1
@@ -187,7 +187,7 @@ def test_a_sigkilled_worker_s_job_is_retried_and_no_memory_is_duplicated_or_lost
 ) -> None:
     mem = _pg(pg_app_dsn)
     sid = _session(mem)
-    job, _ = enqueue(mem, "extract", session=sid)
+    job, _ = mem.enqueue("extract", session=sid)
     # hold alice's user-scope write lock: the worker does the three project turns, then waits
     blocker = _as(pg_app_dsn, "alice")
     user_lock = json.dumps(["memdir", "alice", "user"])
@@ -226,7 +226,7 @@ def test_a_sigkilled_worker_s_job_is_retried_and_no_memory_is_duplicated_or_lost
 
     # nothing lost, nothing twice: the same memories an uninterrupted run gives (bob's control)
     bob = _pg(pg_app_dsn, owner="bob")
-    control, _ = enqueue(bob, "extract", session=sid)
+    control, _ = bob.enqueue("extract", session=sid)
     _run(pg_app_dsn)
     assert bob.jobs().get(control.id).state == "done"
     got = _memories(pg_app_dsn, "alice")
@@ -283,7 +283,7 @@ def test_a_job_that_keeps_failing_stops_after_its_attempts_with_the_error_shown(
 ) -> None:
     mem = _pg(pg_app_dsn)
     sid = _session(mem, TURNS[:1])
-    job, _ = enqueue(mem, "extract", session=sid, max_attempts=3)
+    job, _ = mem.enqueue("extract", session=sid, max_attempts=3)
     # the worker's model is configured but nothing listens there: every attempt fails
     monkeypatch.setenv("MEMDIR_LLM_PROVIDER", "openai")
     monkeypatch.setenv("MEMDIR_LLM_BASE_URL", "http://127.0.0.1:1/v1")
@@ -316,7 +316,7 @@ def test_a_sleep_job_fails_at_once_saying_sleep_needs_the_file_backend(
 ) -> None:
     mem = _pg(pg_app_dsn)
     mem.remember("Releases are tagged on Fridays", type="project")
-    job, _ = enqueue(mem, "sleep")
+    job, _ = mem.enqueue("sleep")
     states: list[str] = []
     _run(pg_app_dsn, on_job=lambda j, state: states.append(state))
     failed = mem.jobs().get(job.id)
@@ -330,7 +330,7 @@ def test_bad_job_input_is_refused_and_queues_nothing(pg_app_dsn: str) -> None:  
     with pytest.raises(ValidationError, match="job kind must be one of reembed, extract, sleep"):
         mem.jobs().enqueue("compact", "user")
     with pytest.raises(ValidationError, match="needs the session: --session ID"):
-        enqueue(mem, "extract")
+        mem.enqueue("extract")
     with pytest.raises(ValidationError, match="job state must be one of"):
         mem.jobs().list(state="stuck")
     assert mem.jobs().list() == []
@@ -339,8 +339,8 @@ def test_bad_job_input_is_refused_and_queues_nothing(pg_app_dsn: str) -> None:  
 # -- isolation ---------------------------------------------------------------------------------
 def test_jobs_are_isolated_by_row_level_security(pg_app_dsn: str) -> None:  # noqa: F811
     alice, bob = _pg(pg_app_dsn, "alice"), _pg(pg_app_dsn, "bob")
-    mine, _ = enqueue(alice, "reembed", scope="user")
-    theirs, _ = enqueue(bob, "reembed", scope="user")
+    mine, _ = alice.enqueue("reembed", scope="user")
+    theirs, _ = bob.enqueue("reembed", scope="user")
     assert [j.id for j in alice.jobs().list()] == [mine.id]
     for act in (alice.jobs().get, alice.jobs().cancel, alice.jobs().retry):
         with pytest.raises(NotFoundError, match=f"no job {theirs.id}"):
@@ -384,6 +384,36 @@ def test_jobs_over_rest_are_the_key_s_user_s_only(api: Any, pg_app_dsn: str) -> 
     assert api.a("GET", "/v1/jobs?state=failed") == (200, [])
 
 
+def test_post_jobs_queues_for_the_key_s_user_once(api: Any, pg_app_dsn: str) -> None:  # noqa: F811
+    status, made = api.a("POST", "/v1/jobs", {"kind": "reembed", "scope": "user", "rebuild": True})
+    assert status == 201 and made["created"] is True and made["state"] == "queued", made
+    assert made["kind"] == "reembed" and "payload" not in made
+    # the same job again while it waits: the one queued, not a second
+    status, again = api.a("POST", "/v1/jobs", {"kind": "reembed", "scope": "user", "rebuild": True})
+    assert status == 200 and again["created"] is False and again["id"] == made["id"]
+    # the queue holds it as alice's, as the CLI's `jobs add` would have queued it
+    assert [(j.id, j.owner) for j in _pg(pg_app_dsn, "alice").jobs().list()] == [
+        (made["id"], "alice")
+    ]
+    assert api.b("GET", "/v1/jobs") == (200, [])  # bob sees none of it
+    assert api.b("GET", f"/v1/jobs/{made['id']}")[0] == 404
+
+
+def test_post_jobs_bad_input_is_422_and_queues_nothing(api: Any, pg_app_dsn: str) -> None:  # noqa: F811
+    for body in (
+        {"kind": "compact"},  # no such kind
+        {"kind": "reembed", "max_attempts": 0},
+        {"kind": "reembed", "colour": "red"},  # an unknown field is refused, not ignored
+        {"kind": "sleep", "session": "s1"},  # only extract takes a session
+        {"kind": "extract"},  # extract needs one
+    ):
+        status, out = api.a("POST", "/v1/jobs", body)
+        assert status == 422 and out["error"]["code"] == "invalid_input", (body, out)
+    status, out = api.a("POST", "/v1/jobs", {"kind": "extract"})
+    assert "needs the session" in out["error"]["message"]
+    assert _pg(pg_app_dsn, "alice").jobs().list() == []  # nothing was queued
+
+
 # -- the file backend --------------------------------------------------------------------------
 def test_on_the_file_backend_jobs_and_worker_say_they_need_postgresql(
     sandbox: Path, capsys: pytest.CaptureFixture[str]
@@ -414,6 +444,9 @@ def test_jobs_over_rest_on_the_file_backend_are_501_saying_what_to_configure(
         assert status == 501 and body["error"]["code"] == "not_supported"
         assert "need the PostgreSQL backend" in body["error"]["message"]
         assert api.a("GET", "/v1/jobs/1")[0] == 501
+        status, body = api.a("POST", "/v1/jobs", {"kind": "reembed"})
+        assert status == 501 and "need the PostgreSQL backend" in body["error"]["message"]
+    assert not (sandbox / "project" / ".agent").exists()  # asking wrote nothing
 
 
 def test_a_running_job_cancelled_stops_at_its_next_progress(pg_app_dsn: str) -> None:  # noqa: F811
@@ -453,7 +486,7 @@ def test_a_worker_serving_many_owners_keeps_few_connections(
     for owner in ("alice", "bob", "carol"):
         mem = _pg(pg_app_dsn, owner)
         mem.remember(f"{owner.title()} drinks tea", type="user")
-        enqueue(mem, "reembed", scope="user", embedder="hashing")
+        mem.enqueue("reembed", scope="user", embedder="hashing")
         mem.backend.close()  # type: ignore[attr-defined]
     opened: list[int] = []
 

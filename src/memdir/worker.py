@@ -56,12 +56,11 @@ from .memory import Memory
 from .paths import Scope, sessions_dir
 from .pg.backend import PostgresBackend
 from .pg.jobs import JobLostError, WorkerQueue
-from .pg.store import PgStore
 from .providers.factory import get_llm, llm_configured
 from .providers.llm import LLM
 from .settings import configured_backend, load_settings
 
-__all__ = ["Worker", "WorkerSummary", "enqueue", "run_workers", "worker_dsn"]
+__all__ = ["Worker", "WorkerSummary", "run_workers", "worker_dsn"]
 
 RETRY_DELAY_S = 10.0  # before a job that failed for a transient reason is tried again
 IDLE_WAIT_S = 5.0  # an idle worker waits this long for a NOTIFY before it looks again
@@ -88,68 +87,6 @@ def worker_dsn(home: Path | None = None) -> str:
     if not spec.startswith(("postgresql://", "postgres://")):
         raise UnsupportedError(WORKERS_NEED_POSTGRES.format(backend=spec.split(":")[0]))
     return spec
-
-
-# -- queueing, from the facade of the person who asks ------------------------------------------
-def scope_id(memory: Memory, scope: Scope) -> str:
-    """How the database knows ``scope`` of ``memory`` (``user`` or ``project:<id>``)."""
-    store = memory.store(scope)
-    if not isinstance(store, PgStore):
-        memory.jobs()  # the file backend: the error that says how to configure PostgreSQL
-        raise ConfigError("background jobs need the PostgreSQL backend")
-    return store.scope_id
-
-
-def enqueue(
-    memory: Memory,
-    kind: str,
-    *,
-    scope: Scope | None = None,
-    session: str | None = None,
-    rebuild: bool = False,
-    embedder: str | None = None,
-    max_attempts: int = 3,
-) -> tuple[Job, bool]:
-    """Queue a job for ``memory``'s owner; ``(job, created)`` (an identical job still queued or
-    running is returned instead of a second one)."""
-    queue = memory.jobs()
-    if kind == "extract":
-        if not session:
-            raise ValidationError("an extract job needs the session: --session ID")
-        return _enqueue_extract(memory, session, max_attempts)
-    if session:
-        raise ValidationError(f"a {kind} job takes no session (only extract does)")
-    chosen: Scope = scope or ("project" if memory.project_root is not None else "user")
-    where = scope_id(memory, chosen)
-    if kind == "reembed":
-        payload: dict[str, Any] = {"rebuild": rebuild, "embedder": embedder}
-        key = f"reembed:{where}:{embedder or ''}:{int(rebuild)}"
-        return queue.enqueue(kind, where, payload, key=key, max_attempts=max_attempts)
-    if kind == "sleep":
-        return queue.enqueue(kind, where, {}, key=f"sleep:{where}", max_attempts=max_attempts)
-    return queue.enqueue(kind, where)  # an unknown kind: the queue's ValidationError
-
-
-def _enqueue_extract(memory: Memory, session: str, max_attempts: int) -> tuple[Job, bool]:
-    from .sessions import find_session
-
-    path = find_session(memory.sessions_dir(), session, archived=True)
-    text = path.read_text(encoding="utf-8", errors="replace")
-    where = scope_id(memory, "project" if memory.project_root is not None else "user")
-    prefix = f"extract:{where}:{path.stem}:"
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-    queue = memory.jobs()
-    last = queue.last_done("extract", prefix)
-    # the session grew since a job extracted it: start where that one ended
-    start = {"done": int(last.progress.get("done", 0))} if last is not None else {}
-    return queue.enqueue(
-        "extract",
-        where,
-        {"session": path.stem, "transcript": text},
-        key=prefix + digest,
-        max_attempts=max_attempts,
-        progress=start,
-    )
 
 
 # -- running jobs --------------------------------------------------------------------------------

@@ -84,10 +84,7 @@ def add(
     as_json: bool,
 ) -> None:
     """Queue a job: reembed a scope, extract a session's turns, or sleep a scope."""
-    from ..worker import enqueue
-
-    job, created = enqueue(
-        memory(ctx),
+    job, created = memory(ctx).enqueue(
         kind,
         scope=as_scope(scope),
         session=session,

@@ -325,6 +325,37 @@ def _job_out(job: Job) -> JobOut:
 JobState = Literal["queued", "running", "done", "failed", "cancelled"]
 
 
+class JobIn(BaseModel):
+    """A job to queue, as ``memdir jobs add`` takes it."""
+
+    model_config = {"extra": "forbid"}
+
+    kind: Literal["reembed", "extract", "sleep"]
+    scope: Literal["user", "project"] | None = None
+    session: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    rebuild: bool = False
+    embedder: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    max_attempts: Annotated[int, Field(ge=1, le=100)] = 3
+
+
+class JobQueuedOut(JobOut):
+    """The job queued, or the identical one already queued or running (``created: false``)."""
+
+    created: bool
+
+
+@router.post("/jobs", status_code=201, tags=["jobs"])
+async def create_job(request: Request, response: Response, user: User, item: JobIn) -> JobQueuedOut:
+    """Queue a background job for the key's user (201); an identical job still queued or
+    running is returned instead (200, ``created: false``). 501 on the file backend."""
+    args = item.model_dump()
+    kind = args.pop("kind")
+    job, created = await run(request, user, lambda m: m.enqueue(kind, **args))
+    if not created:
+        response.status_code = 200
+    return JobQueuedOut(**job.to_dict(), created=created)
+
+
 @router.get("/jobs", tags=["jobs"])
 async def list_jobs(
     request: Request,

@@ -42,7 +42,7 @@ from ..sessions import (
 )
 
 if TYPE_CHECKING:
-    from ..jobs import JobQueue
+    from ..jobs import Job, JobQueue
     from ..lifecycle import SleepReport
     from ..lifecycle.offer import Offer
     from ..lifecycle.promote import Note
@@ -728,6 +728,31 @@ class Memory(ConversationMemory):
         if opener is None:
             raise UnsupportedError(WORKERS_NEED_POSTGRES.format(backend=self.backend.name))
         return opener()
+
+    def enqueue(
+        self,
+        kind: str,
+        *,
+        scope: Scope | None = None,
+        session: str | None = None,
+        rebuild: bool = False,
+        embedder: str | None = None,
+        max_attempts: int = 3,
+    ) -> tuple[Job, bool]:
+        """Queue a background job (``reembed``, ``extract`` a session, ``sleep``) for this
+        owner; ``(job, created)`` — an identical job still queued or running is returned, not
+        doubled. ``UnsupportedError`` on a backend without a queue."""
+        from .jobs import enqueue
+
+        return enqueue(
+            self,
+            kind,
+            scope=scope,
+            session=session,
+            rebuild=rebuild,
+            embedder=embedder,
+            max_attempts=max_attempts,
+        )
 
 
 def _said(message: Mapping[str, Any]) -> bool:
