@@ -282,3 +282,61 @@ def test_a_database_gone_mid_run_is_503_naming_it_not_401_and_not_the_password(
         assert response.getheader("Retry-After") is not None
         message = body["error"]["message"]
         assert database in message and "s3cret-app-pw" not in message
+
+
+# -- moving keys.json into the database -----------------------------------------------------
+def test_keys_import_moves_keys_json_so_issued_keys_keep_working(
+    tmp_path: Path,
+    pg_app_dsn: str,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    folder = tmp_path / "server"
+    file_ring = KeyRing(folder)
+    _, alice = file_ring.create("alice")
+    bob_info, bob = file_ring.create("bob")
+    file_ring.revoke(bob_info.id)
+    data = json.loads(file_ring.path.read_text())
+    data["keys"].append({"id": "zz", "user": "eve", "salt": "00", "hash": "00"})  # by hand
+    file_ring.path.write_text(json.dumps(data))
+    before = file_ring.path.read_bytes()
+
+    args = ["keys", "import", "--from", str(folder), "--backend", pg_app_dsn]
+    assert main([*args, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [(k["user"], bool(k["revoked"])) for k in report["added"]] == [
+        ("alice", False),
+        ("bob", True),
+    ]
+    assert report["skipped"] == [{"id": "zz", "reason": "not a key id (8 hex digits)"}]
+    ring = PgKeyRing(pg_app_dsn)
+    try:
+        assert ring.user_for(alice) == "alice"  # the key alice already holds works here now
+        assert ring.user_for(bob) is None  # and a revoked one stays revoked
+        listed = {(k.id, k.created) for k in ring.list()}
+        assert {(k.id, k.created) for k in file_ring.list()[:2]} == listed  # dates kept
+    finally:
+        ring.close()
+    # again: nothing doubles
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "0 key(s) imported" in out and out.count("already here") == 2
+    assert file_ring.path.read_bytes() == before  # keys.json is left as it was
+    assert "s3cret-app-pw" not in out
+
+
+def test_keys_import_refuses_a_file_backend_or_a_missing_keys_json(
+    tmp_path: Path,
+    pg_app_dsn: str,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    KeyRing(tmp_path / "server").create("alice")
+    assert main(["keys", "import", "--from", str(tmp_path / "server"), "--backend", "file"]) == 1
+    assert "--backend postgresql://" in capsys.readouterr().err
+    assert main(["keys", "import", "--from", str(tmp_path / "none"), "--backend", pg_app_dsn]) == 1
+    err = capsys.readouterr().err
+    assert "keys.json to import" in err and "s3cret-app-pw" not in err
+    ring = PgKeyRing(pg_app_dsn)
+    try:
+        assert ring.list() == []  # nothing was imported by either
+    finally:
+        ring.close()

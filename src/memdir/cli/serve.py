@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..errors import MemdirError, ValidationError
+from ..errors import ConfigError, MemdirError, NotFoundError, ValidationError
 from .app import cli, emit_json, json_option, memory
 
 if TYPE_CHECKING:
@@ -311,3 +311,49 @@ def keys_revoke(what: str, data_dir: Path | None, backend: str | None, as_json: 
         click.echo(f"{what}: already revoked")
     for info in revoked:
         click.echo(f"revoked {_key_line(info)}")
+
+
+@keys.command("import")
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="The data directory whose keys.json to copy (default: $MEMDIR_SERVER_DIR, else "
+    "$MEMDIR_HOME/server).",
+)
+@_keys_backend_option
+@json_option
+def keys_import(source: Path | None, backend: str | None, as_json: bool) -> None:
+    """Copy the keys of a keys.json into the PostgreSQL database, so every key already issued
+    keeps working when the server moves there (idempotent; keys.json is left as it is)."""
+    from ..http.keys import KeyRing, default_data_dir, open_keys
+    from ..pg.keys import PgKeyRing
+
+    folder = source or default_data_dir()
+    target = open_keys(folder, backend)
+    if not isinstance(target, PgKeyRing):
+        raise ConfigError(
+            "keys import copies keys.json into a PostgreSQL database: name it with "
+            "--backend postgresql://USER:PASSWORD@HOST:PORT/DB (or set MEMDIR_BACKEND)"
+        )
+    ring = KeyRing(folder)
+    if not ring.path.is_file():
+        raise NotFoundError(f"there is no {ring.path} to import: name the folder with --from DIR")
+    try:
+        added, skipped = target.adopt(ring.stored())
+    finally:
+        target.close()
+    if as_json:
+        emit_json(
+            {
+                "added": [i.to_dict() for i in added],
+                "skipped": [{"id": k, "reason": why} for k, why in skipped],
+            }
+        )
+        return
+    for info in added:
+        click.echo(f"imported {_key_line(info)}")
+    for key_id, why in skipped:
+        click.echo(f"skipped {key_id}: {why}")
+    click.echo(f"{len(added)} key(s) imported into {target.where}, {len(skipped)} skipped")

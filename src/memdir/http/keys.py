@@ -164,6 +164,11 @@ class KeyRing:
         """Every key, revoked ones included, in the order they were issued."""
         return [self._info(e) for e in self._read()]
 
+    def stored(self) -> builtins.list[dict[str, Any]]:
+        """The stored entries as they are (id, user, salt, hash, created, revoked): what a move
+        to another key store copies, so every key issued keeps working there."""
+        return [dict(e) for e in self._read()]
+
     def _entries(self) -> builtins.list[dict[str, Any]]:
         """The entries, re-read only when the file's stat changed since the last read."""
         try:

@@ -34,9 +34,10 @@ from __future__ import annotations
 
 import builtins
 import hmac
+import re
 import secrets
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
@@ -55,6 +56,33 @@ __all__ = ["MIGRATION", "PgKeyRing"]
 KEYS_OWNER = ":keys"  # no user is named so (check_user): this connection owns no rows itself
 
 MIGRATION = schema.API_KEYS
+
+
+_HEX = re.compile(r"[0-9a-f]+")
+
+
+def _entry_problem(entry: Mapping[str, Any]) -> tuple[str, str | None]:
+    """``(id, why it cannot be copied)`` for one stored key (``None``: it can)."""
+    key_id = entry.get("id")
+    if not isinstance(key_id, str) or not re.fullmatch(r"[0-9a-f]{8}", key_id):
+        return str(key_id), "not a key id (8 hex digits)"
+    user = entry.get("user")
+    if not isinstance(user, str) or not USER.fullmatch(user):
+        return key_id, f"not a user name: {user!r}"
+    for field in ("salt", "hash"):
+        value = entry.get(field)
+        if not isinstance(value, str) or not _HEX.fullmatch(value):
+            return key_id, f"its {field} is not hex: the entry was edited by hand"
+    for field in ("created", "revoked"):
+        value = entry.get(field)
+        if value is not None and not isinstance(value, str):
+            return key_id, f"its {field} is not a timestamp"
+        if isinstance(value, str) and value:
+            try:
+                datetime.fromisoformat(value.replace("Z", "+00:00"))
+            except ValueError:
+                return key_id, f"its {field} is not a timestamp: {value!r}"
+    return key_id, None
 
 
 def _stamp(value: datetime | None) -> str | None:
@@ -142,6 +170,48 @@ class PgKeyRing:
             )
             rows = sorted(cur.fetchall(), key=lambda r: (r[2], r[0]))
         return [KeyInfo(r[0], r[1], _stamp(r[2]) or "", _stamp(r[3])) for r in rows]
+
+    def adopt(
+        self, entries: Iterable[Mapping[str, Any]]
+    ) -> tuple[builtins.list[KeyInfo], builtins.list[tuple[str, str]]]:
+        """Copy keys issued elsewhere (``keys.json``'s entries: id, user, salt, hash, created,
+        revoked) into the table, so the keys people hold keep working: ``(added, skipped)``,
+        each skip with its reason. Idempotent: a key already here is skipped; one transaction,
+        so a failure adds none of them."""
+        added: builtins.list[KeyInfo] = []
+        skipped: builtins.list[tuple[str, str]] = []
+        with self._transaction() as cur:
+            self._admin(cur)
+            for entry in entries:
+                key_id, problem = _entry_problem(entry)
+                if problem:
+                    skipped.append((key_id, problem))
+                    continue
+                cur.execute(
+                    "INSERT INTO api_keys (id, owner, salt, hash, created, revoked) "
+                    "VALUES (%s, %s, %s, %s, COALESCE(%s::timestamptz, now()), %s::timestamptz) "
+                    "ON CONFLICT (id) DO NOTHING RETURNING created, revoked",
+                    (
+                        key_id,
+                        entry["user"],
+                        entry["salt"],
+                        entry["hash"],
+                        entry.get("created") or None,
+                        entry.get("revoked") or None,
+                    ),
+                )
+                row = cur.fetchone()
+                if row is not None:
+                    added.append(
+                        KeyInfo(key_id, entry["user"], _stamp(row[0]) or "", _stamp(row[1]))
+                    )
+                    continue
+                cur.execute("SELECT hash FROM api_keys WHERE id = %s", (key_id,))
+                same = cur.fetchone() == (entry["hash"],)
+                skipped.append(
+                    (key_id, "already here" if same else "another key here has this id: kept")
+                )
+        return added, skipped
 
     # -- reading -------------------------------------------------------------------------
     def list(self) -> builtins.list[KeyInfo]:
