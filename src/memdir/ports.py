@@ -27,7 +27,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import numpy as np
@@ -44,6 +44,7 @@ __all__ = [
     "Near",
     "RecallLog",
     "Store",
+    "ToolTree",
 ]
 
 
@@ -152,6 +153,38 @@ class RecallLog(Protocol):
         ...
 
 
+PathKind = Literal["file", "folder", "missing", "outside"]
+
+
+class ToolTree(Protocol):
+    """A scope as the memory tool's ``/memories/<scope>`` folder shows it (SPEC F1): the
+    memory files, ``MEMORY.md``, ``archive/`` and ``log/``. A path is the parts below the
+    scope folder, checked as text by the tool first (``("archive", "x.md")``). Only reads:
+    every write goes through the facade."""
+
+    def kind(self, parts: tuple[str, ...]) -> PathKind:
+        """What ``parts`` is; ``outside`` when a link leads it out of the scope."""
+        ...
+
+    def is_link(self, parts: tuple[str, ...]) -> bool:
+        """Whether ``parts`` itself is a symbolic link (never written through)."""
+        ...
+
+    def read(self, parts: tuple[str, ...]) -> bytes:
+        """The bytes of the file ``parts``; ``NotFoundError`` when it is none."""
+        ...
+
+    def walk(self, parts: tuple[str, ...], depth: int) -> list[tuple[int, str]]:
+        """``(size, relative path)`` rows: the folder itself first (``""``, its visible bytes
+        in all), then its visible entries down to ``depth`` levels, in name order; hidden
+        entries and links are left out."""
+        ...
+
+    def refresh_index(self) -> None:
+        """Bring ``MEMORY.md`` up to date with the memories before it is read."""
+        ...
+
+
 @runtime_checkable
 class Store(Protocol):
     """The memories of one scope: the truth. Every write is atomic, serialised per scope, and
@@ -170,6 +203,10 @@ class Store(Protocol):
 
     def memory_names(self) -> list[str]:
         """The memories' file names (``<name>.md``), no content read."""
+        ...
+
+    def tool_tree(self) -> ToolTree:
+        """This scope as the memory tool's folder (read-only view)."""
         ...
 
     def scan(self) -> tuple[list[MemoryRecord], list[Any]]:

@@ -42,7 +42,6 @@ Invariants:
 
 from __future__ import annotations
 
-import os
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -55,6 +54,7 @@ from .records import MemoryRecord, check_name, shorten
 
 if TYPE_CHECKING:
     from .history import Change
+    from .ports import ToolTree
     from .recall import Hit
 
 __all__ = [
@@ -268,12 +268,13 @@ def _first_line(text: str) -> str:
 
 @dataclass(frozen=True)
 class _Target:
-    """A checked path: ``parts`` below the scope directory, ``real`` its real location."""
+    """A checked path: ``parts`` below the scope folder, ``tree`` that scope's folder (``None``
+    for ``/memories`` itself)."""
 
     shown: str
     scope: Scope | None
     parts: tuple[str, ...]
-    real: Path | None
+    tree: ToolTree | None
 
     @property
     def memory_name(self) -> str | None:
@@ -281,15 +282,6 @@ class _Target:
         if len(self.parts) == 1 and self.parts[0].endswith(".md") and self.parts[0] != "MEMORY.md":
             return self.parts[0][:-3]
         return None
-
-
-class Folder(Protocol):
-    """A scope's directory, as the tool's ``/memories/<scope>`` tree shows it."""
-
-    @property
-    def folder(self) -> Path: ...
-
-    def refresh_index(self) -> bool: ...
 
 
 class ToolMemory(Protocol):
@@ -301,7 +293,7 @@ class ToolMemory(Protocol):
 
     def folder(self, scope: Scope) -> Path | None: ...
 
-    def files(self, scope: Scope, feature: str) -> Folder: ...
+    def tool_tree(self, scope: Scope) -> ToolTree: ...
 
     def get(self, name: str, *, scope: Scope | None = None) -> MemoryRecord: ...
 
@@ -438,17 +430,15 @@ class MemoryTool:
         rest = parts[1:]
         if len(rest) > 2 or (len(rest) == 2 and rest[0] not in FOLDERS):
             raise _refuse(shown, "memories are files directly in /memories/<scope>/")
-        base = self.memory.files(scope, "the memory tool").folder
-        real = base.joinpath(*rest)
-        inside, full = os.path.realpath(base), os.path.realpath(real)
-        if full != inside and not full.startswith(inside + os.sep):
+        tree = self.memory.tool_tree(scope)
+        if tree.kind(rest) == "outside":
             raise _refuse(shown, "it is a symbolic link that leads outside the memory folders")
-        return _Target(shown, scope, rest, real)
+        return _Target(shown, scope, rest, tree)
 
     def _writable(self, target: _Target) -> str:
         """The memory name ``target`` names, or a refusal saying why it cannot be written."""
         name = target.memory_name
-        if target.real is None or len(target.parts) == 0:
+        if target.tree is None or len(target.parts) == 0:
             raise _Reply(
                 f"Error: {target.shown} is a folder memdir manages; write memory files inside "
                 "it. " + VALID
@@ -467,7 +457,7 @@ class MemoryTool:
         if name is None:
             raise _Reply(f"Error: {target.shown} is not a memory file: memories are <name>.md")
         check_name(name)
-        if target.real.is_symlink():
+        if target.tree.is_link(target.parts):
             raise _Reply(f"Error: {target.shown} is a symbolic link: edit the file it points to")
         return name
 
@@ -475,21 +465,23 @@ class MemoryTool:
     def _view(self, input: Mapping[str, Any]) -> str:
         target = self._resolve(input.get("path"))
         view_range = input.get("view_range")
-        if target.real is None or target.real.is_dir() or not target.parts:
+        kind = target.tree.kind(target.parts) if target.tree is not None else "folder"
+        if target.tree is None or kind == "folder" or not target.parts:
             if view_range is not None:
                 raise _Reply(
                     "Error: The `view_range` parameter is not allowed when `path` points to a "
                     "directory."
                 )
             return self._listing(target)
-        if not target.real.is_file():
+        if kind != "file":
             raise _Reply(f"The path {target.shown} does not exist. Please provide a valid path.")
-        if target.parts == ("MEMORY.md",) and target.scope is not None:
-            self.memory.files(target.scope, "the memory tool").refresh_index()
-        if target.real.stat().st_size > MAX_FILE_BYTES:
+        if target.parts == ("MEMORY.md",):
+            target.tree.refresh_index()
+        data = target.tree.read(target.parts)
+        if len(data) > MAX_FILE_BYTES:
             raise _Reply(f"Error: {target.shown} is over 1 MiB; memory files are small")
         try:
-            text = target.real.read_bytes().decode("utf-8")
+            text = data.decode("utf-8")
         except UnicodeDecodeError:
             raise _Reply(f"Error: {target.shown} is not UTF-8 text") from None
         lines = text.removeprefix("\ufeff").splitlines()  # a BOM is kept on edits, not shown
@@ -517,60 +509,35 @@ class MemoryTool:
 
     def _listing(self, target: _Target) -> str:
         rows: list[tuple[int, str]] = []
-        if target.real is None:  # the root: each scope is one level down, its files two
+        if target.tree is None:  # the root: each scope is one level down, its files two
             total = 0
             for scope in (s for s in SCOPES if s in self.memory.scopes()):
-                base = self.memory.files(scope, "the memory tool").folder
-                scope_rows = self._walk(base, f"{ROOT}/{scope}", 1)
+                scope_rows = _shown(self.memory.tool_tree(scope).walk((), 1), f"{ROOT}/{scope}")
                 total += scope_rows[0][0]
                 rows += scope_rows
             rows.insert(0, (total, ROOT))
         else:
-            if not target.real.exists() and target.parts:
+            if target.parts and target.tree.kind(target.parts) == "missing":
                 raise _Reply(
                     f"The path {target.shown} does not exist. Please provide a valid path."
                 )
-            rows = self._walk(target.real, target.shown, 2)
+            rows = _shown(target.tree.walk(target.parts, 2), target.shown)
         header = (
             f"Here're the files and directories up to 2 levels deep in {target.shown}, "
             "excluding hidden items and node_modules:"
         )
         lines = [header, *(f"{_size(size)}\t{shown}" for size, shown in rows)]
-        if target.real is None and "project" not in self.memory.scopes():
+        if target.tree is None and "project" not in self.memory.scopes():
             lines.append("(no project here: only /memories/user is available)")
         return "\n".join(lines)
-
-    def _walk(self, folder: Path, shown: str, depth: int) -> list[tuple[int, str]]:
-        """``(size, path)`` rows: ``folder`` (its visible bytes in all), then its visible
-        entries down to ``depth`` levels below it."""
-        rows: list[tuple[int, str]] = [(0, shown)]
-        total = 0
-        try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
-        except (FileNotFoundError, NotADirectoryError):
-            return rows
-        for entry in entries:
-            if entry.name.startswith(".") or entry.name == "node_modules" or entry.is_symlink():
-                continue  # symlinks are not followed: one could lead out of the scope
-            child = f"{shown}/{entry.name}"
-            if entry.is_dir(follow_symlinks=False):
-                sub = self._walk(Path(entry.path), child, depth - 1)
-                total += sub[0][0]
-                rows += sub if depth >= 1 else []
-            elif entry.is_file(follow_symlinks=False):
-                size = entry.stat(follow_symlinks=False).st_size
-                total += size
-                rows += [(size, child)] if depth >= 1 else []
-        rows[0] = (total, shown)
-        return rows
 
     # -- writes --------------------------------------------------------------------------
     def _create(self, input: Mapping[str, Any]) -> str:
         target = self._resolve(input.get("path"))
         name = self._writable(target)
         text = self._arg(input, "file_text", str, "create")
-        assert target.real is not None and target.scope is not None
-        if os.path.lexists(target.real):
+        assert target.tree is not None and target.scope is not None
+        if _exists(target):
             raise _Reply(f"Error: File {target.shown} already exists")
         done = f"File created successfully at: {target.shown}"
         if text.removeprefix("\ufeff").split("\n", 1)[0].rstrip() == "---":
@@ -601,14 +568,14 @@ class MemoryTool:
     def _edit_text(self, target: _Target) -> tuple[str, str, str]:
         """``(name, text, hash)`` of the memory file ``target``, for str_replace / insert."""
         name = self._writable(target)
-        assert target.real is not None and target.scope is not None
-        if not os.path.lexists(target.real):
+        assert target.tree is not None and target.scope is not None
+        if not _exists(target):
             raise _Reply(
                 f"Error: The path {target.shown} does not exist. Please provide a valid path."
             )
         # hash first, bytes second: if the file changes in between, rewrite refuses the stale hash
         record = self.memory.get(name, scope=target.scope)
-        return name, record.path.read_bytes().decode("utf-8"), record.content_hash
+        return name, target.tree.read(target.parts).decode("utf-8"), record.content_hash
 
     def _str_replace(self, input: Mapping[str, Any]) -> str:
         target = self._resolve(input.get("path"))
@@ -670,8 +637,7 @@ class MemoryTool:
     def _delete(self, input: Mapping[str, Any]) -> str:
         target = self._resolve(input.get("path"))
         name = self._writable(target)
-        assert target.real is not None
-        if not os.path.lexists(target.real):
+        if not _exists(target):
             raise _Reply(f"Error: The path {target.shown} does not exist")
         self.memory.forget(name, scope=target.scope)
         return f"Successfully deleted {target.shown}"
@@ -680,8 +646,7 @@ class MemoryTool:
         old = self._resolve(input.get("old_path"), "old_path")
         new = self._resolve(input.get("new_path"), "new_path")
         old_name, new_name = self._writable(old), self._writable(new)
-        assert old.real is not None and new.real is not None
-        if not os.path.lexists(old.real):
+        if not _exists(old):
             raise _Reply(f"Error: The path {old.shown} does not exist")
         if old.scope != new.scope:
             raise _Reply(
@@ -689,7 +654,7 @@ class MemoryTool:
                 f"one: create the memory at {new.shown} (view {old.shown} for its text), then "
                 f"delete {old.shown}."
             )
-        if os.path.lexists(new.real):
+        if _exists(new):
             raise _Reply(f"Error: The destination {new.shown} already exists")
         self.memory.rename(old_name, new_name, scope=old.scope)
         return f"Successfully renamed {old.shown} to {new.shown}"
@@ -718,3 +683,14 @@ class MemoryTool:
             for hit in hits
         ]
         return "\n".join(lines)
+
+
+def _exists(target: _Target) -> bool:
+    """Whether ``target`` names anything (a link counts, wherever it points)."""
+    tree = target.tree
+    return tree is not None and (tree.is_link(target.parts) or tree.kind(target.parts) != "missing")
+
+
+def _shown(rows: list[tuple[int, str]], shown: str) -> list[tuple[int, str]]:
+    """A tree's ``(size, relative path)`` rows as the model's ``/memories`` paths."""
+    return [(size, f"{shown}/{rel}" if rel else shown) for size, rel in rows]

@@ -158,3 +158,26 @@ def test_scan_and_problems(ports: Ports) -> None:
     records, problems = ports.store.scan()
     assert {r.name for r in records} == names and problems == []
     assert ports.store.problems() == []
+
+
+def test_tool_tree_shows_memories_index_and_archive_and_reads_their_bytes(ports: Ports) -> None:
+    name = ports.add("The build runs on Python 3.11", base="python-version")
+    other = ports.add("Deploys go through Helm", base="helm-deploys")
+    ports.store.archive(other, actor="contract", stamp="2026-01-01T00:00:00Z")
+    tree = ports.store.tool_tree()
+    tree.refresh_index()
+    assert tree.kind(()) == "folder"
+    assert tree.kind((f"{name}.md",)) == "file"
+    assert tree.kind(("archive",)) == "folder"
+    assert tree.kind(("nothing.md",)) == "missing" and not tree.is_link((f"{name}.md",))
+    data = tree.read((f"{name}.md",))
+    assert data.startswith(b"---") and b"The build runs on Python 3.11" in data
+    assert b"python-version" in tree.read(("MEMORY.md",))
+    rows = dict((rel, size) for size, rel in tree.walk((), 2))
+    assert f"{name}.md" in rows and "MEMORY.md" in rows and f"archive/{other}.md" in rows
+    assert rows[f"{name}.md"] == len(data)
+    assert rows[""] >= rows[f"{name}.md"] + rows["MEMORY.md"]
+    with pytest.raises(NotFoundError):
+        tree.read(("nothing.md",))
+    assert [rel for _, rel in tree.walk((), 1)][:1] == [""]
+    assert f"archive/{other}.md" not in {rel for _, rel in tree.walk((), 1)}  # depth holds

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, ValidationError
 from ..fs import atomic_write, crash_point, fsync_dir, inside
@@ -29,6 +29,9 @@ from ..records import (
 from .core import Problem, StoreCore, _record
 from .opening import current_bytes, read_inside
 from .steps import located, out_of_step, record_outside, restore_version, settle
+
+if TYPE_CHECKING:
+    from .tooltree import FileToolTree
 
 __all__ = ["FileStore"]
 
@@ -311,6 +314,12 @@ class FileStore(StoreCore):
         if self.dirs.memory.is_dir():
             self.refresh_index()
         return self.dirs.index_file
+
+    def tool_tree(self) -> FileToolTree:
+        """This scope's directory as the memory tool's folder (``files.tooltree``)."""
+        from .tooltree import FileToolTree
+
+        return FileToolTree(self)
 
     def memory_md_text(self) -> str:
         """MEMORY.md as it is on disk; empty when it is missing or unreadable."""

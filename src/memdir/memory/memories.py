@@ -31,7 +31,7 @@ from ..files import BODY_PARTS, FileStore
 from ..history import Change
 from ..index.sqlite import SyncReport
 from ..paths import AGENT_GITIGNORE, Scope, find_project_root, home_dir
-from ..ports import Backend, Index, Store
+from ..ports import Backend, Index, Store, ToolTree
 from ..providers.embeddings import Embedder, get_embedder
 from ..providers.llm import LLM
 from ..recall import Hit, Recaller, parse_time
@@ -155,6 +155,10 @@ class MemoryBase:
                 f"memories in the {self.backend.name} backend (docs/postgres.md)"
             )
         return store
+
+    def tool_tree(self, scope: Scope) -> ToolTree:
+        """``scope`` as the memory tool's ``/memories/<scope>`` folder, on any backend."""
+        return self.store(scope).tool_tree()
 
     def present(self, scope: Scope) -> bool:
         """Whether ``scope`` may hold memories: a file scope once its directory exists (reading

@@ -39,6 +39,7 @@ from .connect import Database
 from .logs import PgChangeLog, PgRecallLog
 
 if TYPE_CHECKING:
+    from .tooltree import PgToolTree
     from .tree import PgTree
 
 __all__ = ["PgStore"]
@@ -218,6 +219,12 @@ class PgStore:
 
         live = PgStore(self.db, self.scope, self.scope_id, log=self.log)
         return PgTree(live if self.is_archive else self)
+
+    def tool_tree(self) -> PgToolTree:
+        """This scope's rows as the memory tool's folder (``pg.tooltree``)."""
+        from .tooltree import PgToolTree
+
+        return PgToolTree(self)
 
     def archived(self) -> PgStore:
         """The scope's archive: the same table, ``archived`` rows."""
