@@ -69,7 +69,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..errors import ConfigError, ValidationError
+from ..errors import ConfigError, UnsupportedError, ValidationError
 from ..fs import append_jsonl, atomic_write, crash_point, inside, read_jsonl
 from ..markdown import FormatError, content_hash, parse, set_fields
 from ..paths import Scope
@@ -569,6 +569,21 @@ def _sync_scope(memory: Memory, scope: Scope, folder: Path, report: SyncReport) 
         _publish(side, side.files())
 
 
+def _refuse_database_scopes(memory: Memory, scopes: builtins.list[Scope]) -> None:
+    """``UnsupportedError`` before anything is written when a scope is not a folder: sync
+    exchanges a scope's files (memories, archive, daily logs) through a shared folder."""
+    for scope in scopes:
+        if memory.folder(scope) is None:
+            raise UnsupportedError(
+                f"sync works on the file backend only: it exchanges a scope's files through a "
+                f"shared folder, and this memdir keeps its {scope} memories in the "
+                f"{memory.backend.name} backend. Devices that share one database are already "
+                "in step (point each at the same DSN); to copy memories to or from another "
+                "memdir, use `memdir export FILE` there and `memdir import FILE` here "
+                "(docs/postgres.md). Nothing was written."
+            )
+
+
 def sync_folder(
     memory: Memory,
     folder: Path,
@@ -577,6 +592,7 @@ def sync_folder(
     dry_run: bool = False,
 ) -> SyncReport:
     """Exchange changes with the other devices that use ``folder`` (see the module doc)."""
+    _refuse_database_scopes(memory, scopes or memory.scopes())
     folder = folder.expanduser().absolute()
     if folder.exists() and not folder.is_dir():
         raise ValidationError(f"{folder} is a file: give the folder your devices share")
@@ -603,6 +619,7 @@ def sync_git(
     device writes only its own manifest and content-addressed objects, so pulls merge cleanly."""
     import hashlib
 
+    _refuse_database_scopes(memory, scopes or memory.scopes())
     clone = memory.home / "sync" / "git" / hashlib.sha256(url.encode()).hexdigest()[:12]
     if not (clone / ".git").is_dir():
         clone.parent.mkdir(parents=True, exist_ok=True)
