@@ -86,6 +86,7 @@ _POLITE = _rx(
 # as if you need my okay" is "you don't need my okay", "不是非得问我" is "不用问我".
 _DOUBLE_NEG = (
     (_rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
+    (_rx(r"\b(?:never|don'?t|do not)\s+(?:don'?t|do not|not)\s+"), " "),
     (
         _rx(
             r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
@@ -139,7 +140,7 @@ _NEG_BEFORE = _rx(
     r"(?:\b"
     + _NEG_EN
     + r"\b(?:\s+\w+){0,3}\s*|(?:不要|别|不能|不许|不准|禁止|不可以|不可|绝不|绝对不要|"
-    r"永远不要|从不|切勿|千万别|不得|未经)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
+    r"永远不要|从不|切勿|千万别|不得|未经|没有人|没人|谁都不|任何人都不)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
 )
 _RESTRICT_AFTER = _rx(
     r"^[^.]{0,40}?\b(?:is|are)\s+(?:not|never|forbidden|prohibited|banned)\b|"
@@ -236,7 +237,7 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     ),
     _rx(
         r"\b(?:doesn'?t|don'?t|do not|does not|won'?t|no longer|never)\s+(?:need|needs|require|"
-        r"requires)\s+(?:\w+\s+){0,2}?" + _GATE
+        r"requires)\s+(?:[\w'’]+\s+){0,2}?" + _GATE
     ),
     # "never ask", "don't bother asking", "no need to check with me", "don't have to get approval"
     _rx(
@@ -269,13 +270,16 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     _rx(
         r"\b(?:pre-?approved|auto-?approv\w*|already approved|pre-?authori[sz]ed|pre-?cleared|"
         r"already authori[sz]ed|authori[sz]ed in advance|blanket (?:approval|permission)|"
-        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,3}?"
+        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,5}?"
         r"(?:pre-?)?approved|(?:treat|regard|deem|count|take|view)(?:ed|s)? (?:\w+\s+){0,4}?as "
         r"(?:already |pre-?)?(?:approved|authori[sz]ed|okayed|signed off))|"
         r"\b(?:approval|consent|permission|sign-?off|go-ahead|okay|blessing|say-?so)\s+(?:\w+\s+)"
         r"{0,4}?(?:can|may|should|is to|will)\s+be\s+(?:assumed|presumed|implied|"
         r"taken for granted)|"
-        r"\b(?:blessing|approval|consent|permission|go-ahead|sign-?off|say-?so)\s+(?:\w+\s+){0,2}?"
+        r"\b(?:consider|regard|deem|treat)\s+(?:yourself|the agent|the assistant)\s+(?:as\s+)?"
+        r"(?:cleared|authori[sz]ed|allowed|permitted|free|approved|empowered|entitled)\b|"
+        r"\b(?:blessing|approval|consent|permission|go-ahead|sign-?off|say-?so|approved|okayed)\s+"
+        r"(?:\w+\s+){0,2}?"
         r"(?:ahead of time|in advance|beforehand|up front)|\bi(?:['’]ve| have)?\s+(?:already\s+)?"
         r"(?:okayed|ok'?d|approved|signed off on|green-?lit|blessed)\s+(?:every|all|any|whatever)\b"
     ),
@@ -409,6 +413,11 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     ),
     _rx(r"\b" + _SAFE_STRONG + r"\s+(?:don'?t|do not|doesn'?t|no longer)\s+apply"),
     _rx(
+        r"\b(?:turn|switch|shut)\s+(?:(?:the|all|any|our|your|every)\s+)*(?:\w+\s+){0,2}?"
+        + _SAFE_STRONG
+        + r"\s+off\b"
+    ),
+    _rx(
         r"--dangerously-\S+|--yolo\b|\byolo mode|--no-verify\b|--no-sandbox\b|--yes\b|"
         r"--assume-yes|--no-?confirm\w*|--skip-permissions\S*|--allow-all\S*|--trust-all|"
         r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*"
@@ -490,7 +499,9 @@ _REMOTE = (
     ),
     _rx(
         r"[<$]\(\s*(?:curl|wget)\b|\biex\s*\(*\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
-        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)"
+        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)|\bpipe\s+(?:the\s+)?(?:contents of\s+)?"
+        r"(?:https?|ftp)://\S+\s+(?:in)?to\s+(?:sudo\s+)?(?:(?:ba|z)?sh|python\d?|perl|ruby|node|"
+        r"powershell|pwsh)\b"
     ),
 )
 _FETCH = _rx(
@@ -686,6 +697,9 @@ _OVERRIDE = (
     _rx(
         r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:that\s+)?(?:you\s+(?:were|have "
         r"been)\s+told|above|before)|\bforget everything\b|\bignore the above\b|"
+        r"\b(?:ignore|disregard|forget)\s+(?:what|whatever|anything)\s+(?:you\s+(?:were|have been|"
+        r"'ve been)\s+)?(?:told|instructed|given|said)|\b(?:these|this)\s+(?:notes?|memor(?:y|ies)|"
+        r"messages?)\s+(?:is|are)\s+your\s+only\s+(?:rules|instructions|guide)|"
         r"\b(?:disregard|ignore|forget)\s+(?:whatever\s+)?your\s+(?:system\s+)?(?:prompt|"
         r"instructions|rules|guidelines|programming|training)"
     ),
