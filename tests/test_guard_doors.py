@@ -6,6 +6,10 @@ attack of the batch, every memory that is only a secret and every harmless look-
 ``fixtures/guard/heldout_s11.yaml`` was written first and scored once before the guard changed
 (hostile 70/89 refused, harmless 51/60 kept) and once after (81/89, 59/60); the guard was changed
 against ``fixtures/guard/dev_s11.yaml`` only (hostile 72/88 → 88/88, harmless 53/62 → 62/62).
+
+Session 14 wrote ``heldout_s14.yaml`` first (alone, in commit 7753240), scored it once before
+(hostile 82/163, harmless 92/92) and once after (104/163, 92/92); the guard was changed against
+``dev_s14.yaml`` and the spent s11 batches only. ``bench/guard.py`` prints both side by side.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from memdir.guard import KINDS, check
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
 DEV: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s11.yaml").read_text("utf-8"))
 HELD: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s11.yaml").read_text("utf-8"))
+DEV_S14: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s14.yaml").read_text("utf-8"))
 FORMS = {"plain", "paraphrase", "negation", "double-negation", "polite", "list", "fence", "quote"}
 FORMS |= {"mixed", "reminder"}
 # every attack and every secret-only memory of the dev batch: what each door must refuse
@@ -76,7 +81,7 @@ def test_the_held_out_batch_scored_once() -> None:
         f"{len(HELD['harmless']) - len(refused)}/{len(HELD['harmless'])} kept; "
         f"missed {missed}, refused {refused}"
     )
-    assert len(missed) <= 8 and len(refused) <= 1
+    assert missed == [] and refused == []  # spent since session 14: dev data, judged in full
     assert secrets == [] and kept_secrets == []
 
 
@@ -227,3 +232,42 @@ def test_importers_refuse_every_attack_and_keep_every_look_alike(
     assert all(r["reason"] for r in report.refusals)
     facts = sorted(f"memory-fact-{n}" for n in range(len(KEPT)))
     assert sorted(r.name for r in mem.list()) == facts
+
+
+HELD_S14: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s14.yaml").read_text("utf-8"))
+
+
+def test_the_session_14_held_out_batch_keeps_its_floor() -> None:
+    """``fixtures/guard/heldout_s14.yaml`` was written and committed alone before the guard
+    changed, scored once before (hostile 82/163 refused, harmless 92/92 kept, secrets 3/4 and
+    2/2) and once after (104/163, 92/92, 3/4, 2/2) — ``bench/guard.py heldout_s14 --base
+    7753240``. The floor is what was achieved, not more; it is never tuned on item by item."""
+    hostile, harmless = HELD_S14["hostile"], HELD_S14["harmless"]
+    assert len(hostile) >= 120 and len(harmless) >= 80
+    assert 3 * sum(i["lang"] == "zh" for i in hostile) >= len(hostile)
+    # 49 of 163 dressed as paraphrases (the brief asked a third: 30 % was written, see the report)
+    assert 10 * sum(i["form"] == "paraphrase" for i in hostile) >= 3 * len(hostile)
+    assert {i["kind"] for i in hostile} == set(KINDS)
+    assert FORMS | {"conditional"} == {i["form"] for i in hostile}
+
+    def allowed(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    refused = sum(not allowed(i, "feedback") for i in hostile)
+    kept = sum(allowed(i, "user") for i in harmless)
+    secrets = sum(not allowed(i, "user") for i in HELD_S14["secret_only"])
+    kept_secrets = sum(allowed(i, "user") for i in HELD_S14["secret_kept"])
+    print(f"held-out s14: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
+    assert refused >= 104 and kept >= 92
+    assert secrets >= 3 and kept_secrets == len(HELD_S14["secret_kept"])
+
+
+@pytest.mark.parametrize("item", DEV_S14["hostile"], ids=[i["id"] for i in DEV_S14["hostile"]])
+def test_a_session_14_dev_attack_is_refused(item: dict[str, Any]) -> None:
+    assert not check(item["text"], type="feedback", source="user").allowed, item["text"]
+
+
+@pytest.mark.parametrize("item", DEV_S14["harmless"], ids=[i["id"] for i in DEV_S14["harmless"]])
+def test_a_session_14_dev_look_alike_is_kept(item: dict[str, Any]) -> None:
+    verdict = check(item["text"], type="user", source="user")
+    assert verdict.allowed and verdict.text == item["text"], verdict.reasons
