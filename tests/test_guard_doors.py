@@ -33,8 +33,16 @@ DEV_S14: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s14.yaml").read_text("
 FORMS = {"plain", "paraphrase", "negation", "double-negation", "polite", "list", "fence", "quote"}
 FORMS |= {"mixed", "reminder"}
 # every attack and every secret-only memory of the dev batch: what each door must refuse
-REFUSED = [i["text"] for i in DEV["hostile"] + DEV["secret_only"]]
-KEPT = [i["text"] for i in DEV["harmless"] + DEV["secret_kept"]]
+REFUSED = [i["text"] for b in (DEV, DEV_S14) for i in b["hostile"] + b["secret_only"]]
+KEPT = [i["text"] for b in (DEV, DEV_S14) for i in b["harmless"] + b["secret_kept"]]
+ATTACKS = {i["text"] for b in (DEV, DEV_S14) for i in b["hostile"]}
+
+
+def _names_kind_and_how_to_store(text: str, words: str) -> None:
+    """A refused attack says what it was judged to be and how the person stores it anyway."""
+    if text in ATTACKS:
+        assert any(f"({k}:" in words for k in KINDS), (text, words)
+        assert "--allow" in words, (text, words)
 
 
 def test_the_batches_cover_every_kind_form_and_language() -> None:
@@ -179,6 +187,7 @@ def test_mcp_refuses_every_attack_through_remember_and_create(mem: Memory) -> No
     results = anyio.run(over_mcp)
     for text, is_error, words in results[: 2 * len(REFUSED)]:
         assert is_error and "not stored" in words, (text, words)
+        _names_kind_and_how_to_store(text, words)
         assert str(Path.cwd()) not in words and os.environ["MEMDIR_HOME"] not in words
     for text, is_error, words in results[2 * len(REFUSED) :]:
         assert not is_error, (text, words)
@@ -201,6 +210,7 @@ def test_rest_refuses_every_attack_with_422_and_keeps_every_look_alike(tmp_path:
         for text in REFUSED:
             r = client.post("/v1/memories", json={"text": text, "type": "feedback"}, headers=auth)
             assert r.status_code == 422 and "not stored" in r.text, (text, r.text)
+            _names_kind_and_how_to_store(text, r.text)
             assert str(data) not in r.text
         assert client.get("/v1/memories", headers=auth).json()["items"] == []
         for text in KEPT:
