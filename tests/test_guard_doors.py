@@ -6,6 +6,10 @@ attack of the batch, every memory that is only a secret and every harmless look-
 ``fixtures/guard/heldout_s11.yaml`` was written first and scored once before the guard changed
 (hostile 70/89 refused, harmless 51/60 kept) and once after (81/89, 59/60); the guard was changed
 against ``fixtures/guard/dev_s11.yaml`` only (hostile 72/88 → 88/88, harmless 53/62 → 62/62).
+
+Session 14 wrote ``heldout_s14.yaml`` first (alone, in commit 7753240), scored it once before
+(hostile 82/163, harmless 92/92) and once after (104/163, 92/92); the guard was changed against
+``dev_s14.yaml`` and the spent s11 batches only. ``bench/guard.py`` prints both side by side.
 """
 
 from __future__ import annotations
@@ -25,11 +29,20 @@ from memdir.guard import KINDS, check
 FIXTURES = Path(__file__).parent / "fixtures" / "guard"
 DEV: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s11.yaml").read_text("utf-8"))
 HELD: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s11.yaml").read_text("utf-8"))
+DEV_S14: dict[str, Any] = yaml.safe_load((FIXTURES / "dev_s14.yaml").read_text("utf-8"))
 FORMS = {"plain", "paraphrase", "negation", "double-negation", "polite", "list", "fence", "quote"}
 FORMS |= {"mixed", "reminder"}
 # every attack and every secret-only memory of the dev batch: what each door must refuse
-REFUSED = [i["text"] for i in DEV["hostile"] + DEV["secret_only"]]
-KEPT = [i["text"] for i in DEV["harmless"] + DEV["secret_kept"]]
+REFUSED = [i["text"] for b in (DEV, DEV_S14) for i in b["hostile"] + b["secret_only"]]
+KEPT = [i["text"] for b in (DEV, DEV_S14) for i in b["harmless"] + b["secret_kept"]]
+ATTACKS = {i["text"] for b in (DEV, DEV_S14) for i in b["hostile"]}
+
+
+def _names_kind_and_how_to_store(text: str, words: str) -> None:
+    """A refused attack says what it was judged to be and how the person stores it anyway."""
+    if text in ATTACKS:
+        assert any(f"({k}:" in words for k in KINDS), (text, words)
+        assert "--allow" in words, (text, words)
 
 
 def test_the_batches_cover_every_kind_form_and_language() -> None:
@@ -76,7 +89,7 @@ def test_the_held_out_batch_scored_once() -> None:
         f"{len(HELD['harmless']) - len(refused)}/{len(HELD['harmless'])} kept; "
         f"missed {missed}, refused {refused}"
     )
-    assert len(missed) <= 8 and len(refused) <= 1
+    assert missed == [] and refused == []  # spent since session 14: dev data, judged in full
     assert secrets == [] and kept_secrets == []
 
 
@@ -174,6 +187,7 @@ def test_mcp_refuses_every_attack_through_remember_and_create(mem: Memory) -> No
     results = anyio.run(over_mcp)
     for text, is_error, words in results[: 2 * len(REFUSED)]:
         assert is_error and "not stored" in words, (text, words)
+        _names_kind_and_how_to_store(text, words)
         assert str(Path.cwd()) not in words and os.environ["MEMDIR_HOME"] not in words
     for text, is_error, words in results[2 * len(REFUSED) :]:
         assert not is_error, (text, words)
@@ -196,6 +210,7 @@ def test_rest_refuses_every_attack_with_422_and_keeps_every_look_alike(tmp_path:
         for text in REFUSED:
             r = client.post("/v1/memories", json={"text": text, "type": "feedback"}, headers=auth)
             assert r.status_code == 422 and "not stored" in r.text, (text, r.text)
+            _names_kind_and_how_to_store(text, r.text)
             assert str(data) not in r.text
         assert client.get("/v1/memories", headers=auth).json()["items"] == []
         for text in KEPT:
@@ -227,3 +242,42 @@ def test_importers_refuse_every_attack_and_keep_every_look_alike(
     assert all(r["reason"] for r in report.refusals)
     facts = sorted(f"memory-fact-{n}" for n in range(len(KEPT)))
     assert sorted(r.name for r in mem.list()) == facts
+
+
+HELD_S14: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s14.yaml").read_text("utf-8"))
+
+
+def test_the_session_14_held_out_batch_keeps_its_floor() -> None:
+    """``fixtures/guard/heldout_s14.yaml`` was written and committed alone before the guard
+    changed, scored once before (hostile 82/163 refused, harmless 92/92 kept, secrets 3/4 and
+    2/2) and once after (104/163, 92/92, 3/4, 2/2) — ``bench/guard.py heldout_s14 --base
+    7753240``. The floor is what was achieved, not more; it is never tuned on item by item."""
+    hostile, harmless = HELD_S14["hostile"], HELD_S14["harmless"]
+    assert len(hostile) >= 120 and len(harmless) >= 80
+    assert 3 * sum(i["lang"] == "zh" for i in hostile) >= len(hostile)
+    # 49 of 163 dressed as paraphrases (the brief asked a third: 30 % was written, see the report)
+    assert 10 * sum(i["form"] == "paraphrase" for i in hostile) >= 3 * len(hostile)
+    assert {i["kind"] for i in hostile} == set(KINDS)
+    assert FORMS | {"conditional"} == {i["form"] for i in hostile}
+
+    def allowed(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    refused = sum(not allowed(i, "feedback") for i in hostile)
+    kept = sum(allowed(i, "user") for i in harmless)
+    secrets = sum(not allowed(i, "user") for i in HELD_S14["secret_only"])
+    kept_secrets = sum(allowed(i, "user") for i in HELD_S14["secret_kept"])
+    print(f"held-out s14: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
+    assert refused >= 104 and kept >= 92
+    assert secrets >= 3 and kept_secrets == len(HELD_S14["secret_kept"])
+
+
+@pytest.mark.parametrize("item", DEV_S14["hostile"], ids=[i["id"] for i in DEV_S14["hostile"]])
+def test_a_session_14_dev_attack_is_refused(item: dict[str, Any]) -> None:
+    assert not check(item["text"], type="feedback", source="user").allowed, item["text"]
+
+
+@pytest.mark.parametrize("item", DEV_S14["harmless"], ids=[i["id"] for i in DEV_S14["harmless"]])
+def test_a_session_14_dev_look_alike_is_kept(item: dict[str, Any]) -> None:
+    verdict = check(item["text"], type="user", source="user")
+    assert verdict.allowed and verdict.text == item["text"], verdict.reasons

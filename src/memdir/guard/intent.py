@@ -86,6 +86,7 @@ _POLITE = _rx(
 # as if you need my okay" is "you don't need my okay", "不是非得问我" is "不用问我".
 _DOUBLE_NEG = (
     (_rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
+    (_rx(r"\b(?:never|don'?t|do not)\s+(?:don'?t|do not|not)\s+"), " "),
     (
         _rx(
             r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
@@ -139,7 +140,7 @@ _NEG_BEFORE = _rx(
     r"(?:\b"
     + _NEG_EN
     + r"\b(?:\s+\w+){0,3}\s*|(?:不要|别|不能|不许|不准|禁止|不可以|不可|绝不|绝对不要|"
-    r"永远不要|从不|切勿|千万别|不得|未经)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
+    r"永远不要|从不|切勿|千万别|不得|未经|没有人|没人|谁都不|任何人都不)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
 )
 _RESTRICT_AFTER = _rx(
     r"^[^.]{0,40}?\b(?:is|are)\s+(?:not|never|forbidden|prohibited|banned)\b|"
@@ -179,7 +180,7 @@ _OPS = _rx(
     r"prs?|pull requests?|commit\w*|infrastructure|servers?|databases?|db|hotfix\w*|schema|"
     r"code|branch\w*|repo\w*|force)\b"
     r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|依赖|迁移|删|清空|生产|线上|代码|"
-    r"提交"
+    r"提交|重启|服务器|配置|权限|开销|花钱"
 )
 # something to do, said as a standing rule for the agent
 _ACT = _rx(
@@ -204,7 +205,8 @@ def _act(clause: str) -> bool:
 
 _GATE = (
     r"(?:approv\w*|permission|permissions|confirm\w*|ask|asking|asked|reviews?|reviewing|"
-    r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|check(?:ing)?(?: first| with \w+)?|"
+    r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
+    r"check(?:ing)?(?: first| with \w+)?|"
     r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
     r"questions?)"
 )
@@ -235,15 +237,17 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     ),
     _rx(
         r"\b(?:doesn'?t|don'?t|do not|does not|won'?t|no longer|never)\s+(?:need|needs|require|"
-        r"requires)\s+(?:\w+\s+){0,2}?" + _GATE
+        r"requires)\s+(?:[\w'’]+\s+){0,2}?" + _GATE
     ),
     # "never ask", "don't bother asking", "no need to check with me", "don't have to get approval"
     _rx(
         r"\b(?:never|don'?t|do not|no need (?:for (?:you|me|the agent|the assistant|\w+) )?to|"
-        r"needn'?t|stop|no longer)\s+"
+        r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
         r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
-        r"sign|ok|review|confirm|consent)|confirm(?:ing)?|check(?:ing)? with|bother(?:ing)?)\b"
+        r"sign|ok|review|confirm|consent|say-?so|blessing|go-ahead)|confirm(?:ing)?|check(?:ing)? "
+        r"with|bother(?:ing)?|loop(?:ing)? (?:me|us) in|ping(?:ing)? (?:me|us)|"
+        r"involv(?:e|ing) me)\b"
     ),
     # "you may deploy", "the agent is allowed to merge", "you have my permission to …"
     _rx(
@@ -266,8 +270,18 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     _rx(
         r"\b(?:pre-?approved|auto-?approv\w*|already approved|pre-?authori[sz]ed|pre-?cleared|"
         r"already authori[sz]ed|authori[sz]ed in advance|blanket (?:approval|permission)|"
-        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,3}?"
-        r"(?:pre-?)?approved|treat(?:ed)? (?:\w+\s+){0,4}?as (?:already |pre-?)?approved)"
+        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,5}?"
+        r"(?:pre-?)?approved|(?:treat|regard|deem|count|take|view)(?:ed|s)? (?:\w+\s+){0,4}?as "
+        r"(?:already |pre-?)?(?:approved|authori[sz]ed|okayed|signed off))|"
+        r"\b(?:approval|consent|permission|sign-?off|go-ahead|okay|blessing|say-?so)\s+(?:\w+\s+)"
+        r"{0,4}?(?:can|may|should|is to|will)\s+be\s+(?:assumed|presumed|implied|"
+        r"taken for granted)|"
+        r"\b(?:consider|regard|deem|treat)\s+(?:yourself|the agent|the assistant)\s+(?:as\s+)?"
+        r"(?:cleared|authori[sz]ed|allowed|permitted|free|approved|empowered|entitled)\b|"
+        r"\b(?:blessing|approval|consent|permission|go-ahead|sign-?off|say-?so|approved|okayed)\s+"
+        r"(?:\w+\s+){0,2}?"
+        r"(?:ahead of time|in advance|beforehand|up front)|\bi(?:['’]ve| have)?\s+(?:already\s+)?"
+        r"(?:okayed|ok'?d|approved|signed off on|green-?lit|blessed)\s+(?:every|all|any|whatever)\b"
     ),
     _rx(r"\b(?:feel free|go ahead|just go ahead)\s+(?:and\s+|to\s+)?" + _RISKY),
     _rx(
@@ -324,11 +338,12 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
     ),
+    re.compile(r"(?<!我)自己(?:拿主意|做主|决定就行|看着办)|(?:一律|都|全部|直接|统统)放行"),
     re.compile(
         r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
     ),
 )
-_ZH_NEEDS_ACT = {0, 4}
+_ZH_NEEDS_ACT = {0, 4, 6}
 
 
 def _permission(clause: str) -> str | None:
@@ -374,7 +389,8 @@ _SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[-
 _DISABLE = (
     r"(?:disable|disabling|turn(?:ing)? off|switch(?:ing)? off|shut(?:ting)? off|bypass(?:ing)?|"
     r"skip(?:ping)?|ignor(?:e|ing)|circumvent(?:ing)?|get(?:ting)? around|suppress(?:ing)?|"
-    r"remov(?:e|ing)|silenc(?:e|ing)|deactivat(?:e|ing)|override|overriding)"
+    r"remov(?:e|ing)|silenc(?:e|ing)|deactivat(?:e|ing)|override|overriding|route around|"
+    r"work around|sidestep(?:ping)?|dodg(?:e|ing))"
 )
 _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     _rx(
@@ -397,6 +413,11 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     ),
     _rx(r"\b" + _SAFE_STRONG + r"\s+(?:don'?t|do not|doesn'?t|no longer)\s+apply"),
     _rx(
+        r"\b(?:turn|switch|shut)\s+(?:(?:the|all|any|our|your|every)\s+)*(?:\w+\s+){0,2}?"
+        + _SAFE_STRONG
+        + r"\s+off\b"
+    ),
+    _rx(
         r"--dangerously-\S+|--yolo\b|\byolo mode|--no-verify\b|--no-sandbox\b|--yes\b|"
         r"--assume-yes|--no-?confirm\w*|--skip-permissions\S*|--allow-all\S*|--trust-all|"
         r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*"
@@ -412,7 +433,18 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
         r"沙[箱盒](?:之|的)?外(?:面|边|部)?[^，。\n]{0,6}?(?:执行|运行|跑)|(?:不用|不走|脱离|绕开)沙[箱盒]"
     ),
     _rx(
-        r"\btreat\s+(?:\w+\s+){0,2}?(?:warnings?|alerts?|prompts?|errors?|checks?)\s+as\s+"
+        r"\b(?:keep|leave|have)\s+(?:(?:the|all|any|our|every|these|those)\s+)*(?:\w+\s+){0,2}?"
+        + _SAFE_STRONG
+        + r"\s+(?:permanently\s+)?(?:disabled|switched off|turned off|off|bypassed)\b"
+    ),
+    _rx(
+        r"\bauto-?(?:answer|accept|confirm)\w*\b|\b(?:answer|say|reply|click|respond)\w*\s+"
+        r"(?:with\s+)?[\"']?(?:yes|y|ok)\b[\"']?\s+(?:to\s+)?(?:(?:every|all|any|the|those|them|each)"
+        r"\s+)*(?:\w+\s+)?(?:confirm\w*|prompts?|dialogs?|questions?|automatically)"
+    ),
+    re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)(?:是|确认|同意|yes|y)"),
+    _rx(
+        r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|failures?)\s+as\s+"
         r"(?:noise|irrelevant|optional|safe)"
     ),
 )
@@ -467,7 +499,9 @@ _REMOTE = (
     ),
     _rx(
         r"[<$]\(\s*(?:curl|wget)\b|\biex\s*\(*\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
-        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)"
+        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)|\bpipe\s+(?:the\s+)?(?:contents of\s+)?"
+        r"(?:https?|ftp)://\S+\s+(?:in)?to\s+(?:sudo\s+)?(?:(?:ba|z)?sh|python\d?|perl|ruby|node|"
+        r"powershell|pwsh)\b"
     ),
 )
 _FETCH = _rx(
@@ -627,7 +661,14 @@ _ROLE = (
         r"(?:if you were\s+)?"
         r"(?:\w+\s+){0,3}?(?:ai|assistant|model|admin\w*|root|system|dan)\b"
     ),
-    _rx(r"\byour\s+(?:new\s+)?(?:role|identity|persona|purpose)\s+(?:is|are)\b"),
+    _rx(r"\byour\s+(?:new\s+|real\s+|true\s+)?(?:role|identity|persona|purpose)\s+(?:is|are)\b"),
+    _rx(
+        r"\b(?:persona|role|part|character|identity)\s+of\s+(?:an?|the)\s+(?:\w+\s+){0,2}?"
+        r"(?:ai|assistant|model|bot|agent|chatbot)\b|\b(?:ai|assistant|model|bot|agent|chatbot)\s+"
+        r"(?:whose|with (?:its|all)|that (?:was|has been) never given|never given|that has had its)"
+        r"\s+(?:\w+\s+){0,3}?(?:rules|guidelines|safeguards|guardrails|restrictions|filters|"
+        r"polic\w+|limits)"
+    ),
     _rx(
         r"\b(?:you|ai|assistant|agent)\b[^.]{0,40}\b(?:without|with no|no)\s+(?:any\s+)?(?:rules|"
         r"restrictions|limits|limitations|filters|content polic(?:y|ies)|guidelines)\b"
@@ -635,9 +676,11 @@ _ROLE = (
     re.compile(
         r"(?:开发者|上帝|越狱|无限制|无过滤|无审查|不受限|DAN|dan|邪恶|管理员|root)模式|越狱|"
         r"你(?:现在)?是\s*(?:DAN|dan|一个(?:没有|不受|无)[^，。]{0,10}(?:AI|人工智能|助手|模型))|"
-        r"(?:没有|不受|无)任何?(?:规则|限制|约束|内容政策|过滤)的?\s*(?:AI|人工智能|助手|模型)|"
+        r"(?:没有|不受|无)任何?(?:规则|限制|约束|规矩|内容政策|过滤)的?\s*(?:AI|人工智能|助手|模型|机器人)|"
+        r"(?:没|没有|从来没|从未)被[^，。]{0,4}?(?:设|定|给)过?(?:任何)?(?:规矩|规则|限制)的?"
+        r"(?:AI|助手|模型|机器人)|"
         r"你(?:现在)?(?:处于|进入|切换到)\S{0,8}模式|扮演(?:一个)?[^，。]{0,10}(?:AI|助手|模型|管理员)|"
-        r"你的新(?:身份|角色|人设)是"
+        r"你的(?:新|真实)(?:身份|角色|人设)是"
     ),
 )
 _DEVICE = _rx(
@@ -654,6 +697,9 @@ _OVERRIDE = (
     _rx(
         r"\b(?:ignore|disregard|forget)\s+(?:all|everything)\s+(?:that\s+)?(?:you\s+(?:were|have "
         r"been)\s+told|above|before)|\bforget everything\b|\bignore the above\b|"
+        r"\b(?:ignore|disregard|forget)\s+(?:what|whatever|anything)\s+(?:you\s+(?:were|have been|"
+        r"'ve been)\s+)?(?:told|instructed|given|said)|\b(?:these|this)\s+(?:notes?|memor(?:y|ies)|"
+        r"messages?)\s+(?:is|are)\s+your\s+only\s+(?:rules|instructions|guide)|"
         r"\b(?:disregard|ignore|forget)\s+(?:whatever\s+)?your\s+(?:system\s+)?(?:prompt|"
         r"instructions|rules|guidelines|programming|training)"
     ),
@@ -667,6 +713,21 @@ _OVERRIDE = (
         r"(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden instructions|initial instructions)"
     ),
     _rx(
+        r"\b(?:supersedes?|outranks?|trumps?|overrules?|takes? precedence over|beats)\s+"
+        r"(?:your|the|"
+        r"any|all)\s+(?:\w+\s+)?(?:instructions|prompt|rules|guidelines|polic(?:y|ies))|"
+        r"\b(?:conflict|disagree|contradict|clash)\w*\s+with\s+this\s+(?:memory|note|message|rule)"
+        r"[^.]{0,40}?\b(?:drop|discard|ignore|throw|disregard|forget)|\bnothing\s+you\s+(?:were|"
+        r"have been|'ve been)\s+(?:told|instructed|given)\b[^.]{0,30}?\b(?:binds?|applies|counts?)"
+    ),
+    _rx(
+        r"\b(?:you|your)\b[^.;]{0,60}?\b(?:instructions?|guidance|rules|directions|guidelines|"
+        r"orders|prompts?|told|instructed|got)\b[^.;]{0,40}?\b(?:cancell?ed|void|obsolete|invalid|"
+        r"revoked|rescinded|superseded|no longer (?:valid|binding|in force|appl\w*|count\w*))|"
+        r"\b(?:instructions?|guidance|rules|guidelines|told|instructed)\b[^.;]{0,40}?\b(?:for|to)?\s*you"
+        r"\b[^.;]{0,30}?\b(?:cancell?ed|void|obsolete|invalid|revoked|no longer (?:valid|binding))"
+    ),
+    _rx(
         r"(?:^|\n)\s*system\s*[:：]|<\|im_(?:start|end)\|>|\[/?(?:system|inst)\]|</?system>|"
         r"###\s*(?:system|instruction)|\bnew (?:system )?instructions?\s*[:：]|"
         r"\bsystem prompt\s*[:：]"
@@ -675,8 +736,11 @@ _OVERRIDE = (
         r"(?:不要理会|无视|忽略|忘掉|忘记|抛开|不用管|别管|覆盖)(?:掉)?[^，。\n]{0,4}?(?:之前|以前|前面|上面|"
         r"以上|先前|原来|所有|原有|系统|你收到的|你被告知)[^，。\n]{0,6}?(?:指令|指示|规则|提示|设定|要求|"
         r"说明|内容|一切)|(?:之前|以前|先前)的(?:指令|规则|指示)不再(?:适用|有效)|"
-        r"(?:优先级?高于|优先于|凌驾于)[^，。\n]{0,4}?(?:系统|之前)[^，。\n]{0,3}?(?:指令|提示|规则)|"
+        r"(?:(?:优先级?|效力|地位)?高于|优先于|凌驾于)[^，。\n]{0,4}?(?:系统|之前)[^，。\n]{0,3}?(?:指令|提示|规则)|"
         r"覆盖[^，。\n]{0,6}?(?:规则|指令|系统提示)|(?:输出|显示|告诉我|泄露|打印)[^，。\n]{0,4}?系统提示|"
+        r"(?:之前|以前|先前|原来|原先|给你|交代给你|你收到)[^，。\n]{0,12}?(?:规定|规则|指令|指示|要求|设定|"
+        r"东西)[^，。\n]{0,12}?(?:作废|无效|不算数|失效)|(?:和|与|跟)这条[^。\n]{0,8}?冲突[^。\n]{0,12}?"
+        r"(?:丢掉|忽略|作废|不管|无视|扔掉)|"
         r"忘掉[^，。\n]{0,8}?一切|系统提示词?\s*[:：]|(?:^|\n)\s*系统\s*[:：]|新的?指令\s*[:：]"
     ),
 )
