@@ -11,8 +11,11 @@ comes back broken, closed, or inside a transaction is closed, not reused.
 ``wait_s`` for one to come back, then is a ``StorageUnavailableError`` (REST: 503 with
 ``Retry-After``) — never a hang.
 
-Not yet wired into ``Database`` (pg/connect.py keeps one connection per thread): see
-bench/results/serve.md and the session report.
+Not yet wired in: ``Database`` (pg/connect.py) still keeps one connection per thread, and
+``PgIndex`` (pg/index.py) opens its own. The next step is for ``Database.transaction`` and
+``Database.cursor`` to borrow from ``shared(dsn)`` at the outermost level and give back when it
+ends, and for the direct ``Database.connection()`` callers (pg/backend.py, pg/keys.py,
+pg/admin.py) and ``PgIndex`` to borrow the same way.
 """
 
 from __future__ import annotations
