@@ -178,6 +178,16 @@ ZH = Lexicon(
                 r"^我(?:比较|更|很|特别|还是)?(?:喜欢|偏好|倾向于?|讨厌|不喜欢|希望你|想要你|需要你)"
             ),
         ),
+        # v6: a preference phrased as ease — "步骤标上序号的话我跟起来容易很多",
+        # "举例子比讲定义对我更管用"; a "我" or "对我" is required ("这次直接重启更省事" is not)
+        Rule(
+            "zh.preference.ease",
+            "feedback",
+            re.compile(
+                r"(?:的话|这样)?我\S{0,6}?(?:起来)?(?:容易|轻松|省事|舒服)(?:很多|多了|得多)|"
+                r"对我(?:来说)?(?:更|比较|会)?(?:有用|管用|友好)(?:多了|很多|得多)?"
+            ),
+        ),
         Rule(
             "zh.preference.from-now-on",
             "feedback",

@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v5"
+RULES_VERSION = "rules-v6"
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
