@@ -611,3 +611,16 @@ def test_v5_families(text: str, type_: str, contains: str) -> None:
 )
 def test_v5_negatives_give_nothing(text: str) -> None:
     assert extract(text) == []
+
+
+def test_a_preference_phrased_as_ease_is_feedback() -> None:
+    """rules-v6: "easier for me", "对我更管用" — and not when nobody's ease is named."""
+    for text in (
+        "it's much easier for me to follow when you number the steps",
+        "I find it easier when you put the command first and the explanation after",
+        "步骤标上序号的话我跟起来容易很多。",
+        "说实话举例子比讲定义对我更管用。",
+    ):
+        got = extract(text)
+        assert [c.type for c in got] == ["feedback"], text
+    assert extract("这次直接重启 pod 更省事。") == []
