@@ -624,3 +624,10 @@ def test_a_preference_phrased_as_ease_is_feedback() -> None:
         got = extract(text)
         assert [c.type for c in got] == ["feedback"], text
     assert extract("这次直接重启 pod 更省事。") == []
+
+
+def test_a_chinese_fact_built_on_a_number_is_a_project_fact() -> None:
+    """rules-v6: "接口高峰期大概每秒两千个请求" states the project's scale; a question does not."""
+    assert [c.type for c in extract("接口高峰期大概每秒两千个请求。")] == ["project"]
+    assert [c.type for c in extract("数据湖大约 40 TB，按天分区。")] == ["project"]
+    assert extract("每秒两千个请求一天是多少？") == []

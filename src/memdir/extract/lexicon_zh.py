@@ -288,6 +288,15 @@ ZH = Lexicon(
             ),
         ),
         # v2: a part and what it is built with — "支付服务是用 Kotlin 写的", "全部用 Bazel 构建"
+        # v6: a fact built on a number — "接口高峰期大概每秒两千个请求", "App 大概有二十万安装"
+        Rule(
+            "zh.project.amount",
+            "project",
+            re.compile(
+                r"^(?![我你他她])\S{1,12}?(?:大概|大约|差不多|将近|接近)(?:有|是)?\s*(?:每(?:秒|天|月|周))?"
+                r"\s*(?:[0-9][0-9.,]*|[一二三四五六七八九十两百千万亿]{2,})\s*(?:[A-Za-z%]+|[个万千亿条次台人行])"
+            ),
+        ),
         Rule(
             "zh.project.built-with",
             "project",
