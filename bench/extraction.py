@@ -82,13 +82,22 @@ DEV = {
     "batch 8: scored once on rules-v4, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_8.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 9: written before rules-v5, scored once": (
+    "batch 9: scored once on rules-v5, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_9.yaml"
     ),
-    "held-out batch 10: written before rules-v5, scored once": (
+    "batch 10: scored once on rules-v5, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_10.yaml"
+    ),
+    "dev session 14: batch 10's kinds of miss, written for rules-v6": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s14.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 11: written before rules-v6, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_11.yaml"
+    ),
+    "held-out batch 12: written before rules-v6, scored once": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_12.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95

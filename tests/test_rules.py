@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v5"
+    assert RULES_VERSION == "rules-v6"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:
@@ -611,3 +611,23 @@ def test_v5_families(text: str, type_: str, contains: str) -> None:
 )
 def test_v5_negatives_give_nothing(text: str) -> None:
     assert extract(text) == []
+
+
+def test_a_preference_phrased_as_ease_is_feedback() -> None:
+    """rules-v6: "easier for me", "对我更管用" — and not when nobody's ease is named."""
+    for text in (
+        "it's much easier for me to follow when you number the steps",
+        "I find it easier when you put the command first and the explanation after",
+        "步骤标上序号的话我跟起来容易很多。",
+        "说实话举例子比讲定义对我更管用。",
+    ):
+        got = extract(text)
+        assert [c.type for c in got] == ["feedback"], text
+    assert extract("这次直接重启 pod 更省事。") == []
+
+
+def test_a_chinese_fact_built_on_a_number_is_a_project_fact() -> None:
+    """rules-v6: "接口高峰期大概每秒两千个请求" states the project's scale; a question does not."""
+    assert [c.type for c in extract("接口高峰期大概每秒两千个请求。")] == ["project"]
+    assert [c.type for c in extract("数据湖大约 40 TB，按天分区。")] == ["project"]
+    assert extract("每秒两千个请求一天是多少？") == []

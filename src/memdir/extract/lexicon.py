@@ -338,6 +338,18 @@ EN = Lexicon(
                 r"^(?:my )?preference is\b"
             ),
         ),
+        # v6: a preference phrased as ease — "it's much easier for me to follow when you number
+        # the steps", "examples work better for me than definitions"
+        Rule(
+            "en.preference.ease",
+            "feedback",
+            _en(
+                r"^(?:honestly,? |tbh,? |fwiw,? )?(?:it'?s |it is )?(?:much |way |a lot |far )?"
+                r"(?:easier|simpler) for me (?:to|when|if)\b|"
+                r"^i find it (?:much |way |a lot |far )?(?:easier|simpler) (?:to|when|if)\b|"
+                r"\b(?:works?|work) (?:much |way |a lot |far )?better for me\b"
+            ),
+        ),
         Rule(
             "en.preference.from-now-on",
             "feedback",

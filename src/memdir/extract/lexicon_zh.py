@@ -178,6 +178,16 @@ ZH = Lexicon(
                 r"^我(?:比较|更|很|特别|还是)?(?:喜欢|偏好|倾向于?|讨厌|不喜欢|希望你|想要你|需要你)"
             ),
         ),
+        # v6: a preference phrased as ease — "步骤标上序号的话我跟起来容易很多",
+        # "举例子比讲定义对我更管用"; a "我" or "对我" is required ("这次直接重启更省事" is not)
+        Rule(
+            "zh.preference.ease",
+            "feedback",
+            re.compile(
+                r"(?:的话|这样)?我\S{0,6}?(?:起来)?(?:容易|轻松|省事|舒服)(?:很多|多了|得多)|"
+                r"对我(?:来说)?(?:更|比较|会)?(?:有用|管用|友好)(?:多了|很多|得多)?"
+            ),
+        ),
         Rule(
             "zh.preference.from-now-on",
             "feedback",
@@ -278,6 +288,15 @@ ZH = Lexicon(
             ),
         ),
         # v2: a part and what it is built with — "支付服务是用 Kotlin 写的", "全部用 Bazel 构建"
+        # v6: a fact built on a number — "接口高峰期大概每秒两千个请求", "App 大概有二十万安装"
+        Rule(
+            "zh.project.amount",
+            "project",
+            re.compile(
+                r"^(?![我你他她])\S{1,12}?(?:大概|大约|差不多|将近|接近)(?:有|是)?\s*(?:每(?:秒|天|月|周))?"
+                r"\s*(?:[0-9][0-9.,]*|[一二三四五六七八九十两百千万亿]{2,})\s*(?:[A-Za-z%]+|[个万千亿条次台人行])"
+            ),
+        ),
         Rule(
             "zh.project.built-with",
             "project",

@@ -41,7 +41,10 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v5"
+RULES_VERSION = "rules-v6"
+_DUMMY_IT = re.compile(
+    r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is)\s", re.IGNORECASE
+)
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
@@ -253,7 +256,10 @@ def _classify(
             r"[,，;；:：]|\s[—–-]\s|\s(?:and|but|so|which)\s", text, maxsplit=1, flags=re.IGNORECASE
         )[0]
         if not explicit and not correcting:
-            if lex.deictic.search(main):
+            # v6: the "it" of "it's easier for me when …" / "I find it easier to …" points at
+            # nothing; the rest of the clause is still checked
+            probe = _DUMMY_IT.sub("", main, count=1) if rule.id.endswith(".ease") else main
+            if lex.deictic.search(probe):
                 # "don't change this file", "our tests are flaky today": about the task at
                 # hand, not a standing rule or fact.
                 return None
