@@ -23,6 +23,7 @@ without a terminal the exit code is then 1, so a script notices.
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -195,6 +196,16 @@ def _show(event: AgentEvent, at_line_start: bool) -> bool:
     return True
 
 
+def _no_signal_thieves() -> None:
+    """One BLAS thread, set before numpy starts its pool: OpenBLAS's worker threads do not
+    block SIGINT, and a Ctrl-C the kernel hands to one of them only sets Python's flag — the
+    main thread, asleep in the model's socket, is not woken, so the reply would run on to its
+    read timeout (issue 26). The extraction worker blocks SIGINT itself; embedding one message
+    needs no second BLAS thread (``serve`` runs with one too). A person's own setting wins."""
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+
+
 def _lines(interactive: bool) -> Iterator[str]:
     """The person's messages: prompted on a terminal, else one per line of stdin."""
     if not interactive:
@@ -256,6 +267,7 @@ def chat(
     the rest of each turn is extracted in the background. Type /help for the slash commands.
     Without a terminal, each line of standard input is one message.
     """
+    _no_signal_thieves()
     from ..agent import Agent, LLMSummarizer
     from ..providers.factory import get_llm
 
