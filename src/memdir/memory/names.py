@@ -170,6 +170,8 @@ def similar(
         matcher.set_seq1(_loose(desc))
         if matcher.real_quick_ratio() < SIMILAR_RATIO:  # lengths alone rule it out
             continue
+        if matcher.quick_ratio() < SIMILAR_RATIO:  # so do the letters they share
+            continue
         ratio = matcher.ratio()
         if ratio >= SIMILAR_RATIO:
             scored.append((-ratio, name))
