@@ -1,9 +1,15 @@
 """The bounded connection pool (pg/pool.py, issue 20 item 5): a connection user A returned and
 user B takes never shows A's rows (a hand-written SELECT decides, under row-level security);
-one returned inside a transaction is not reused; all in use is a clear error, not a hang."""
+one returned inside a transaction is not reused; all in use is a clear error, not a hang. And
+it is what the backend runs on: many owners served one after another keep one connection, not
+a set each, and a lease holds one for every statement of the calls inside it."""
 
 from __future__ import annotations
 
+import threading
+from typing import Any
+
+import psycopg
 import pytest
 from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
@@ -96,3 +102,68 @@ def test_a_pool_refuses_no_owner_and_no_size(pg_app_dsn: str) -> None:  # noqa: 
         pass
     assert shared(pg_app_dsn) is shared(pg_app_dsn)
     shared(pg_app_dsn).close()
+
+
+def _client_connections(dsn: str) -> int:
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def test_many_owners_one_after_another_keep_one_connection(pg_app_dsn: str) -> None:  # noqa: F811
+    """Before the pool each facade kept a connection for its store and one per index, for as
+    long as it lived: twelve users of one server thread held 36."""
+    kept = []  # every facade stays alive, as a server keeps its loaded users
+    for n in range(12):
+        mem = Memory(
+            backend=open_backend(pg_app_dsn, owner=f"user{n}"), embedder="hashing", llm=False
+        )
+        mem.remember(f"User {n} prefers tea number {n}", type="user", scope="user")
+        assert [h.record.statement for h in mem.recall(f"tea number {n}", min_score=0)][:1] == [
+            f"User {n} prefers tea number {n}"
+        ]
+        kept.append(mem)
+    assert _client_connections(pg_app_dsn) == 1  # the one idle in the pool, reused by each
+
+
+def test_nested_borrows_of_one_owner_share_a_connection(pg_app_dsn: str) -> None:  # noqa: F811
+    pool = Pool(pg_app_dsn, size=2, wait_s=0)
+    try:
+        with pool.connection("alice") as outer:
+            with pool.connection("alice") as inner:
+                assert inner is outer and pool.in_use == 1
+            with pool.connection("bob") as other:  # another owner never shares it
+                assert other is not outer and pool.in_use == 2
+                row = other.execute("SELECT current_setting('memdir.owner')").fetchone()
+                assert row == ("bob",)
+            assert outer.execute("SELECT current_setting('memdir.owner')").fetchone() == ("alice",)
+        assert pool.in_use == 0
+    finally:
+        pool.close()
+
+
+def test_a_lease_runs_every_statement_of_its_calls_on_one_connection(
+    pg_app_dsn: str,  # noqa: F811
+) -> None:
+    mem = Memory(backend=open_backend(pg_app_dsn, owner="alice"), embedder="hashing", llm=False)
+    mem.remember("Alice deploys on Fridays", type="user", scope="user")
+    pids: set[int] = set()
+    original = psycopg.Connection.execute
+
+    def execute(self: psycopg.Connection[Any], *args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is threading.main_thread():
+            pids.add(self.info.backend_pid)
+        return original(self, *args, **kwargs)
+
+    psycopg.Connection.execute = execute  # type: ignore[method-assign]
+    try:
+        with mem.lease():
+            mem.remember("Alice reviews on Mondays", type="user", scope="user")
+            hits = mem.recall("when does Alice review?", min_score=0)
+    finally:
+        psycopg.Connection.execute = original  # type: ignore[method-assign]
+    assert "Alice reviews on Mondays" in [h.record.statement for h in hits]
+    assert len(pids) == 1  # the store's writes, the index's sync and the recall log alike

@@ -18,6 +18,7 @@ A DSN names its backend by its scheme and reaches the factory whole: ``postgresq
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -99,6 +100,10 @@ class FileBackend:
 
     def recalls(self, store: Store) -> RecallLog:
         return FileRecallLog(_files(store))
+
+    def lease(self) -> AbstractContextManager[None]:
+        """Files need nothing held between calls."""
+        return nullcontext()
 
 
 def _scope(scope: str) -> Scope:

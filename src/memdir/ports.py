@@ -391,3 +391,8 @@ class Backend(Protocol):
     def recalls(self, store: Store) -> RecallLog:
         """The recall log of ``store``'s scope."""
         ...
+
+    def lease(self) -> AbstractContextManager[None]:
+        """Hold what this thread needs for a series of calls (a database backend: one pooled
+        connection for all of their statements); the file backend holds nothing."""
+        ...

@@ -56,6 +56,7 @@ from .memory import Memory
 from .paths import Scope, sessions_dir
 from .pg.backend import PostgresBackend
 from .pg.jobs import JobLostError, WorkerQueue
+from .pg.pool import release
 from .providers.factory import get_llm, llm_configured
 from .providers.llm import LLM
 from .settings import configured_backend, load_settings
@@ -408,6 +409,7 @@ def run_workers(
             thread.join()
     finally:
         shutil.rmtree(work, ignore_errors=True)
+        release(dsn)  # the workers' pooled connections: nothing is left open when they end
     if errors:
         raise errors[0]
     return summary

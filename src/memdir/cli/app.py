@@ -161,7 +161,8 @@ def memory(ctx: click.Context) -> Memory:
 
     root = ctx.find_root()
     if "memory" not in root.obj:
-        root.obj["memory"] = Memory(project=root.obj["project"], actor="user")
+        root.obj["memory"] = made = Memory(project=root.obj["project"], actor="user")
+        root.with_resource(made.lease())  # one database connection for the whole command
     result: Memory = root.obj["memory"]
     return result
 

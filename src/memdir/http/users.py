@@ -268,7 +268,8 @@ class Users:
         try:
             if memory is None:
                 memory = thread.memories[lane.user] = self._open(lane)
-            return fn(memory)
+            with memory.lease():  # one pooled connection for the whole call
+                return fn(memory)
         except UNAVAILABLE:
             # the storage failed under this facade: open it afresh next time
             dropped = thread.memories.pop(lane.user, None)

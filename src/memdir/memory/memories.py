@@ -599,6 +599,12 @@ class MemoryBase:
             self._embedder_choice = get_embedder(self._embedder_choice)
         return self._embedder_choice
 
+    def lease(self) -> contextlib.AbstractContextManager[None]:
+        """Hold the backend's resources for the calls inside: on PostgreSQL one pooled
+        connection serves all of their statements (a server's call, a CLI command); without
+        it each statement block borrows one. Files hold nothing."""
+        return self.backend.lease()
+
     def index(self, scope: Scope) -> Index:
         """The derived search index of ``scope`` (the file backend: under its ``.index/``)."""
         if scope not in self._indexes:

@@ -20,7 +20,8 @@ __all__ = ["migrate", "status"]
 
 def _open(dsn: str) -> Database:
     db = Database(dsn, configured_user())
-    check_role(db.connection(), db.where)
+    with db.lend() as conn:
+        check_role(conn, db.where)
     return db
 
 
@@ -28,7 +29,7 @@ def status(dsn: str) -> dict[str, Any]:
     """The steps applied and pending (``ConfigError`` for a schema newer than this code)."""
     db = _open(dsn)
     try:
-        with db.connection().cursor() as cur:
+        with db.cursor() as cur:
             applied = schema.applied(cur)
             pending = [m.name for m in schema.pending(cur)]
     finally:
@@ -40,10 +41,9 @@ def migrate(dsn: str, progress: Callable[[str], None] | None = None) -> dict[str
     """Apply every pending step (each in its own transaction); what was applied."""
     db = _open(dsn)
     try:
-        done = schema.migrate(
-            db.connection(), progress=(lambda m: progress(m.name)) if progress else None
-        )
-        with db.connection().cursor() as cur:
+        with db.lend() as conn:
+            done = schema.migrate(conn, progress=(lambda m: progress(m.name)) if progress else None)
+        with db.cursor() as cur:
             applied = schema.applied(cur)
     finally:
         db.close()

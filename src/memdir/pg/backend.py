@@ -22,6 +22,8 @@ from __future__ import annotations
 import configparser
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,13 +70,9 @@ class PostgresBackend:
                 "(MEMDIR_BACKEND, or memdir config set backend …)"
             )
         self.db = Database(dsn, owner or configured_user())
-        conn = self.db.connection()
-        try:
+        with self.db.lend() as conn:
             check_role(conn, self.db.where)
-        except ConfigError:
-            self.db.close()
-            raise
-        schema.check(conn)
+            schema.check(conn)
         self._vector_checked = False
         self._project = project
 
@@ -129,6 +127,13 @@ class PostgresBackend:
 
     def recalls(self, store: Store) -> RecallLog:
         return _pg(store).recalls
+
+    @contextmanager
+    def lease(self) -> Iterator[None]:
+        """One pooled connection for every statement of the calls inside (``Memory.lease``):
+        a borrow per call instead of one per statement block."""
+        with self.db.lend():
+            yield
 
     def close(self) -> None:
         self.db.close()

@@ -1,11 +1,12 @@
-"""Connections to the PostgreSQL backend: one per thread, each bound to one owner.
+"""Connections to the PostgreSQL backend: borrowed from the process's pool, each for one owner.
 
 A DSN may hold a password, so it is never printed: every message names ``where(dsn)`` — user,
 host, port and database, the password left out — and the DSN is kept only inside ``Database``.
 
 **Tenancy.** Every table holds ``owner`` and the row-level security policies compare it with
-``current_setting('memdir.owner')``; a connection sets that once, right after it connects
-(``set_config(..., false)``: for the session, so a transaction rolled back does not unset it).
+``current_setting('memdir.owner')``; the pool sets it on each connection it lends
+(``set_config(..., false)``: for the session, so a transaction rolled back does not unset it)
+and resets it to no one's when the connection comes back (pg/pool.py).
 The role memdir connects as must be subject to those policies: not a superuser and without
 ``BYPASSRLS`` (a superuser DSN is refused at open, with the statements that make a role). The
 tables are ``FORCE ROW LEVEL SECURITY``, so the role that owns them is held to the policies too.
@@ -29,49 +30,18 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, StorageUnavailableError
+from .pool import CONNECT_TIMEOUT_S, _parts, _psycopg, shared, where
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["Database", "where"]
-
-CONNECT_TIMEOUT_S = 10
-
-
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError:  # the extra is optional: the file backend needs none of it
-        raise ConfigError(
-            "the PostgreSQL backend needs psycopg: pip install 'memdir[postgres]'"
-        ) from None
-    return psycopg
-
-
-def _parts(dsn: str) -> dict[str, str]:
-    psycopg = _psycopg()
-    try:
-        parsed: dict[str, str] = psycopg.conninfo.conninfo_to_dict(dsn)
-    except psycopg.ProgrammingError:
-        # the parser's message may quote the DSN, password and all: say only what to fix
-        raise ConfigError(
-            "the PostgreSQL backend's DSN does not parse: write it as "
-            "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
-        ) from None
-    return parsed
-
-
-def where(dsn: str) -> str:
-    """``dsn`` as it may be shown: ``user@host:port/db`` — never the password."""
-    parts = _parts(dsn)
-    host = parts.get("host") or "localhost"
-    port = parts.get("port") or "5432"
-    user = parts.get("user")
-    return f"{user + '@' if user else ''}{host}:{port}/{parts.get('dbname') or user or '?'}"
+__all__ = ["CONNECT_TIMEOUT_S", "Database", "where"]
 
 
 class Database:
-    """The connections of one backend (one DSN, one owner): one per thread, opened on first use.
+    """The connections of one backend (one DSN, one owner), borrowed from the process's pool
+    (``pool.shared``) for each block and given back when it ends: nothing is held between
+    calls. ``lend()`` holds one for a series of calls (a server call, ``Memory.lease()``).
 
     ``transaction()`` nests (an inner one is a savepoint); ``scope_lock(scope)`` serialises the
     writers of a scope until the outermost transaction ends."""
@@ -83,19 +53,17 @@ class Database:
         self._dsn = dsn
         self.owner = owner
         self.where = where(dsn)
+        self._pool = shared(dsn)
         self._local = threading.local()
-        self._all: list[psycopg.Connection[Any]] = []
-        self._guard = threading.Lock()
 
     @property
     def dsn(self) -> str:
-        """The DSN (with its password): for a component that connects itself (the index)."""
+        """The DSN (with its password): for a component that connects itself (the queue)."""
         return self._dsn
 
     def unavailable(self, exc: BaseException) -> StorageUnavailableError:
-        """The error for a database that cannot be used now (and drop this thread's
-        connection so that the next call connects again)."""
-        self._local.conn = None
+        """The error for a database that cannot be used now (the pool drops the broken
+        connection when it comes back, so the next call connects again)."""
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         reason = reason.replace(self._dsn, self.where)
         return StorageUnavailableError(
@@ -104,59 +72,37 @@ class Database:
             "backend), then try again"
         )
 
-    def connection(self) -> psycopg.Connection[Any]:
-        """This thread's connection, connected (and its owner set) on first use."""
-        conn: psycopg.Connection[Any] | None = getattr(self._local, "conn", None)
-        if conn is not None and not conn.closed:
-            return conn
+    @contextmanager
+    def lend(self) -> Iterator[psycopg.Connection[Any]]:
+        """This thread's connection for the block (its owner set): every statement of the
+        block, and of the blocks inside it, runs on it. A lost connection is a
+        ``StorageUnavailableError``."""
         psycopg = _psycopg()
-        try:
-            conn = psycopg.connect(self._dsn, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
-            conn.execute("SELECT set_config('memdir.owner', %s, false)", (self.owner,))
-        except psycopg.OperationalError as exc:
-            raise self.unavailable(exc) from None
-        self._local.conn = conn
-        self._local.depth = 0
-        with self._guard:
-            self._all.append(conn)
-        return conn
+        with self._pool.connection(self.owner) as conn:
+            try:
+                yield conn
+            except psycopg.OperationalError as exc:
+                if not (conn.closed or conn.broken):
+                    raise  # a statement failed on a live connection: the caller's error
+                raise self.unavailable(exc) from None
 
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Cursor[Any]]:
         """A cursor inside a transaction (a savepoint when one is open already): committed when
-        the block ends, rolled back whole when it raises. A lost connection is a
-        ``StorageUnavailableError``."""
-        psycopg = _psycopg()
-        conn = self.connection()
-        try:
-            with conn.transaction(), conn.cursor() as cur:
-                self._local.depth = getattr(self._local, "depth", 0) + 1
-                try:
-                    yield cur
-                finally:
-                    self._local.depth -= 1
-        except psycopg.OperationalError as exc:
-            if not (conn.closed or conn.broken):
-                raise  # a statement failed on a live connection: the caller's error
-            raise self.unavailable(exc) from None
+        the block ends, rolled back whole when it raises."""
+        with self.lend() as conn, conn.transaction(), conn.cursor() as cur:
+            self._local.depth = getattr(self._local, "depth", 0) + 1
+            try:
+                yield cur
+            finally:
+                self._local.depth -= 1
 
     @contextmanager
     def cursor(self) -> Iterator[psycopg.Cursor[Any]]:
         """A cursor for reading: inside the open transaction when there is one, else on its
         own (autocommit: one round trip, no transaction to begin and end)."""
-        if getattr(self._local, "depth", 0):
-            with self.connection().cursor() as cur:
-                yield cur
-            return
-        psycopg = _psycopg()
-        conn = self.connection()
-        try:
-            with conn.cursor() as cur:
-                yield cur
-        except psycopg.OperationalError as exc:
-            if not (conn.closed or conn.broken):
-                raise
-            raise self.unavailable(exc) from None
+        with self.lend() as conn, conn.cursor() as cur:
+            yield cur
 
     @contextmanager
     def scope_lock(self, scope: str) -> Iterator[psycopg.Cursor[Any]]:
@@ -182,8 +128,4 @@ class Database:
         return held
 
     def close(self) -> None:
-        with self._guard:
-            conns, self._all = self._all, []
-        for conn in conns:
-            conn.close()
-        self._local = threading.local()
+        """Nothing to close: the connections are the pool's, given back after every block."""

@@ -26,7 +26,9 @@ from __future__ import annotations
 
 import hashlib
 import threading
-from collections.abc import Callable, Collection, Iterable, Sequence
+import weakref
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -40,8 +42,12 @@ from ..index.views import DocMeta, Views
 from ..ports import LanguageSums, Near, RecallLog, Store
 from ..providers.embeddings import Embedder, Vectors
 from . import index_schema, index_text
+from .connect import Database
 from .index_rows import COLUMNS, DocRow, context_hashes, doc_meta, doc_row, session_order
 from .index_vectors import Candidates, register_vector
+from .logs import PgRecallLog
+
+_VECTORS: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()  # pgvector's types known
 
 __all__ = ["PgIndex"]
 
@@ -93,43 +99,44 @@ class PgIndex:
         self.model = f"{embedder.model_id}|{embedder.pool_id}"
         self.recalls: RecallLog | None = recall_log_of(store)
         self.candidates = Candidates(owner, scope, self.model, embedder.dim)
-        self._conn: psycopg.Connection[Any] | None = None
+        self._db = Database(conninfo, owner)
+        self._ready = False  # the tables and the HNSW index checked on this index's first use
         self._lock = threading.RLock()
         self._views = Views()  # only for ``entity_keys``: the same entity map as SqliteIndex
         self._cache: tuple[object, dict[str, DocMeta], set[str]] | None = None
         self._entities: tuple[object, dict[str, set[str]]] | None = None
         self._recall_seen: object = None  # the recall log's marker at this process's last fold
         self._limit_seen: int | None = None  # ``exact_limit`` at this process's last sync
+        # the state the rows had at this index's last sync: what the queries read by (every
+        # reader syncs first, the Index port's contract), instead of a row read per query
+        self._pinned: tuple[str | None, int, int, bool] | None = None
 
     # -- connection ----------------------------------------------------------------------
-    def _connect(self) -> psycopg.Connection[Any]:
-        if self._conn is not None and not self._conn.closed:
-            return self._conn
-        conn = psycopg.connect(self.conninfo, autocommit=True)
-        try:
-            conn.execute("SELECT set_config('memdir.owner', %s, false)", (self.owner,))
-            index_schema.ensure_schema(conn)
-            register_vector(conn)
-            index_schema.ensure_hnsw(conn, self.model, self.embedder.dim)
-        except BaseException:
-            conn.close()
-            raise
-        self._conn = conn
-        return conn
+    @contextmanager
+    def _borrow(self) -> Iterator[psycopg.Connection[Any]]:
+        """A connection of the process's pool for this owner (the one this thread holds
+        already, inside a store's transaction or a ``Memory.lease()``), able to carry
+        vectors; the tables and this embedder's HNSW index made on first use."""
+        with self._db.lend() as conn:
+            if not self._ready:
+                index_schema.ensure_schema(conn)  # pgvector too, before its types are read
+            if conn not in _VECTORS:
+                register_vector(conn)
+                _VECTORS.add(conn)
+            if not self._ready:
+                index_schema.ensure_hnsw(conn, self.model, self.embedder.dim)
+                self._ready = True
+            yield conn
 
     def _params(self, **more: Any) -> dict[str, Any]:
         return {"owner": self.owner, "scope": self.scope, "model": self.model, **more}
 
     def close(self) -> None:
-        with self._lock:
-            if self._conn is not None:
-                self._conn.close()
-                self._conn = None
+        """Nothing to close: every connection went back to the pool when its call ended."""
 
     def drop(self) -> None:
         """Delete every derived row of this scope (all embedders); the next sync rebuilds."""
-        with self._lock:
-            conn = self._connect()
+        with self._lock, self._borrow() as conn:
             with conn.transaction():
                 self._serialise(conn)
                 for table in index_schema.TABLES:
@@ -138,7 +145,7 @@ class PgIndex:
                         self._params(),
                     )
             self._cache = self._entities = None
-            self._recall_seen = None
+            self._recall_seen = self._pinned = None
 
     def _serialise(self, conn: psycopg.Connection[Any]) -> None:
         """Hold this index's advisory lock until the transaction ends."""
@@ -158,8 +165,13 @@ class PgIndex:
         return (None, 0, 0, False) if row is None else (row[0], int(row[1]), int(row[2]), row[3])
 
     def _version(self) -> tuple[str | None, int, int, bool]:
+        """The state as of this index's last ``sync`` (read now when it never synced): one
+        recall asks for it a dozen times, and each ask was a round trip."""
         with self._lock:
-            return self._state(self._connect())
+            if self._pinned is not None:
+                return self._pinned
+            with self._borrow() as conn:
+                return self._state(conn)
 
     def generation(self) -> str:
         """Changes whenever the indexed memories (or the embedder) change; a cache key."""
@@ -182,22 +194,26 @@ class PgIndex:
         report = SyncReport()
         fingerprint = self.store.fingerprint()
         marker = self._recall_marker()
-        with self._lock:
-            conn = self._connect()
-            synced = self._state(conn)[0]
+        with self._lock, self._borrow() as conn:
+            self._pinned = None
             limit = self.candidates.exact_limit
             quiet = marker is not None and marker == self._recall_seen
-            if synced == fingerprint and quiet and limit == self._limit_seen:
-                return report
+            if quiet and limit == self._limit_seen:  # else there is a log to fold anyway
+                state = self._state(conn)
+                if state[0] == fingerprint:
+                    self._pinned = state
+                    return report
             with conn.transaction():
                 self._serialise(conn)
                 synced, folded, generation, ann = self._state(conn)
-                if synced != fingerprint:
+                moved = synced != fingerprint
+                if moved:
                     # the fingerprint is taken before the read: a write meanwhile syncs again
                     self._sync_docs(conn, report, progress)
                     generation += 1
                 folded = self._fold(conn, folded)
-                ann = self._place(conn, ann, limit)
+                if moved or limit != self._limit_seen:  # else the rows are where they were
+                    ann = self._place(conn, ann, limit)
                 conn.execute(
                     "INSERT INTO idx1_state (owner, scope, model, fingerprint, folded, "
                     "generation, ann) VALUES (%(owner)s, %(scope)s, %(model)s, %(fp)s, "
@@ -207,6 +223,7 @@ class PgIndex:
                     self._params(fp=fingerprint, folded=folded, gen=generation, ann=ann),
                 )
             self._recall_seen, self._limit_seen = marker, limit
+            self._pinned = (fingerprint, folded, generation, ann)
         return report
 
     def _place(self, conn: psycopg.Connection[Any], ann: bool, limit: int) -> bool:
@@ -478,15 +495,15 @@ class PgIndex:
         how many are folded now. A log shorter than that was replaced: count again."""
         if self.recalls is None:
             return folded
-        entries = self.recalls.entries()
-        if len(entries) < folded:
+        total, new = self._recalled_after(folded)
+        if total < folded:
             conn.execute(
                 "DELETE FROM idx1_usage WHERE owner = %(owner)s AND scope = %(scope)s",
                 self._params(),
             )
-            folded = 0
+            total, new = self._recalled_after(0)
         uses: dict[str, list[Any]] = {}
-        for entry in entries[folded:]:
+        for entry in new:
             when = str(entry.get("time", ""))
             for name in entry.get("returned", []) or []:
                 use = uses.setdefault(str(name), [0, when])
@@ -501,18 +518,26 @@ class PgIndex:
                     'greatest(idx1_usage.last_used COLLATE "C", excluded.last_used COLLATE "C")',
                     [self._params(n=n, k=k, t=t) for n, (k, t) in uses.items()],
                 )
-        return len(entries)
+        return total
+
+    def _recalled_after(self, folded: int) -> tuple[int, list[dict[str, Any]]]:
+        """(how many entries the recall log holds, those after its first ``folded``); a
+        database log reads only the new ones (``PgRecallLog.after``)."""
+        assert self.recalls is not None
+        if isinstance(self.recalls, PgRecallLog):
+            return self.recalls.after(folded)
+        entries = self.recalls.entries()
+        return len(entries), entries[folded:]
 
     # -- queries -------------------------------------------------------------------------
     def _loaded(self) -> tuple[dict[str, DocMeta], set[str]]:
         """Every doc's metadata with its use count, and the names with a context vector; kept
         until the index's version moves."""
         with self._lock:
-            conn = self._connect()
-            version = self._state(conn)
+            version = self._version()
             if self._cache is not None and self._cache[0] == version:
                 return self._cache[1], self._cache[2]
-            with conn.cursor(row_factory=dict_row) as cur:
+            with self._borrow() as conn, conn.cursor(row_factory=dict_row) as cur:
                 rows = cur.execute(
                     "SELECT d.name, type, source, confidence, importance, created, updated, "
                     "tags, related_files, description, session, scripts, u.count, u.last_used, "
@@ -555,10 +580,8 @@ class PgIndex:
             return {}
         params = self._params(limit=limit)
         params.update({f"p{i}": list(p) for i, p in enumerate(found)})
-        with self._lock:
-            rows = self._connect().execute(
-                index_text.bm25_sql(kind, [len(p) for p in found]), params
-            )
+        with self._lock, self._borrow() as conn:
+            rows = conn.execute(index_text.bm25_sql(kind, [len(p) for p in found]), params)
             return {str(label): float(score) for label, score in rows}
 
     def keyword(self, terms: list[str], limit: int) -> dict[str, float]:
@@ -588,10 +611,10 @@ class PgIndex:
     ) -> dict[str, Near]:
         """``ports.Index.nearest``: candidates from the database, ranked as ``SqliteIndex``
         ranks its matrix (``pg/index_vectors.py``)."""
-        with self._lock:
-            conn = self._connect()
+        ann = self._version()[3]
+        with self._lock, self._borrow() as conn:
             found, _ = self.candidates.nearest(
-                conn, self._state(conn)[3], query_vector, k,
+                conn, ann, query_vector, k,
                 within=within, also=also, context=context, means=means, chinese=chinese,
             )  # fmt: skip
             return found
@@ -602,17 +625,13 @@ class PgIndex:
         dim = self.embedder.dim
         sums = [np.zeros(dim, np.float32), np.zeros(dim, np.float32)]
         counts = [0, 0]
-        with self._lock:
-            rows = (
-                self._connect()
-                .execute(
-                    "SELECT zh, ctx IS NOT NULL AND %(c)s <> 0, count(*), sum(vec), sum(ctx) "
-                    f"FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL GROUP BY 1, 2",
-                    self._params(c=float(context)),
-                    binary=True,
-                )
-                .fetchall()
-            )
+        with self._lock, self._borrow() as conn:
+            rows = conn.execute(
+                "SELECT zh, ctx IS NOT NULL AND %(c)s <> 0, count(*), sum(vec), sum(ctx) "
+                f"FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL GROUP BY 1, 2",
+                self._params(c=float(context)),
+                binary=True,
+            ).fetchall()
         for zh, mixed, count, own, ctx in rows:
             lang = int(bool(zh))
             counts[lang] += int(count)
@@ -629,8 +648,7 @@ class PgIndex:
         return name in (cached[2] if cached is not None else self._loaded()[1])
 
     def stats(self) -> dict[str, Any]:
-        with self._lock:
-            conn = self._connect()
+        with self._lock, self._borrow() as conn:
             row = conn.execute(
                 "SELECT count(*), count(vec), count(DISTINCT context_hash) FROM idx1_docs "
                 f"WHERE {_SCOPE}",
@@ -658,8 +676,7 @@ class PgIndex:
     def verify(self) -> list[str]:
         """Where the rows and the store disagree (empty when in step)."""
         records, _ = self.store.scan()
-        with self._lock:
-            conn = self._connect()
+        with self._lock, self._borrow() as conn:
             rows = dict(conn.execute(
                 f"SELECT name, content_hash FROM idx1_docs WHERE {_SCOPE}", self._params()
             ).fetchall())  # fmt: skip

@@ -36,14 +36,13 @@ import builtins
 import hmac
 import re
 import secrets
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from ..apikeys import PREFIX, TOKEN, USER, KeyInfo, check_user, digest
-from ..errors import ConfigError, NotFoundError
+from ..errors import NotFoundError
 from . import schema
 from .backend import check_role
 from .connect import Database
@@ -92,42 +91,23 @@ def _stamp(value: datetime | None) -> str | None:
 class PgKeyRing:
     """``keys.KeyRing``'s interface over the ``api_keys`` table of the database ``dsn`` names.
 
-    **One connection per process**, shared by every thread under a lock: a lookup is one short
-    round trip, and a server's connections are better spent on its users' stores (the
-    database's ``max_connections`` is shared by every server process). A connection that
-    breaks is dropped; the next call connects again."""
+    **Connections from the process's pool** (pg/pool.py), as the stores take theirs: a lookup
+    borrows one for its one short transaction and gives it back, so lookups of many requests
+    run side by side and the keys hold no connection between them."""
 
     def __init__(self, dsn: str) -> None:
         self.db = Database(dsn, KEYS_OWNER)
         self.where = self.db.where
-        self._lock = threading.Lock()
-        conn = self.db.connection()
-        try:
+        with self.db.lend() as conn:
             check_role(conn, self.db.where)
-        except ConfigError:
-            self.db.close()
-            raise
-        schema.check(conn)
-        self._conn: psycopg.Connection[Any] | None = conn
+            schema.check(conn)
 
     @contextmanager
     def _transaction(self) -> Iterator[psycopg.Cursor[Any]]:
-        """A cursor in a transaction on the shared connection (one thread at a time); a lost
-        connection is ``StorageUnavailableError`` naming the database, never its password."""
-        import psycopg
-
-        with self._lock:
-            conn = self._conn if self._conn is not None and not self._conn.closed else None
-            if conn is None:
-                conn = self._conn = self.db.connection()
-            try:
-                with conn.transaction(), conn.cursor() as cur:
-                    yield cur
-            except psycopg.OperationalError as exc:
-                if not (conn.closed or conn.broken):
-                    raise  # a statement failed on a live connection: the caller's error
-                self._conn = None
-                raise self.db.unavailable(exc) from None
+        """A cursor in a transaction on a pooled connection; a lost connection is
+        ``StorageUnavailableError`` naming the database, never its password."""
+        with self.db.transaction() as cur:
+            yield cur
 
     def _admin(self, cur: psycopg.Cursor[Any]) -> None:
         cur.execute("SELECT set_config('memdir.keys', 'admin', true)")  # this transaction only

@@ -11,11 +11,14 @@ comes back broken, closed, or inside a transaction is closed, not reused.
 ``wait_s`` for one to come back, then is a ``StorageUnavailableError`` (REST: 503 with
 ``Retry-After``) — never a hang.
 
-Not yet wired in: ``Database`` (pg/connect.py) still keeps one connection per thread, and
-``PgIndex`` (pg/index.py) opens its own. The next step is for ``Database.transaction`` and
-``Database.cursor`` to borrow from ``shared(dsn)`` at the outermost level and give back when it
-ends, and for the direct ``Database.connection()`` callers (pg/backend.py, pg/keys.py,
-pg/admin.py) and ``PgIndex`` to borrow the same way.
+**Re-entrant per thread.** A thread that already holds a connection for an owner gets the same
+one again (``connection(owner)`` inside another): the store's writes, the index's sync and the
+recall log of one call share one connection, and a server call (``Memory.lease()``) borrows
+once for all of its statements. It goes back when the outermost block ends.
+
+Every ``Database`` (pg/connect.py) of a process borrows from the one ``shared(dsn)`` pool, and
+``PgIndex`` (pg/index.py) through its own ``Database``: nothing holds a connection between
+calls, so a server's connections are bounded by its threads, not by its users.
 """
 
 from __future__ import annotations
@@ -26,12 +29,46 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, StorageUnavailableError
-from .connect import CONNECT_TIMEOUT_S, _psycopg, where
 
 if TYPE_CHECKING:
     import psycopg
 
-__all__ = ["DEFAULT_SIZE", "Pool", "shared"]
+__all__ = ["CONNECT_TIMEOUT_S", "DEFAULT_SIZE", "Pool", "release", "shared", "where"]
+
+CONNECT_TIMEOUT_S = 10
+
+
+def _psycopg() -> Any:
+    try:
+        import psycopg
+    except ImportError:  # the extra is optional: the file backend needs none of it
+        raise ConfigError(
+            "the PostgreSQL backend needs psycopg: pip install 'memdir[postgres]'"
+        ) from None
+    return psycopg
+
+
+def _parts(dsn: str) -> dict[str, str]:
+    psycopg = _psycopg()
+    try:
+        parsed: dict[str, str] = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        # the parser's message may quote the DSN, password and all: say only what to fix
+        raise ConfigError(
+            "the PostgreSQL backend's DSN does not parse: write it as "
+            "postgresql://USER:PASSWORD@HOST:PORT/DATABASE"
+        ) from None
+    return parsed
+
+
+def where(dsn: str) -> str:
+    """``dsn`` as it may be shown: ``user@host:port/db`` — never the password."""
+    parts = _parts(dsn)
+    host = parts.get("host") or "localhost"
+    port = parts.get("port") or "5432"
+    user = parts.get("user")
+    return f"{user + '@' if user else ''}{host}:{port}/{parts.get('dbname') or user or '?'}"
+
 
 DEFAULT_SIZE = 20
 DEFAULT_WAIT_S = 5.0
@@ -53,6 +90,7 @@ class Pool:
         self._idle: list[psycopg.Connection[Any]] = []
         self._open = 0
         self._cond = threading.Condition()
+        self._local = threading.local()
 
     @property
     def in_use(self) -> int:
@@ -62,19 +100,34 @@ class Pool:
 
     @contextmanager
     def connection(self, owner: str) -> Iterator[psycopg.Connection[Any]]:
-        """A connection whose ``memdir.owner`` is ``owner`` until the block ends."""
+        """A connection whose ``memdir.owner`` is ``owner`` until the block ends: the one this
+        thread holds for ``owner`` already, else one taken from the pool."""
         if not owner:
             raise ConfigError("a pooled connection needs an owner: set MEMDIR_USER")
+        held: dict[str, psycopg.Connection[Any]] = self._held()
+        mine = held.get(owner)
+        if mine is not None and not mine.closed:
+            yield mine
+            return
         conn = self._take()
         try:
             conn.execute(_OWNER, (owner,))
         except _psycopg().Error as exc:
             self._drop(conn)
             raise self._unavailable(exc) from None
+        held[owner] = conn
         try:
             yield conn
         finally:
+            del held[owner]
             self._give_back(conn)
+
+    def _held(self) -> dict[str, psycopg.Connection[Any]]:
+        """This thread's borrowed connections, by owner."""
+        held: dict[str, psycopg.Connection[Any]] | None = getattr(self._local, "held", None)
+        if held is None:
+            held = self._local.held = {}
+        return held
 
     def close(self) -> None:
         """Close the idle connections (lent ones close when they come back)."""
@@ -153,3 +206,12 @@ def shared(dsn: str, size: int = DEFAULT_SIZE) -> Pool:
         if pool is None:
             pool = _POOLS[dsn] = Pool(dsn, size)
         return pool
+
+
+def release(dsn: str) -> None:
+    """Close the idle connections of this process's pool for ``dsn`` (a run that ends: the
+    worker's); the pool opens new ones if it is used again."""
+    with _POOLS_GUARD:
+        pool = _POOLS.get(dsn)
+    if pool is not None:
+        pool.close()
