@@ -311,20 +311,6 @@ def test_a_job_that_keeps_failing_stops_after_its_attempts_with_the_error_shown(
     assert code == 0 and json.loads(out)["state"] == "cancelled"
 
 
-def test_a_sleep_job_fails_at_once_saying_sleep_needs_the_file_backend(
-    pg_app_dsn: str,  # noqa: F811
-) -> None:
-    mem = _pg(pg_app_dsn)
-    mem.remember("Releases are tagged on Fridays", type="project")
-    job, _ = mem.enqueue("sleep")
-    states: list[str] = []
-    _run(pg_app_dsn, on_job=lambda j, state: states.append(state))
-    failed = mem.jobs().get(job.id)
-    assert states == ["failed"] and failed.attempts == 1  # permanent: never tried again
-    assert "sleep works on the file backend only" in (failed.last_error or "")
-    assert len(mem.list()) == 1
-
-
 def test_bad_job_input_is_refused_and_queues_nothing(pg_app_dsn: str) -> None:  # noqa: F811
     mem = _pg(pg_app_dsn)
     with pytest.raises(ValidationError, match="job kind must be one of reembed, extract, sleep"):
