@@ -200,11 +200,8 @@ _OPENERS = ("FileStore", "SqliteIndex", "ChangeLog", "FileRecallLog", "scope_dir
 # What still reads a scope's directory layout (``store.dirs``) outside the file backend, each
 # a feature only the file backend has today (docs/architecture.md, "what does not fit"):
 FILE_ONLY = {
-    # sleep's daily logs (log/, archive/log/) and its journal of moves are files beside the
-    # memories; no Store method holds them yet (on PostgreSQL sleep is refused: docs/postgres.md)
-    "lifecycle/apply.py",
-    "lifecycle/logs.py",
-    "lifecycle/plan.py",
+    # (sleep's daily logs and its journal of moves went behind ``Store.daily_log()``, the
+    # ``DailyLog`` port: lifecycle/{apply,logs,plan}.py read no directory any more)
     # the file backend's ScopeTree (an archive's members are the scope directory's files)
     "portable/tree.py",
     # sync exchanges a file scope's change log and memory files with other devices

@@ -292,16 +292,17 @@ def test_the_working_layer_between_files_and_postgres(
         project=sandbox / "project",
     )
     plan = apply_import(on_pg, plan_import(on_pg, read_archive(sandbox / "a.tar.gz"), "a"))
-    # said, not dropped: the rows keep the logs, nothing on PostgreSQL works with them
-    assert len(plan.notes) == 2 and all("file-only" in n for n in plan.notes)
-    assert "postgresql" in plan.notes[0] and "daily-log file(s)" in plan.notes[0]
+    assert plan.notes == []  # the rows are the daily logs there: sleep and `memdir log` use them
     from_pg = pack(collect(on_pg))
     assert from_pg == from_files  # kept byte for byte, the compressed logs and journal included
     back, _project = _home(sandbox, "back")
     (sandbox / "b.tar.gz").write_bytes(from_pg)
     apply_import(back, plan_import(back, read_archive(sandbox / "b.tar.gz"), "b"))
     assert pack(collect(back)) == from_files
-    from memdir.errors import UnsupportedError
-
-    with pytest.raises(UnsupportedError, match="file backend only"):
-        on_pg.log_note("a note on the database")
+    for scope in ("project", "user"):  # the same logs, read through each backend's DailyLog
+        logs = {d.path: d.data for d in on_pg.store(scope).daily_log().days()}
+        assert logs == {d.path: d.data for d in mem.store(scope).daily_log().days()}
+    where = on_pg.log_note("a note on the database")
+    assert where.parent.as_posix() == "/memories/project/log"  # virtual: a row, not a file
+    logged = on_pg.store("project").daily_log().read(f"log/{where.name}") or b""
+    assert logged.endswith(b") a note on the database\n")

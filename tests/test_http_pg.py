@@ -15,6 +15,7 @@ from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 from test_http import (  # noqa: F401  (collected here again, over PostgreSQL)
     Api,
+    _remember,
     api_over,
     test_history_of_a_name_nobody_has_is_404,
     test_recall_finds_and_explains,
@@ -28,16 +29,50 @@ def api(sandbox: Path, pg_app_dsn: str) -> Iterator[Api]:  # noqa: F811
 
 
 def test_user_a_can_neither_read_nor_change_anything_of_user_b_on_postgresql(api: Api) -> None:
-    """The file backend's cross-user walk of every endpoint, over PostgreSQL; sleep answers 501
-    there (file backend only, for now), which the walk reads as a refusal like 404/422."""
-    walk_across_users(api, refused=(404, 422, 501))
+    """The file backend's cross-user walk of every endpoint, over PostgreSQL (sleep included:
+    it runs there too now)."""
+    walk_across_users(api, refused=(404, 422))
 
 
-def test_sleep_on_postgresql_is_501_not_supported_and_writes_nothing(api: Api) -> None:
-    status, body = api.a("POST", "/v1/sleep")
-    assert status == 501 and body["error"]["code"] == "not_supported", body
-    assert "file backend only" in body["error"]["message"]
-    assert api.a("GET", "/v1/history")[1] == []
+def _rows(dsn: str, owner: str) -> list[tuple[str, bool, str, bytes]]:
+    with psycopg.connect(dsn) as conn:
+        conn.execute("SELECT set_config('memdir.owner', %s, false)", (owner,))
+        rows = conn.execute(
+            "SELECT scope, archived, name, data FROM memories ORDER BY scope, archived, name"
+        ).fetchall()
+    return [(str(s), bool(a), str(n), bytes(d)) for s, a, n, d in rows]
+
+
+def test_sleep_on_postgresql_plans_applies_and_undoes_one_users_rows_only(
+    api: Api,
+    pg_app_dsn: str,  # noqa: F811
+) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    def ago(days: int) -> str:
+        return (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    for key in (api.alice, api.bob):
+        for text, days in (
+            ("We use PostgreSQL 15 for the orders service", 20),
+            ("We use PostgreSQL 16 for the orders service", 3),
+            ("Billing cron runs at 02:00 UTC", 45),
+        ):
+            _remember(api, key, text, type="user", created=ago(days))
+    alice_before, bob_before = _rows(pg_app_dsn, "alice"), _rows(pg_app_dsn, "bob")
+    status, planned = api.a("POST", "/v1/sleep/plan")
+    assert status == 200 and planned["run"] is None
+    assert "supersede" in {s["action"] for s in planned["plan"]["steps"]}
+    assert _rows(pg_app_dsn, "alice") == alice_before  # a plan writes nothing
+    status, done = api.a("POST", "/v1/sleep")
+    assert status == 200 and done["run"].startswith("sleep-") and done["changes"] > 0, done
+    archived = [n for _, a, n, _ in _rows(pg_app_dsn, "alice") if a]
+    assert "we-use-postgresql-15-for-the-orders-service" in archived
+    status, undone = api.a("POST", f"/v1/sleep/runs/{done['run']}/undo")
+    assert status == 200 and len(undone) == done["changes"]
+    assert _rows(pg_app_dsn, "alice") == alice_before  # every byte back
+    assert api.b("POST", f"/v1/sleep/runs/{done['run']}/undo")[0] == 404
+    assert _rows(pg_app_dsn, "bob") == bob_before  # alice's sleep never touched bob
 
 
 def test_each_users_rows_are_owned_by_that_user(api: Api, pg_app_dsn: str) -> None:  # noqa: F811

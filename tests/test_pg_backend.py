@@ -120,11 +120,12 @@ def test_recall_without_pgvector_says_who_must_install_it(
     assert [r.statement for r in mem.list()] == ["Stored without the index"]
 
 
-def test_memory_md_features_say_they_need_the_file_backend(pg_app_dsn: str) -> None:  # noqa: F811
+def test_file_only_features_say_they_need_the_file_backend(pg_app_dsn: str) -> None:  # noqa: F811
     mem = _pg(pg_app_dsn)
-    mem.remember("Releases are tagged on Fridays", type="project")
-    with pytest.raises(ConfigError, match="sleep works on the file backend only"):
-        mem.sleep(dry_run=True, offline=True)
+    rec = mem.remember("Releases are tagged on Fridays", type="project")
+    # putting back a hand-overwritten file: rows have no hand edits to undo (docs/postgres.md)
+    with pytest.raises(ConfigError, match="restoring a hand-edited file works on the file"):
+        mem.restore(rec.name)
     assert len(mem.list()) == 1  # nothing lost
 
 

@@ -311,18 +311,56 @@ def test_a_job_that_keeps_failing_stops_after_its_attempts_with_the_error_shown(
     assert code == 0 and json.loads(out)["state"] == "cancelled"
 
 
-def test_a_sleep_job_fails_at_once_saying_sleep_needs_the_file_backend(
+def test_a_sigkilled_sleep_job_is_retried_and_applies_its_run_once(
     pg_app_dsn: str,  # noqa: F811
 ) -> None:
+    from datetime import UTC, datetime, timedelta
+
     mem = _pg(pg_app_dsn)
-    mem.remember("Releases are tagged on Fridays", type="project")
+    long_ago = (datetime.now(UTC) - timedelta(days=400)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    vpn = mem.remember("The old VPN is vpn1.example.com", type="project", created=long_ago)
+    printer = mem.remember("The printer on floor two is broken", type="project", created=long_ago)
+    mem.remember("Standups are at 09:30", type="project")
     job, _ = mem.enqueue("sleep")
-    states: list[str] = []
-    _run(pg_app_dsn, on_job=lambda j, state: states.append(state))
-    failed = mem.jobs().get(job.id)
-    assert states == ["failed"] and failed.attempts == 1  # permanent: never tried again
-    assert "sleep works on the file backend only" in (failed.last_error or "")
-    assert len(mem.list()) == 1
+    # hold the printer's row: the worker archives the VPN fact in its run's transaction, then
+    # waits to move the printer — the point where it is killed
+    blocker = _as(pg_app_dsn, "alice")
+    blocker.execute("BEGIN")
+    blocker.execute("SELECT 1 FROM memories WHERE name = %s FOR UPDATE", (printer.name,))
+    proc = _worker(pg_app_dsn)
+
+    def waiting_on_the_row() -> bool:
+        # a connection of its own: inside the blocker's transaction the view is a snapshot
+        with psycopg.connect(pg_app_dsn, autocommit=True) as conn:
+            row = conn.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            ).fetchone()
+        return row is not None and row[0] > 0
+
+    wait_until(waiting_on_the_row, "the sleep job to wait on the printer's row", alive=alive(proc))
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=HANG_GUARD_S)
+    blocker.execute("ROLLBACK")
+    blocker.close()
+    wait_until(lambda: _lease_free(pg_app_dsn, job.id), "the killed worker's lease to end")
+    assert _job_row(pg_app_dsn, "alice", job.id)["state"] == "running"
+    live = [("project", vpn.name), ("project", "standups-are-at-09-30"), ("project", printer.name)]
+    assert _memories(pg_app_dsn, "alice") == sorted(live)  # the VPN's archive rolled back
+
+    second = _worker(pg_app_dsn)
+    out, err = second.communicate(timeout=HANG_GUARD_S)
+    assert second.returncode == 0, err
+    assert json.loads(out)["done"] == [job.id]
+    row = _job_row(pg_app_dsn, "alice", job.id)
+    assert row["state"] == "done" and row["attempts"] == 2
+    assert _memories(pg_app_dsn, "alice") == [("project", "standups-are-at-09-30")]
+    with _as(pg_app_dsn, "alice") as conn:
+        lines = [json.loads(r[0]) for r in conn.execute("SELECT line FROM changes ORDER BY seq")]
+        archived = conn.execute("SELECT name FROM memories WHERE archived ORDER BY name").fetchall()
+    assert archived == [(vpn.name,), (printer.name,)]
+    by_sleep = [(c["op"], c["name"]) for c in lines if c["actor"] == "sleep"]
+    assert sorted(by_sleep) == [("archive", vpn.name), ("archive", printer.name)]  # once each
+    assert len({c["run"] for c in lines if c["actor"] == "sleep"}) == 1
 
 
 def test_bad_job_input_is_refused_and_queues_nothing(pg_app_dsn: str) -> None:  # noqa: F811

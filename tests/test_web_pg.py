@@ -5,9 +5,8 @@ holds (tests/pgapp.py), on a real server over loopback.
 The same walk runs on the team server (``memdir serve --http``: each user opens the database
 as their own owner) and on ``memdir ui`` over a PostgreSQL ``Memory``: list, search with
 explain, a memory's page and its entity graph, edit and see the diff, undo, forget and undo
-that. What works on the file backend only (sleep, confirming a tentative memory) answers 501
-with the facade's message and writes nothing — never a 500 — and another user's memory is
-the REST API's 404."""
+that; sleep's review page and confirming a tentative memory, as on files (they used to answer
+501: the file backend only); and another user's memory is the REST API's 404."""
 
 from __future__ import annotations
 
@@ -98,23 +97,20 @@ def walk(client: httpx.Client, base: str) -> None:
         assert client.get(path).status_code == 200, path
 
 
-def file_only(client: httpx.Client, base: str, tentative: str) -> None:
-    """Sleep and settling the tentative memory ``tentative``: a clear 501 with the facade's
-    message, on the page's own frame, and nothing written."""
+def sleep_and_settle(client: httpx.Client, base: str, tentative: str) -> None:
+    """Sleep's review page, and confirming the tentative memory ``tentative`` (one run, its
+    id on the page it lands on), work on the database as on files."""
     sleep = client.get("/ui/sleep")
-    assert sleep.status_code == 501 and "file backend only" in sleep.text, sleep.text[:500]
-    assert 'href="/ui/sleep"' in sleep.text  # the page's own frame: the way on is still there
+    assert sleep.status_code == 200, sleep.text[:500]
+    assert 'href="/ui/sleep"' in sleep.text
     page = client.get(f"/ui/m/user/{tentative}")
-    assert page.status_code == 200 and "tentative</strong>" in page.text  # offered, as on files
-    before = client.get("/ui/history").text
-    for do in ("confirm", "reject"):
-        settle = client.post(f"/ui/m/user/{tentative}/settle",
-                             data={"csrf": _csrf(page.text), "do": do},
-                             headers={"Origin": base})  # fmt: skip
-        assert settle.status_code == 501, (do, settle.text[:500])
-        assert "confirming a tentative memory works on the file backend only" in settle.text
-    assert client.get("/ui/history").text == before
-    assert "tentative</strong>" in client.get(f"/ui/m/user/{tentative}").text
+    assert page.status_code == 200 and "tentative</strong>" in page.text
+    settle = client.post(f"/ui/m/user/{tentative}/settle",
+                         data={"csrf": _csrf(page.text), "do": "confirm"},
+                         headers={"Origin": base})  # fmt: skip
+    assert settle.status_code == 200, settle.text[:500]
+    assert "confirm-" in str(settle.url)  # the run's id, to undo it
+    assert "tentative</strong>" not in client.get(f"/ui/m/user/{tentative}").text
     assert client.get("/ui/sessions").status_code == 200  # sessions stay files on every backend
 
 
@@ -133,7 +129,7 @@ def test_the_team_page_over_postgresql(team: tuple[str, dict[str, str], str]) ->
                       timeout=60).status_code == 201  # fmt: skip
     with team_login(base, keys["alice"]) as alice:
         walk(alice, base)
-        file_only(alice, base, "orders-db")
+        sleep_and_settle(alice, base, "orders-db")
     rest = httpx.get(f"{base}/v1/memories/use-pnpm",
                      headers={"Authorization": f"Bearer {keys['bob']}"}, timeout=60)  # fmt: skip
     with team_login(base, keys["bob"]) as bob:
@@ -160,6 +156,6 @@ def test_memdir_ui_over_postgresql(sandbox: Path, pg_app_dsn: str) -> None:  # n
     ):
         assert client.get(page.login_url).status_code == 200
         walk(client, page.base)
-        file_only(client, page.base, "orders-db")
+        sleep_and_settle(client, page.base, "orders-db")
     assert mem.get("use-pnpm").statement == "Use pnpm, not npm, in JS projects"
-    assert mem.store("user").exists("lint-js") and mem.get("orders-db").confidence == "tentative"
+    assert mem.store("user").exists("lint-js") and mem.get("orders-db").confidence == "confirmed"

@@ -33,11 +33,13 @@ if TYPE_CHECKING:
     import numpy as np
 
     from .history import Change
-    from .records import MemoryRecord
+    from .paths import Scope
+    from .records import LogDay, MemoryRecord
 
 __all__ = [
     "Backend",
     "ChangeLog",
+    "DailyLog",
     "DocMeta",
     "Index",
     "LanguageSums",
@@ -153,6 +155,45 @@ class RecallLog(Protocol):
         ...
 
 
+@runtime_checkable
+class DailyLog(Protocol):
+    """A scope's daily logs (SPEC A1, H6: ``log/YYYY-MM-DD.md``, append-only; those sleep
+    compressed into ``archive/log/``) and the journal of sleep's moves of them, which
+    ``undo_run`` reverses (``lifecycle/logs.py``). Paths are inside the scope, as text; the
+    caller holds the scope's lock (``Store.locked``) for every write."""
+
+    def days(self) -> list[LogDay]:
+        """Every readable daily log, live and archived (a file that cannot be read is left
+        out: a log a person broke promotes nothing)."""
+        ...
+
+    def read(self, path: str) -> bytes | None:
+        """The bytes of the log file ``path``; ``None`` when there is none."""
+        ...
+
+    def append(self, day: str, text: str) -> Path:
+        """Append whole lines ``text`` to ``log/<day>.md``, durably: a new log starts with its
+        heading (``# Log <day>``), and one whose end is not a newline gets one first (a torn
+        line keeps to itself). Returns where the log is (virtual on a database)."""
+        ...
+
+    def write(self, path: str, data: bytes) -> None:
+        """Put ``data`` at ``path`` whole (an archived copy, or a log undo brings back)."""
+        ...
+
+    def remove(self, path: str) -> None:
+        """Remove the log file ``path`` (nothing when there is none)."""
+        ...
+
+    def journal(self) -> list[dict[str, Any]]:
+        """The journal of moves, oldest first: ``{run, time, from, to, before, after}``."""
+        ...
+
+    def record(self, move: Mapping[str, Any]) -> None:
+        """Append one move to the journal, durably."""
+        ...
+
+
 PathKind = Literal["file", "folder", "missing", "outside"]
 
 
@@ -193,6 +234,25 @@ class Store(Protocol):
     @property
     def log(self) -> ChangeLog:
         """The change log this store records its writes in."""
+        ...
+
+    @property
+    def scope(self) -> Scope:
+        """The scope these memories belong to (``user`` or ``project``)."""
+        ...
+
+    def daily_log(self) -> DailyLog:
+        """The scope's daily logs and the journal of sleep's moves of them."""
+        ...
+
+    def hash_at(self, path: str) -> str | None:
+        """The content hash of the memory file at ``path`` inside the scope (``<name>.md``,
+        ``archive/<name>.md``) as it is now; ``None`` when there is none (what undoing a run
+        proves each file by before it writes anything)."""
+        ...
+
+    def run_as(self, run: str | None) -> AbstractContextManager[None]:
+        """Hold the lock and log every change made inside with ``run`` (undone as one)."""
         ...
 
     def read(self, name: str) -> MemoryRecord:

@@ -30,6 +30,7 @@ __all__ = [
     "IMPORTANCE",
     "SOURCES",
     "TYPES",
+    "LogDay",
     "MemoryRecord",
     "MemoryType",
     "Source",
@@ -350,6 +351,17 @@ def check_field(key: str, value: Any) -> Any:
     if key == "kind":  # issue 24: reference material kept apart from the person's memories
         return _choice(key, value, KINDS)
     return value
+
+
+@dataclass(frozen=True)
+class LogDay:
+    """One daily log as ``DailyLog.days`` finds it: ``path`` inside the scope
+    (``log/YYYY-MM-DD.md``, ``archive/log/YYYY-MM-DD.md[.gz]``), its bytes, and whether it is a
+    symbolic link (the file backend: read for its notes, never moved by sleep)."""
+
+    path: str
+    data: bytes
+    link: bool = False
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,10 @@ next one, from its last recorded progress):
   again, a ``DELETE`` of a memory already gone is skipped. Each write is one transaction, so a
   kill never leaves half a memory. A later job for the same session (it grew) starts where the
   last finished one ended.
-* ``sleep`` — consolidation works on the file backend only for now: the job fails at once with
-  that message (a permanent error is never retried).
+* ``sleep`` — consolidation of the job's scope, offline (the rules; no model), through the
+  owner's facade like any sleep: plan, then apply as one run. On PostgreSQL the whole apply is
+  one transaction, so a worker killed mid-run leaves nothing of it, and the retried job plans
+  again from the rows as they are: nothing is applied twice.
 """
 
 from __future__ import annotations

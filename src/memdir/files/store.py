@@ -31,6 +31,8 @@ from .opening import current_bytes, read_inside
 from .steps import located, out_of_step, record_outside, restore_version, settle
 
 if TYPE_CHECKING:
+    from ..paths import Scope
+    from .daily_log import FileDailyLog
     from .tooltree import FileToolTree
 
 __all__ = ["FileStore"]
@@ -338,18 +340,22 @@ class FileStore(StoreCore):
             return 0
         return sum(f.stat().st_size for f in self.dirs.memory.glob("*.md") if f.name != "MEMORY.md")
 
-    def daily_log(self) -> Path:
-        """The daily log's folder, to append to under the lock: ``log/`` linked out of the
-        scope is refused (``LinkError``), never appended to."""
-        self.check_links(self.dirs.log)
-        return self.dirs.log
+    @property
+    def scope(self) -> Scope:
+        """The scope this directory holds (``user`` or ``project``)."""
+        return self.dirs.scope
 
-    def daily_logs(self) -> tuple[Path, Path]:
-        """``(log/, archive/log/)``, each checked to stay inside the scope, for reading notes."""
-        return (
-            inside(self.dirs.memory, self.dirs.log),
-            inside(self.dirs.memory, self.dirs.archive / "log"),
-        )
+    def daily_log(self) -> FileDailyLog:
+        """The scope's daily logs (``log/``, ``archive/log/``) and sleep's journal of their
+        moves (``files.daily_log``)."""
+        from .daily_log import FileDailyLog
+
+        return FileDailyLog(self)
+
+    def hash_at(self, path: str) -> str | None:
+        """The content hash of the file at ``path`` inside the scope now (``None``: none)."""
+        where = self.dirs.memory / path
+        return content_hash(where.read_bytes()) if where.is_file() else None
 
     def archive_path(self, name: str) -> Path:
         return self.dirs.archive / f"{check_name(name)}.md"

@@ -2,15 +2,17 @@
 
 **Apply.** Every scope the plan touches is locked and batched (one MEMORY.md rewrite each), every
 op's expected content hash is checked *before* anything is written — a plan made before a hand
-edit is refused whole, nothing half-applied — and then each op goes through the ``FileStore``
+edit is refused whole, nothing half-applied — and then each op goes through the ``Store``
 (``update``, ``archive``, ``delete_archived``, ``create``), so each file is written atomically and
-logged with actor ``sleep``, the step's reason and the run id.
+logged with actor ``sleep``, the step's reason and the run id. Everything goes through the ports
+(``ports.Store``, its ``DailyLog``), so a run is the same on every backend; on PostgreSQL the
+locks and batches are one transaction, so a run is applied whole or not at all.
 
 **Undo.** ``undo_run`` finds every change of a run in every scope and replays their undos newest
-first under the same locks. It first walks the changes backwards over the current disk state to
-prove that every file is still exactly as the run left it; if one is not (a later change or a
-hand edit), nothing is undone and the error names the file. The undo changes carry the run id
-``undo-<run>``, so undoing the undo redoes the run.
+first under the same locks. It first walks the changes backwards over the current state
+(``Store.hash_at``) to prove that every file is still exactly as the run left it; if one is not
+(a later change or a hand edit), nothing is undone and the error names the file. The undo
+changes carry the run id ``undo-<run>``, so undoing the undo redoes the run.
 """
 
 from __future__ import annotations
@@ -21,19 +23,20 @@ import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError, NotFoundError, ValidationError
-from ..files import FileStore
 from ..history import Change
-from ..markdown import content_hash
 from ..paths import Scope
+from ..records import check_name
 from ..writes import admit
 from .logs import LOG_OPS, apply_log_op, check_moves, current_hash, run_moves, undo_log_moves
 from .logs import undone_runs as log_undone_runs
 from .plan import Op, Plan
 from .steps import Step
+
+if TYPE_CHECKING:
+    from ..ports import Store
 
 __all__ = ["ACTOR", "SleepReport", "apply_plan", "new_run_id", "run_changes", "undo_run"]
 
@@ -46,7 +49,7 @@ def new_run_id(now: datetime, prefix: str = "sleep") -> str:
     return f"{prefix}-{now.astimezone(UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(2)}"
 
 
-def _current(store: FileStore, op: Op) -> str | None:
+def _current(store: Store, op: Op) -> str | None:
     if op.kind == "create":
         return None
     if op.kind in LOG_OPS:
@@ -60,7 +63,7 @@ def _current(store: FileStore, op: Op) -> str | None:
 
 def apply_plan(
     plan: Plan,
-    stores: Mapping[Scope, FileStore],
+    stores: Mapping[Scope, Store],
     *,
     run: str,
     actor: str = ACTOR,
@@ -103,7 +106,7 @@ def apply_plan(
 _TEXTS = ("statement", "why", "how_to_apply", "description")
 
 
-def _admitted(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> list[Op] | None:
+def _admitted(stores: Mapping[Scope, Store], step: Step, *, actor: str) -> list[Op] | None:
     """The step's ops as the guard lets them be written — the texts sleep's model wrote
     (merged, distilled) pass the same door as every other writer (SPEC G4), secrets redacted —
     or ``None`` when it refuses one: each refusal is logged, and the whole step is skipped so no
@@ -132,7 +135,7 @@ def _admitted(stores: Mapping[Scope, FileStore], step: Step, *, actor: str) -> l
     return None if refused else out
 
 
-def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Change]:
+def _apply_op(store: Store, op: Op, *, actor: str, reason: str) -> list[Change]:
     fields = dict(op.fields)
     if op.kind == "archive":
         stamp = str(fields.pop("archived"))
@@ -159,7 +162,7 @@ def _apply_op(store: FileStore, op: Op, *, actor: str, reason: str) -> list[Chan
     return [change]
 
 
-def run_changes(stores: Mapping[Scope, FileStore], run: str) -> dict[Scope, list[Change]]:
+def run_changes(stores: Mapping[Scope, Store], run: str) -> dict[Scope, list[Change]]:
     """The changes of ``run`` per scope, oldest first."""
     found: dict[Scope, list[Change]] = {}
     for scope, store in stores.items():
@@ -169,20 +172,35 @@ def run_changes(stores: Mapping[Scope, FileStore], run: str) -> dict[Scope, list
     return found
 
 
-def _check_reversible(store: FileStore, changes: list[Change]) -> None:
-    """Walk ``changes`` newest first over the disk as it is now: each must find its file in the
-    state it left it, else nothing may be undone."""
-    state: dict[Path, str | None] = {}
+def _where(change: Change) -> str:
+    """The file ``change`` is about, inside its scope (``<name>.md``; for archive/restore and
+    an archived memory's delete: ``archive/<name>.md``), checked — the log is a file a person
+    can edit."""
+    if not change.path:
+        return f"{check_name(change.name)}.md"
+    folder, _, file = change.path.partition("/")
+    if folder != "archive" or not file.endswith(".md"):
+        raise ValidationError(
+            f"change {change.id} names the path {change.path!r}, which is not a memory "
+            "file of this scope; fix or remove that line of the change log"
+        )
+    return f"archive/{check_name(file)}.md"
 
-    def now(path: Path) -> str | None:
+
+def _check_reversible(store: Store, changes: list[Change]) -> None:
+    """Walk ``changes`` newest first over the store as it is now: each must find its file in
+    the state it left it, else nothing may be undone."""
+    state: dict[str, str | None] = {}
+
+    def now(path: str) -> str | None:
         if path not in state:
-            state[path] = content_hash(path.read_bytes()) if path.is_file() else None
+            state[path] = store.hash_at(path)
         return state[path]
 
     for change in reversed(changes):
-        where = store.located(change)
+        where = _where(change)
         if change.op in ("archive", "restore"):
-            memory_side = store.path_for(change.name)
+            memory_side = f"{check_name(change.name)}.md"
             src, dst = (where, memory_side) if change.op == "archive" else (memory_side, where)
             ok = now(src) == change.after and now(dst) is None
             state[src], state[dst] = None, change.before
@@ -191,13 +209,13 @@ def _check_reversible(store: FileStore, changes: list[Change]) -> None:
             state[where] = change.before
         if not ok:
             raise ConflictError(
-                f"{change.name!r} ({store.dirs.scope} scope) changed after run {change.run} "
+                f"{change.name!r} ({store.scope} scope) changed after run {change.run} "
                 f"(change {change.id}); nothing was undone — undo the later changes first "
                 f"(see `memdir history {change.name}`)"
             )
 
 
-def undo_run(stores: Mapping[Scope, FileStore], run: str, *, actor: str) -> list[Change]:
+def undo_run(stores: Mapping[Scope, Store], run: str, *, actor: str) -> list[Change]:
     """Revert every change of ``run``, newest first, in every scope — all or nothing; the
     daily logs it moved (``logs.py``) go back too."""
     found = run_changes(stores, run)

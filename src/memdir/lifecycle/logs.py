@@ -8,44 +8,45 @@ deleted. Promotion still reads the archived logs (``promote.read_notes``), so co
 never loses a use of a note.
 
 Logs are not memories, so these moves are not in the change log (whose lines name memory
-files, and which sync exchanges between devices). They have a journal of their own,
-``.history/logs.jsonl``: one line per move ``{run, time, from, to, before, after}`` (paths
+files, and which sync exchanges between devices). They have a journal of their own (the
+store's ``DailyLog``: ``.history/logs.jsonl`` on files, a ``scope_files`` row on PostgreSQL):
+one line per move ``{run, time, from, to, before, after}`` (paths
 inside the scope, content hashes; ``from`` is ``null`` for nothing, ``to`` for a deletion), with
 both sides' bytes kept in the scope's object store. Undoing a move writes ``before`` back at
 ``from`` and removes ``to``; ``Memory.undo_run`` does that for every move of a run, after proving
 each file is still as the run left it (else nothing is undone), and journals the undo as run
 ``undo-<run>`` — so undoing the undo redoes it, as for memories.
 
-A crash between writing the archive copy and removing the log leaves both; the next sleep
+Everything here reads and writes through the ports (``Store.daily_log()``, the change log's
+object store), never a directory, so sleep moves logs the same way on every backend. On files
+a crash between writing the archive copy and removing the log leaves both; the next sleep
 writes the same archive bytes again and finishes the move. Nothing is ever in neither place.
+On PostgreSQL the whole run is one transaction: a crash leaves nothing of it.
 """
 
 from __future__ import annotations
 
 import gzip
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConflictError
-from ..fs import append_jsonl, atomic_write, crash_point, fsync_dir, inside, read_jsonl
+from ..fs import crash_point
 from ..markdown import content_hash
 from .steps import Op, Step, iso
 
 if TYPE_CHECKING:
-    from ..files import FileStore
     from ..paths import Scope
     from ..policy import Policy
+    from ..ports import Store
 
 __all__ = ["LOG_OPS", "LogFile", "apply_log_op", "log_files", "plan_logs", "undo_log_moves"]
 
 LOG_OPS = ("compress_log", "delete_log")
-_LIVE = re.compile(r"(\d{4}-\d{2}-\d{2})\.md")
-_ARCHIVED = re.compile(r"(\d{4}-\d{2}-\d{2})\.md(?:\.gz)?")
+_DAY = re.compile(r"log/(\d{4}-\d{2}-\d{2})\.md|archive/log/(\d{4}-\d{2}-\d{2})\.md(?:\.gz)?")
 
 
 @dataclass(frozen=True)
@@ -58,30 +59,16 @@ class LogFile:
     hash: str
 
 
-def _journal(store: FileStore) -> Path:
-    return store.dirs.history / "logs.jsonl"
-
-
-def _files(folder: Path, pattern: re.Pattern[str], prefix: str) -> list[LogFile]:
-    try:
-        names = sorted(os.listdir(folder))
-    except FileNotFoundError:
-        return []
-    out = []
-    for name in names:
-        found = pattern.fullmatch(name)
-        if found and (folder / name).is_file() and not (folder / name).is_symlink():
-            digest = content_hash((folder / name).read_bytes())
-            out.append(LogFile(f"{prefix}/{name}", found.group(1), digest))
-    return out
-
-
-def log_files(store: FileStore) -> tuple[tuple[LogFile, ...], tuple[LogFile, ...]]:
-    """``(live, archived)`` daily logs of a scope (links are left alone)."""
-    live = _files(inside(store.dirs.memory, store.dirs.log), _LIVE, "log")
-    archived = _files(
-        inside(store.dirs.memory, store.dirs.archive / "log"), _ARCHIVED, "archive/log"
-    )
+def log_files(store: Store) -> tuple[tuple[LogFile, ...], tuple[LogFile, ...]]:
+    """``(live, archived)`` daily logs of a scope, by path (links are left alone)."""
+    live: list[LogFile] = []
+    archived: list[LogFile] = []
+    for day in sorted(store.daily_log().days(), key=lambda d: d.path):
+        found = _DAY.fullmatch(day.path)
+        if found is None or day.link:
+            continue
+        into = live if found.group(1) else archived
+        into.append(LogFile(day.path, found.group(1) or found.group(2), content_hash(day.data)))
     return tuple(live), tuple(archived)
 
 
@@ -142,27 +129,14 @@ def plan_logs(
     return steps
 
 
-def current_hash(store: FileStore, path: str) -> str | None:
-    """The content hash of the scope file ``path`` now (``None``: there is none)."""
-    where = inside(store.dirs.memory, store.dirs.memory / path)
-    return content_hash(where.read_bytes()) if where.is_file() else None
-
-
-def _write(store: FileStore, path: str, data: bytes) -> None:
-    where = inside(store.dirs.memory, store.dirs.memory / path)
-    where.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(where, data)
-
-
-def _remove(store: FileStore, path: str) -> None:
-    where = inside(store.dirs.memory, store.dirs.memory / path)
-    if where.exists():
-        where.unlink()
-        fsync_dir(where.parent)
+def current_hash(store: Store, path: str) -> str | None:
+    """The content hash of the log file ``path`` now (``None``: there is none)."""
+    data = store.daily_log().read(path)
+    return content_hash(data) if data is not None else None
 
 
 def _move(
-    store: FileStore,
+    store: Store,
     *,
     run: str,
     source: str | None,
@@ -186,20 +160,23 @@ def _move(
     for data in (before, after):
         if data is not None:
             store.log.keep(content_hash(data), data)
+    logs = store.daily_log()
     if target is not None and after is not None:
-        _write(store, target, after)
+        logs.write(target, after)
     crash_point("log.written")  # the crash tests: the copy is there, the log still too
-    append_jsonl(inside(store.dirs.memory, _journal(store)), line)
+    logs.record(line)
     crash_point("log.journalled")
     if source is not None and source != target:
-        _remove(store, source)
+        logs.remove(source)
     return line
 
 
-def apply_log_op(store: FileStore, op: Op, *, run: str) -> dict[str, Any]:
+def apply_log_op(store: Store, op: Op, *, run: str) -> dict[str, Any]:
     """Carry out one ``compress_log`` / ``delete_log`` op (the caller holds the lock and has
     checked ``op.expect``); returns its journal line."""
-    data = (store.dirs.memory / op.name).read_bytes()
+    data = store.daily_log().read(op.name)
+    if data is None:  # the plan's hash check comes first: only a race gets here
+        raise ConflictError(f"{op.name} ({op.scope} scope) is gone; run `memdir sleep` again")
     if op.kind == "delete_log":
         return _move(store, run=run, source=op.name, target=None, before=data, after=None)
     target = str(op.fields["to"])
@@ -207,27 +184,27 @@ def apply_log_op(store: FileStore, op: Op, *, run: str) -> dict[str, Any]:
     return _move(store, run=run, source=op.name, target=target, before=data, after=packed)
 
 
-def run_moves(stores: Mapping[Scope, FileStore], run: str) -> dict[Scope, list[dict[str, Any]]]:
+def run_moves(stores: Mapping[Scope, Store], run: str) -> dict[Scope, list[dict[str, Any]]]:
     """The journal lines of ``run`` per scope, oldest first."""
     found: dict[Scope, list[dict[str, Any]]] = {}
     for scope, store in stores.items():
-        lines, _, _ = read_jsonl(inside(store.dirs.memory, _journal(store)))
+        lines = store.daily_log().journal()
         mine = [line for line in lines if line.get("run") == run]
         if mine:
             found[scope] = mine
     return found
 
 
-def undone_runs(stores: Mapping[Scope, FileStore]) -> set[str]:
+def undone_runs(stores: Mapping[Scope, Store]) -> set[str]:
     """The runs whose log moves were undone already."""
     out: set[str] = set()
     for store in stores.values():
-        lines, _, _ = read_jsonl(inside(store.dirs.memory, _journal(store)))
+        lines = store.daily_log().journal()
         out.update(str(line["undoes"]) for line in lines if isinstance(line.get("undoes"), str))
     return out
 
 
-def check_moves(store: FileStore, moves: list[dict[str, Any]]) -> None:
+def check_moves(store: Store, moves: list[dict[str, Any]]) -> None:
     """Every move of a run must find its files as it left them (newest first), else nothing
     may be undone."""
     state: dict[str, str | None] = {}
@@ -247,12 +224,12 @@ def check_moves(store: FileStore, moves: list[dict[str, Any]]) -> None:
             state[target] = None
         if not ok:
             raise ConflictError(
-                f"{target or source} ({store.dirs.scope} scope) changed after run {move['run']}; "
+                f"{target or source} ({store.scope} scope) changed after run {move['run']}; "
                 "nothing was undone — put it back as the run left it, or leave the run as it is"
             )
 
 
-def undo_log_moves(store: FileStore, moves: list[dict[str, Any]], *, run: str) -> int:
+def undo_log_moves(store: Store, moves: list[dict[str, Any]], *, run: str) -> int:
     """Reverse ``moves`` (checked by ``check_moves``) newest first; returns how many."""
     for move in reversed(moves):
         source, target = move.get("from"), move.get("to")

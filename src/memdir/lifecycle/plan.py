@@ -44,16 +44,15 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ..fs import inside
 from ..index.text import query_terms
 from ..policy import Policy
 from ..records import MemoryRecord, shorten, slugify, utc_iso
 from .logs import LogFile, log_files, plan_logs
-from .promote import Note, plan_promotions, read_notes
+from .promote import Note, notes_in, plan_promotions
 from .propose import plan_proposals
 from .similar import (
     NEIGHBOURS,
@@ -67,9 +66,8 @@ from .similar import (
 from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
 
 if TYPE_CHECKING:
-    from ..files import FileStore
-    from ..index.sqlite import SqliteIndex
     from ..paths import Scope
+    from ..ports import DocMeta, Store
     from .judge import Judge
 
 __all__ = [
@@ -77,6 +75,7 @@ __all__ = [
     "Op",
     "Plan",
     "ScopeState",
+    "SleepIndex",
     "Step",
     "plan_sleep",
     "strength",
@@ -109,21 +108,38 @@ class ScopeState:
     archived_logs: tuple[LogFile, ...] = ()
 
 
-def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) -> ScopeState:
-    """Read one scope for planning (the index is synced first: it is derived from the files)."""
+@runtime_checkable
+class SleepIndex(Protocol):
+    """What sleep reads of a scope's index: ``ports.Index``'s ``sync``, ``docs`` and
+    ``keyword``, its embedder, and every memory vector at once (``vectors``) to compare every
+    pair — the file backend's ``SqliteIndex`` and ``PgIndex`` both offer it."""
+
+    embedder: Any
+
+    def sync(self, progress: Any = None) -> Any: ...
+
+    def docs(self) -> dict[str, DocMeta]: ...
+
+    def keyword(self, terms: list[str], limit: int) -> dict[str, float]: ...
+
+    def vectors(self, context: float = 0.0) -> tuple[list[str], np.ndarray[Any, Any]]: ...
+
+
+def take_snapshot(store: Store, index: SleepIndex, max_index_chars: int) -> ScopeState:
+    """Read one scope for planning (the index is synced first: it is derived from the store)."""
     index.sync()
     records, _ = store.scan()
     archived, _ = store.archived().scan()
     uses = {n: (m.uses, m.last_used) for n, m in index.docs().items() if m.uses}
     names, matrix = index.vectors()
     # a symlinked memory, and the file it points to, are left where they are: moving either
-    # would leave the other dangling
+    # would leave the other dangling (a database's records have no file, so no link)
     linked = {r.path.resolve() for r in records if r.path.is_symlink()}
     records = [r for r in records if r.kind != "knowledge"]  # issue 24: sleep leaves it alone
     keyword = {r.name: list(index.keyword(query_terms(r.statement), NEIGHBOURS)) for r in records}
     live_logs, archived_logs = log_files(store)
     return ScopeState(
-        scope=store.dirs.scope,
+        scope=store.scope,
         records=tuple(r for r in records if not r.path.is_symlink() and r.path not in linked),
         archived=tuple(r for r in archived if not r.path.is_symlink()),
         uses=uses,
@@ -131,10 +147,7 @@ def take_snapshot(store: FileStore, index: SqliteIndex, max_index_chars: int) ->
         vectors=matrix,
         model_id=index.embedder.model_id,
         max_index_chars=max_index_chars,
-        notes=read_notes(  # no link out (issue 26)
-            inside(store.dirs.memory, store.dirs.log),
-            inside(store.dirs.memory, store.dirs.archive / "log"),
-        ),
+        notes=notes_in(store.daily_log().days()),  # no link out (issue 26)
         pairs=tuple(neighbour_pairs(names, matrix, keyword)),
         logs=live_logs,
         archived_logs=archived_logs,

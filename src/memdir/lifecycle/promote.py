@@ -6,8 +6,10 @@
 
     - 09:30:12Z (user, session 20260601-092811-ab12) run lint before commit
 
-``append_note`` writes a line (under the scope's lock, fsynced); a person may add lines by hand —
-any ``- text`` line is a note (source ``user``). The log is never rewritten by memdir.
+``append_note`` writes a line through the scope's ``DailyLog`` (``Store.daily_log()``: files
+beside the memories, or rows; under the scope's lock, durably); a person may add lines by hand
+— any ``- text`` line is a note (source ``user``). The log is never rewritten by memdir.
+``notes_in`` reads the notes of a ``DailyLog``'s days, ``read_notes`` those of log folders.
 
 ``plan_promotions`` (pure, part of the sleep plan) groups notes by normalised text
 (a leading ``remember:`` / ``记住`` / ``!`` marks a note as asked for and is dropped from it):
@@ -33,22 +35,22 @@ from __future__ import annotations
 import gzip
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..fs import fsync_dir
 from ..policy import PromotionPolicy
-from ..records import MemoryRecord, slugify
+from ..records import LogDay, MemoryRecord, slugify
 from .similar import normalise
 from .steps import Op, Step, free_name, iso
 
 if TYPE_CHECKING:
     from ..paths import Scope
+    from ..ports import DailyLog
 
-__all__ = ["Note", "append_note", "plan_promotions", "read_notes"]
+__all__ = ["Note", "append_note", "notes_in", "plan_promotions", "read_notes"]
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}\.md")
 _ARCHIVED_DAY = re.compile(r"\d{4}-\d{2}-\d{2}\.md(?:\.gz)?")
@@ -82,30 +84,18 @@ class Note:
 
 
 def append_note(
-    folder: Path, text: str, *, now: datetime, source: str = "user", session: str | None = None
+    log: DailyLog, text: str, *, now: datetime, source: str = "user", session: str | None = None
 ) -> Path:
-    """Append ``text`` to today's log in ``folder`` (the caller holds the scope's lock)."""
+    """Append ``text`` to today's daily log of ``log`` (the caller holds the scope's lock)."""
     line = " ".join(text.split())
     when = now.astimezone(UTC)
-    path = folder / f"{when:%Y-%m-%d}.md"
     meta = source + (f", session {session}" if session else "")
-    folder.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    with open(path, "a", encoding="utf-8") as handle:
-        if new:
-            handle.write(f"# Log {when:%Y-%m-%d}\n\n")
-        handle.write(f"- {when:%H:%M:%S}Z ({meta}) {line}\n")
-        handle.flush()
-        os.fsync(handle.fileno())
-    if new:
-        fsync_dir(folder)
-    return path
+    return log.append(f"{when:%Y-%m-%d}", f"- {when:%H:%M:%S}Z ({meta}) {line}\n")
 
 
-def _day_text(path: Path) -> str | None:
+def _day_text(path: str, data: bytes) -> str | None:
     try:
-        data = path.read_bytes()
-        if path.name.endswith(".gz"):
+        if path.endswith(".gz"):
             data = gzip.decompress(data)
         return data.decode("utf-8-sig")
     except (OSError, UnicodeDecodeError, EOFError, gzip.BadGzipFile):
@@ -132,10 +122,27 @@ def _notes_of(text: str, file: str, day: str) -> list[Note]:
     return notes
 
 
+_NOTED = re.compile(r"(?:log/\d{4}-\d{2}-\d{2}\.md|archive/log/\d{4}-\d{2}-\d{2}\.md(?:\.gz)?)")
+
+
+def notes_in(days: Iterable[LogDay]) -> tuple[Note, ...]:
+    """Every note of the daily logs ``days`` (``DailyLog.days()``), oldest day first — for one
+    day, the log sleep compressed into ``archive/log/`` before the live one."""
+    found = sorted(
+        (d.path.rpartition("/")[2][:10], d.path, d.data) for d in days if _NOTED.fullmatch(d.path)
+    )
+    notes: list[Note] = []
+    for day, file, data in found:
+        text = _day_text(file, data)
+        if text is not None:
+            notes += _notes_of(text, file, day)
+    return tuple(notes)
+
+
 def read_notes(folder: Path, archived: Path | None = None) -> tuple[Note, ...]:
     """Every note in ``folder``'s daily logs, oldest day first — and, with ``archived``, those
     of the logs sleep compressed into it before them (``archive/log/``)."""
-    found: list[tuple[str, str, Path]] = []
+    days: list[LogDay] = []
     for where, pattern, prefix in ((archived, _ARCHIVED_DAY, "archive/log"), (folder, _DAY, "log")):
         if where is None:
             continue
@@ -143,13 +150,12 @@ def read_notes(folder: Path, archived: Path | None = None) -> tuple[Note, ...]:
             names = os.listdir(where)
         except FileNotFoundError:
             continue
-        found += [(n[:10], f"{prefix}/{n}", where / n) for n in names if pattern.fullmatch(n)]
-    notes: list[Note] = []
-    for day, file, path in sorted(found):
-        text = _day_text(path)
-        if text is not None:
-            notes += _notes_of(text, file, day)
-    return tuple(notes)
+        for name in (n for n in names if pattern.fullmatch(n)):
+            try:
+                days.append(LogDay(f"{prefix}/{name}", (where / name).read_bytes()))
+            except OSError:
+                continue  # a folder, a dangling link: nothing to read
+    return notes_in(days)
 
 
 def plan_promotions(

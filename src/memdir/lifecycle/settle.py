@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import contextlib
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import NotFoundError, RefusedError, ValidationError
-from ..files import FileStore
 from ..history import Change
 from ..records import MemoryRecord
 from ..writes import admit
 from .apply import new_run_id
 from .steps import iso
+
+if TYPE_CHECKING:
+    from ..ports import Store
 
 __all__ = ["settle"]
 
@@ -31,7 +33,7 @@ def _rivals_of(rec: MemoryRecord) -> list[str]:
     return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
-def settle(store: FileStore, name: str, *, drop: bool, now: datetime, actor: str) -> list[Change]:
+def settle(store: Store, name: str, *, drop: bool, now: datetime, actor: str) -> list[Change]:
     """Confirm or drop the tentative memory ``name``; returns the changes (one run)."""
     rec = store.read(name)
     if rec.confidence != "tentative":

@@ -50,7 +50,6 @@ decided at once for the notes this session wrote — the same ``plan_promotions`
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -59,11 +58,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ProviderError
-from ..fs import fsync_dir
 from ..providers.llm import LLM
 from ..records import shorten
 
 if TYPE_CHECKING:
+    from ..ports import DailyLog
     from .promote import Note
 
 __all__ = [
@@ -168,36 +167,16 @@ def turn_notes(
 
 
 def append_lines(
-    folder: Path, notes: Sequence[TurnNote], *, now: datetime, session: str | None
+    log: DailyLog, notes: Sequence[TurnNote], *, now: datetime, session: str | None
 ) -> Path | None:
-    """Append ``notes`` to today's log in ``folder`` as one write (the caller holds the scope's
-    lock); ``None`` when there is nothing to note."""
+    """Append ``notes`` to today's daily log of ``log`` as one write (the caller holds the
+    scope's lock); ``None`` when there is nothing to note."""
     if not notes:
         return None
     when = now.astimezone(UTC)
-    path = folder / f"{when:%Y-%m-%d}.md"
-    folder.mkdir(parents=True, exist_ok=True)
-    new = not path.exists()
-    head = f"# Log {when:%Y-%m-%d}\n\n" if new else ""
-    if not new and path.stat().st_size:
-        with open(path, "rb") as handle:
-            handle.seek(-1, os.SEEK_END)
-            if handle.read(1) != b"\n":
-                head = "\n"  # a torn or hand-cut last line keeps to itself
     at = f", session {session}" if session else ""
     lines = "".join(f"- {when:%H:%M:%S}Z ({n.source}{at}, {n.kind}) {n.text}\n" for n in notes)
-    data = (head + lines).encode("utf-8")
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    try:
-        written = 0
-        while written < len(data):
-            written += os.write(fd, data[written:])
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    if new:
-        fsync_dir(folder)
-    return path
+    return log.append(f"{when:%Y-%m-%d}", lines)
 
 
 SUMMARY_PROMPT_VERSION = "working-summary-v1"

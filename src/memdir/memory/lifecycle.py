@@ -18,7 +18,6 @@ from ..errors import (
 )
 from ..files import FileStore
 from ..history import Change
-from ..index.sqlite import SqliteIndex
 from ..observe.otel import (
     extract_attributes,
     hits_attributes,
@@ -45,6 +44,7 @@ if TYPE_CHECKING:
     from ..jobs import Job, JobQueue
     from ..lifecycle import SleepReport
     from ..lifecycle.offer import Offer
+    from ..lifecycle.plan import SleepIndex
     from ..lifecycle.promote import Note
     from ..lifecycle.working import SessionEnd, TurnNote
     from ..observe import SessionTrace, Stats
@@ -69,15 +69,16 @@ class Memory(ConversationMemory):
     """
 
     # -- sleep (issue 5) --
-    def _whole(self, scope: Scope) -> SqliteIndex:
+    def _whole(self, scope: Scope) -> SleepIndex:
         """The index of ``scope`` as sleep reads it: every vector at once, to compare every
-        pair (what does not fit ``ports.Index`` yet: a database would ask ``nearest`` per
-        memory instead)."""
+        pair (``lifecycle.plan.SleepIndex``: both backends' indexes offer it)."""
+        from ..lifecycle.plan import SleepIndex
+
         index = self.index(scope)
-        if not isinstance(index, SqliteIndex):
+        if not isinstance(index, SleepIndex):
             raise ConfigError(
                 f"sleep needs every memory vector at once, which the {self.backend.name} "
-                "backend's index does not offer yet: run sleep with the file backend"
+                "backend's index does not offer"
             )
         return index
 
@@ -126,10 +127,7 @@ class Memory(ConversationMemory):
         policy = self.policy()
         limits = {"project": policy.long_memory.project, "user": policy.long_memory.user}
         scopes = self._sleep_scopes(scope)
-        states = [
-            take_snapshot(self.files(s, "sleep"), self._whole(s), limits[s].max_chars)
-            for s in scopes
-        ]
+        states = [take_snapshot(self.store(s), self._whole(s), limits[s].max_chars) for s in scopes]
         llm = None if offline else self.llm
         plan = plan_sleep(
             states, policy=policy, now=now, judge=LLMJudge(llm) if llm is not None else None
@@ -137,7 +135,7 @@ class Memory(ConversationMemory):
         report = SleepReport(plan, dry_run=dry_run)
         if not dry_run and plan.ops:
             report.run = new_run_id(now)
-            stores = {s: self.files(s, "sleep") for s in scopes}
+            stores = {s: self.store(s) for s in scopes}
             report.changes = apply_plan(  # actor "sleep"
                 plan, stores, run=report.run, moves=report.moves
             )
@@ -207,7 +205,7 @@ class Memory(ConversationMemory):
         scope, newest first: all of it, or — if a file moved on since — nothing."""
         from ..lifecycle import undo_run
 
-        stores = {s: self.files(s, "undoing a run") for s in self.scopes()}
+        stores = {s: self.store(s) for s in self.scopes()}
         return undo_run(stores, run.strip(), actor=self.actor)
 
     def tentative(self, *, scope: Scope | None = None) -> builtins.list[MemoryRecord]:
@@ -229,8 +227,7 @@ class Memory(ConversationMemory):
         from ..lifecycle import settle
 
         store = self._locate(name, scope)
-        files = self.files(store.read(name).scope, "confirming a tentative memory")
-        return settle(files, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
+        return settle(store, name, drop=drop, now=now or datetime.now(UTC), actor=self.actor)
 
     def log_note(
         self,
@@ -253,7 +250,7 @@ class Memory(ConversationMemory):
             raise ValidationError(f"a note's source is user or inferred (got {source!r})")
         target = scope or ("project" if self.project_root is not None else "user")
         safe = self._guard(target, "log", type="project", source=source, parts={"text": text})
-        store = self.files(target, "the daily log")
+        store = self.store(target)
         with store.locked():
             return append_note(
                 store.daily_log(),
@@ -448,7 +445,7 @@ class Memory(ConversationMemory):
         report = SleepReport(subset)
         if subset.ops:
             report.run = new_run_id(now)
-            stores = {s: self.files(s, "sleep") for s in self._sleep_scopes(scope)}
+            stores = {s: self.store(s) for s in self._sleep_scopes(scope)}
             report.changes = apply_plan(subset, stores, run=report.run)
         return report
 
@@ -610,7 +607,7 @@ class Memory(ConversationMemory):
                 kept.append(TurnNote(note.kind, safe["text"], note.source))
         if not kept:
             return None
-        store = self.files(target, "the daily log")
+        store = self.store(target)
         with store.locked():
             return append_lines(
                 store.daily_log(), kept, now=now or datetime.now(UTC), session=session
@@ -618,11 +615,10 @@ class Memory(ConversationMemory):
 
     def _session_notes(self, session: str) -> tuple[builtins.list[Note], builtins.list[Note]]:
         """(every note of the log scope, the notes this session's end distills)."""
-        from ..lifecycle.promote import read_notes
+        from ..lifecycle.promote import notes_in
         from ..lifecycle.working import working_set
 
-        store = self.files(self._log_scope(), "the daily log")
-        notes = builtins.list(read_notes(*store.daily_logs()))
+        notes = builtins.list(notes_in(self.store(self._log_scope()).daily_log().days()))
         scope = self.policy().working_memory.scope  # seed 004: session (or task)
         return notes, working_set(notes, session, scope)
 
@@ -668,7 +664,7 @@ class Memory(ConversationMemory):
             plan = Plan(now, tuple(steps))
             apply_plan(
                 plan,
-                {s: self.files(s, "sleep") for s in {op.scope for op in plan.ops}},
+                {s: self.store(s) for s in {op.scope for op in plan.ops}},
                 run=report.run,
             )
             report.promoted = [f"{op.scope}/{op.name}" for op in plan.ops]

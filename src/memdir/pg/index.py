@@ -619,6 +619,31 @@ class PgIndex:
             )  # fmt: skip
             return found
 
+    def vectors(self, context: float = 0.0) -> tuple[list[str], np.ndarray[Any, Any]]:
+        """Names and the matrix of every memory vector for the current embedder, in the order
+        the index made them (``SqliteIndex.vectors``' order): what sleep compares pair by pair
+        (``lifecycle.plan.SleepIndex``). With ``context`` > 0 a memory with a context vector is
+        ``(1 − context)·own + context·context``, as there."""
+        with self._lock:
+            rows = (
+                self._connect()
+                .execute(
+                    f"SELECT name, vec, ctx FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL "
+                    "ORDER BY id",
+                    self._params(),
+                    binary=True,
+                )
+                .fetchall()
+            )
+        if not rows:
+            return [], np.zeros((0, self.embedder.dim), np.float32)
+        matrix = np.stack([own for _, own, _ in rows]).astype(np.float32)
+        if context:
+            for i, (_, own, ctx) in enumerate(rows):
+                if ctx is not None:
+                    matrix[i] = (1.0 - context) * own + context * ctx
+        return [str(name) for name, _, _ in rows], matrix
+
     def language_sums(self, context: float = 0.0) -> LanguageSums:
         """Per language (others, Chinese) the sum and count of the (context-mixed) vectors,
         summed in the database."""

@@ -39,6 +39,7 @@ from .connect import Database
 from .logs import PgChangeLog, PgRecallLog
 
 if TYPE_CHECKING:
+    from .daily_log import PgDailyLog
     from .tooltree import PgToolTree
     from .tree import PgTree
 
@@ -86,6 +87,7 @@ class PgStore:
         # name and hash, and the bytes only of what changed since (remember's near-duplicate
         # check scans the scope on every write)
         self._parsed: dict[str, tuple[str, MemoryRecord | BadFileError]] = {}
+        self._run: str | None = None  # the run id every change is logged with (``run_as``)
 
     @property
     def recalls(self) -> PgRecallLog:
@@ -241,6 +243,31 @@ class PgStore:
 
     batch = locked  # many writes, one lock, one transaction: nothing to regenerate after
 
+    @contextmanager
+    def run_as(self, run: str | None) -> Iterator[None]:
+        """Hold the lock and log every change made inside with ``run`` (undone as one)."""
+        with self.locked():
+            previous, self._run = self._run, run
+            try:
+                yield
+            finally:
+                self._run = previous
+
+    # -- what sleep and undo read beside the memories --------------------------------------
+    def daily_log(self) -> PgDailyLog:
+        """The scope's daily logs and sleep's journal of their moves (``pg.daily_log``)."""
+        from .daily_log import PgDailyLog
+
+        return PgDailyLog(self)
+
+    def hash_at(self, path: str) -> str | None:
+        """The hash of the memory at ``path`` (``<name>.md``, ``archive/<name>.md``) now."""
+        folder, _, file = path.rpartition("/")
+        if folder not in ("", "archive") or not file.endswith(".md"):
+            return None
+        row = self._row(_At(check_name(file), archived=folder == "archive"))
+        return row[1] if row else None
+
     # -- the one write path ----------------------------------------------------------------
     def _commit(
         self,
@@ -273,7 +300,7 @@ class PgStore:
             self.log.keep(after or "", data)
         change = self.log.append(
             op=op, name=at.name, actor=actor, source=source, before=before, after=after,
-            reason=reason, undoes=undoes, path=at.where,
+            reason=reason, undoes=undoes, path=at.where, run=self._run,
         )  # fmt: skip
         self._put(at, data, after)
         return change
@@ -329,7 +356,7 @@ class PgStore:
         change = self.log.append(
             op=op, name=name, actor=actor, source=source, before=expect, after=after,
             reason=reason, undoes=undoes, renamed_from=renamed_from,
-            path=(where or dst).where,
+            path=(where or dst).where, run=self._run,
         )  # fmt: skip
         self._put(src, None, None)
         self._put(dst, new, after)
@@ -454,7 +481,7 @@ class PgStore:
         with self.locked():
             return self.log.append(
                 op="refuse", name=name, actor=actor, source=source, before=None, after=None,
-                reason=reason,
+                reason=reason, run=self._run,
             )  # fmt: skip
 
     # -- the archive -----------------------------------------------------------------------

@@ -4,8 +4,8 @@ both ways (issue 20, item 7).
 
 ``memory/<name>.md`` and ``memory/archive/<name>.md`` are ``memories`` rows; ``memory/log/…``
 and ``memory/archive/log/…`` (the daily logs, live and compressed) and ``history/logs.jsonl``
-(their moves' journal, as ``.history/logs.jsonl``) are ``scope_files`` rows, kept as bytes for
-the way back — nothing on this backend writes or reads the daily log (it is file-only);
+(their moves' journal, as ``.history/logs.jsonl``) are ``scope_files`` rows — the rows
+``pg/daily_log.py`` appends, reads and moves, so sleep and ``memdir log`` work on them;
 ``history/changes.jsonl`` is the ``changes`` rows' lines in order, ``history/recalls.jsonl``
 the ``recalls``, and ``history/objects/<ab>/<rest>`` the ``objects`` of hash
 ``sha256:<ab><rest>``.

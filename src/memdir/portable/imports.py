@@ -42,7 +42,7 @@ from ..paths import Scope, policy_file
 from ..records import check_name
 from .archive import Archive, ArchiveError
 from .sync import fit_name
-from .tree import FileTree, ScopeTree, tree_of
+from .tree import ScopeTree, tree_of
 
 if TYPE_CHECKING:
     from ..memory import Memory
@@ -268,14 +268,6 @@ def plan_import(
     for scope in wanted:
         tree = tree_of(memory.store(scope))
         _plan_scope(plan, archive, scope, tree)
-        logs = [p for p in archive.under(f"{scope}/") if p.startswith(_LOGS)]
-        if logs and not isinstance(tree, FileTree):
-            plan.notes.append(
-                f"{scope}: {len(logs)} daily-log file(s) are kept as they are on the "
-                f"{memory.backend.name} backend (they come back out of `memdir export`), but "
-                "nothing there writes, compresses or promotes the daily log — it is file-only "
-                "(docs/postgres.md)"
-            )
     incoming = archive.members.get("policy/memory-policy.yaml")
     if incoming is not None:
         path = policy_file(home=memory.home, project_root=memory.project_root)
@@ -289,9 +281,6 @@ def plan_import(
             why = "a different policy is here: the incoming one is kept beside it to compare"
             plan.steps.append(Step("policy", "policy", "policy/memory-policy.yaml", beside, why))
     return plan
-
-
-_LOGS = ("memory/log/", "memory/archive/log/", "history/logs.jsonl")
 
 
 def _renamed_bytes(data: bytes, new: str) -> bytes:
