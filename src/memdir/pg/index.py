@@ -624,17 +624,13 @@ class PgIndex:
         the index made them (``SqliteIndex.vectors``' order): what sleep compares pair by pair
         (``lifecycle.plan.SleepIndex``). With ``context`` > 0 a memory with a context vector is
         ``(1 − context)·own + context·context``, as there."""
-        with self._lock:
-            rows = (
-                self._connect()
-                .execute(
-                    f"SELECT name, vec, ctx FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL "
-                    "ORDER BY id",
-                    self._params(),
-                    binary=True,
-                )
-                .fetchall()
-            )
+        with self._lock, self._borrow() as conn:
+            rows = conn.execute(
+                f"SELECT name, vec, ctx FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL "
+                "ORDER BY id",
+                self._params(),
+                binary=True,
+            ).fetchall()
         if not rows:
             return [], np.zeros((0, self.embedder.dim), np.float32)
         matrix = np.stack([own for _, own, _ in rows]).astype(np.float32)
