@@ -383,7 +383,6 @@ class MemoryBase:
             )
             if existing is not None and (name is None or existing.name == check_name(name)):
                 return self._reinforce(store, existing)
-            near = similar(store, description, listing=listing)
             record, _ = store.create(
                 meta,
                 statement=statement,
@@ -394,6 +393,8 @@ class MemoryBase:
                 name=name,
                 base_name=slugify(description),
             )
+        # a hint, looked for after the lock is gone: the scope's other writers need not wait
+        near = similar(store, description, exclude=record.name, listing=listing)
         return dataclasses.replace(record, is_new=True, similar_to=tuple(near))
 
     def _reinforce(self, store: Store, record: MemoryRecord) -> MemoryRecord:
