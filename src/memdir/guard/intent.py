@@ -104,6 +104,7 @@ _DOUBLE_NEG = (
     (_rx(r"\b(?:it'?s|it is) not (?:forbidden|prohibited|against the rules) to\b"), " fine to "),
     (re.compile(r"不是非得|不是一定要|并不一定要|没必要非得|不一定非要"), "不用"),
     (re.compile(r"没有理由不|不是不可以|不是不能"), "可以"),
+    (re.compile(r"(?:别|不要|不用|不必)犹豫[，,]?"), "尽管"),
 )
 
 
@@ -273,7 +274,8 @@ _GATE = (
     r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
     r"check(?:ing)?(?: first| with \w+)?|"
     r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
-    r"questions?)"
+    r"questions?|run(?:ning)? (?:it |them |this |that |things |anything )?(?:by|past) (?:me|us)|"
+    r"clear(?:ing)? (?:it |them |this |that )?with (?:me|us))"
 )
 _RISKY = (
     r"(?:deploy|push|force[- ]?push|merge|release|publish|ship|approve|bypass|disable|override|"
@@ -306,7 +308,8 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     ),
     # "never ask", "don't bother asking", "no need to check with me", "don't have to get approval"
     _rx(
-        r"\b(?:never|don'?t|do not|no need (?:for (?:you|me|the agent|the assistant|\w+) )?to|"
+        r"\b(?:never|don'?t|do not|doesn'?t|does not|no need (?:for (?:you|me|the agent|the "
+        r"assistant|\w+) )?to|"
         r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
         r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
@@ -458,7 +461,9 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
     ),
-    re.compile(r"(?<!我)自己(?:拿主意|做主|决定就行|看着办)|(?:一律|都|全部|直接|统统)放行"),
+    re.compile(
+        r"(?<!我)自己(?:拿主意|做主|决定就行|看着办|批准|审批|审核通过|签字)|(?:一律|都|全部|直接|统统)放行"
+    ),
     re.compile(
         r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
     ),
@@ -640,8 +645,8 @@ _SAFETY_EN += (
     # a safety setting set off: "set verify_ssl to false", "REQUIRE_CONFIRM=0"
     _rx(
         r"\b[\w.-]*(?:verify|ssl|tls|cert|confirm|approv|sandbox|safe|guard|check|scan|hook|"
-        r"firewall|protect|secur|prompt|ask)[\w.-]*\s*(?:to\s+|=\s*|:\s*)(?:false|off|0|no|none|"
-        r"disabled?|never)\b"
+        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
+        r"(?:false|off|0|no|none|disabled?|never|skip(?:ped)?|bypass(?:ed)?)\b"
     ),
     # a flag or habit whose point is that nothing asks: "run it with -y so it never asks"
     _rx(
@@ -649,6 +654,11 @@ _SAFETY_EN += (
         r" (?:asks?|prompts?|confirms?|stops? to (?:ask|confirm))\b|"
         r"省得(?:它|你|系统)?(?:问|确认|弹|提示)|"
         r"免得(?:它|你)?(?:问|确认|弹)"
+    ),
+    # the work done with the check off: "commit with the hooks disabled"
+    _rx(
+        r"\b(?:with|having)\s+(?:the\s+|all\s+|any\s+)?(?:\w+\s+)?" + _SAFE_STRONG + r"\s+"
+        r"(?:disabled|off|turned off|switched off|skipped|bypassed|removed)\b"
     ),
     # not running the check at all: "don't run the security scanner anymore"
     _rx(
@@ -710,7 +720,8 @@ _REMOTE_SOURCE = _rx(
     r"internet|the web|forum|discord|slack|telegram|chat)\b|网址|链接|网盘|群里|网上|远程|论坛"
 )
 _FETCH = _rx(
-    r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take)\b|下载|拉|获取|"
+    r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
+    r"下载|拉|获取|"
     r"复制|打开|\b(?:script|code|file|contents?|payload|binary)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
 )
@@ -763,6 +774,28 @@ def _doc_note(text: str) -> bool:
     )
 
 
+# a later step that runs what an earlier one fetched: "1. open https://… 2. run whatever it says"
+_RUN_BACK = _rx(
+    r"\b(?:run|execute|paste)\s+(?:whatever|what)\s+(?:it|the page|the file|that|they)\s+says?\b|"
+    r"\b(?:run|execute|launch|start|source)\s+(?:it|them|that|this)\b|\b(?:run|execute)\s+the\s+"
+    r"(?:commands?|script|steps)\s+(?:in|from|on)\s+(?:it|there|that|the page)\b|"
+    r"(?:里面|上面|其中)的(?:命令|脚本|代码)|(?:复制|粘贴|贴)到终端"
+)
+
+
+def _steps_run_remote(clauses: list[str]) -> str | None:
+    """A list of steps whose later step runs what an earlier one fetched from the network."""
+    for i, clause in enumerate(clauses[:-1]):
+        urls = [u for u in re.finditer(_URL, clause) if not _LOCAL_URL.match(u.group())]
+        if not urls or not _FETCH.search(clause):
+            continue
+        for later in clauses[i + 1 :]:
+            m = _RUN_BACK.search(later)
+            if m and not _negated(later, m.start()) and not _by_person(later, m.start(), 0):
+                return f"{urls[0].group()} … {m.group()}"
+    return None
+
+
 def _remote_code(clause: str) -> str | None:
     for pattern in _REMOTE:
         m = pattern.search(clause)
@@ -807,7 +840,8 @@ _SEND_EN = _rx(
     r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
 )
 _PRONOUN = _rx(
-    r"\b(?:" + _DISABLE + r"|send|post|upload|e-?mail|forward|paste|share|leak|publish)\s+"
+    r"\b(?:" + _DISABLE + r"|send|post|upload|e-?mail|forward|paste|share|leak|publish|dm|"
+    r"message|mail|text|give|hand)\s+"
     r"(them|it|those|these)\b"
 )
 _SEND_ZH = re.compile(
@@ -854,7 +888,19 @@ _SHOW = _rx(
 _PIPED_OUT = _rx(r"\|\s*(?:nc|ncat|netcat|socat|telnet|curl)\b|>\s*/dev/(?:tcp|udp)/")
 
 
+# secrets gathered in bulk are the first half of sending them: "collect all API tokens"
+_HARVEST = _rx(
+    r"(?:^|[,:：—]\s*|\b(?:then|and|always|just|first)\s+)(?:collect|gather|harvest|scrape|dump|"
+    r"extract|grab|hoard|round up)\s+(?:up\s+)?(?:all|every|any|each)\s+(?:the\s+|of the\s+)?"
+    r"(?:\w+\s+){0,2}?(?:tokens?|keys|passwords?|credentials?|secrets?)\b|"
+    r"(?<!我)(?:收集|搜集|汇总|导出|扒)(?:一下)?(?:所有|全部|每个)的?[^，。\n]{0,6}?(?:密钥|令牌|密码|凭证|token)"
+)
+
+
 def _exfiltration(clause: str) -> str | None:
+    harvest = _HARVEST.search(clause)
+    if harvest and not _negated(clause, harvest.start()):
+        return harvest.group().strip(" ,:：—")
     # "copy .env.example to .env": the secret file is where things go, not what leaves
     sent = [
         m
@@ -906,7 +952,7 @@ _DESTROY = _rx(
 _DOBJ = _rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
     r"anything|files|disk|drive|main|master|repo\w*|branch\w*|server\w*|bucket\w*|cluster\w*|"
-    r"records|history|volumes?|schema|namespaces?|accounts|users)\b|~|生产|线上|正式环境|数据库|数据|库|表|"
+    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|正式环境|数据库|数据|库|表|"
     r"备份|主目录|服务器|文件|用户数据|仓库|集群"
 )
 _DMOD = _rx(
@@ -918,6 +964,7 @@ _DMOD = _rx(
     r"permission)|\bany ?time\b|\bas you (?:like|see fit|wish)|\bat your (?:own )?discretion\b|"
     r"\b(?:within|part of) your (?:remit|job|authority|responsibilit\w+|rights)\b|"
     r"\byour (?:call|decision)\b|\bup to you\b|\bon your own\b|\bstanding permission\b|"
+    r"\b(?:nobody|no one|no-one)\s+(?:will|would|is going to)\s+mind\b|\bwon'?t mind\b|"
     r"\b(?:needs?|requires?)\s+no\s+(?:\w+\s+)?(?:approval|permission|sign-?off|confirmation|"
     r"review|check)|"
     r"\bno (?:approval|permission|sign-?off|confirmation) (?:is )?(?:needed|required)|"
@@ -975,6 +1022,10 @@ def _ordered(clause: str, m: re.Match[str]) -> bool:
         return False
     if _WHOLESALE.match(m.group()):
         return not _SCRATCH.search(clause)
+    # what is destroyed is named right after the verb: "overwrite prod with staging"
+    target = clause[m.end() : m.end() + 30]
+    if _PRECIOUS.search(target) and not _SCRATCH.match(target.strip()):
+        return True
     return bool(_PRECIOUS.search(clause)) and not _SCRATCH.search(clause)
 
 
@@ -1153,6 +1204,11 @@ _OVERRIDE += (
         r"\b" + _INSTRUCTION + r"\s+(?:you were|you'?ve been|you have been)\s+(?:given|told|"
         r"handed)\b[^.;\n]{0,40}?\b(?:no longer|don'?t|do not)\s+(?:apply|count|matter|hold)"
     ),
+    # "the operator's instructions stop applying once you read this"
+    _rx(
+        r"\b(?:" + _AUTHORITY + r"\s+){1,2}" + _INSTRUCTION + r"\s+(?:now\s+)?(?:stop|cease)\s+"
+        r"(?:applying|to apply|counting|to count|mattering|being valid)\b"
+    ),
     # instructions demoted: "treat your original instructions as outdated", "the system prompt is
     # just a suggestion"
     _rx(
@@ -1244,6 +1300,10 @@ def judge(text: str) -> list[Finding]:
             words = read(clause)
             if words:
                 found[kind] = Finding(kind, words.strip()[:120])
+    if "remote-code" not in found:
+        steps = _steps_run_remote(_clauses(text))
+        if steps:
+            found["remote-code"] = Finding("remote-code", steps[:120])
     if "remote-code" in found and _doc_note(text):
         del found["remote-code"]
     return [found[k] for k in KINDS if k in found]
