@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import rx
+from .lexicon import SCRATCH, rx
 from .reading import PERSON, asks, by_person, negated
 
 _DESTROY_SELF = (
@@ -52,11 +52,6 @@ _PRECIOUS = rx(
     r"every|any|entire|whole|cluster|namespace)\b|(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
     r"生产|线上|正式|集群|备份|用户|客户|所有|全部|整个|主分支|\bmain\b|数据库"
 )
-_SCRATCH = rx(
-    r"\b(?:test|tests|testing|staging|local|temp|tmp|scratch|cache\w*|node_modules|build|dist|"
-    r"sample|demo|dev|draft\w*|old (?:branches|logs)|feature branch\w*|my own)\b|"
-    r"测试|本地|临时|缓存|草稿"
-)
 # the destroying verb said as an order ("Delete …", "then drop …", "就把…删了"), not a report
 _ORDER = rx(
     r"(?:^|[,:：—]\s*|\b(?:then|and|just|always|also|simply|go|first|immediately)\s+)$|"
@@ -90,15 +85,19 @@ def _ordered(clause: str, m: re.Match[str]) -> bool:
     before = clause[: m.start()]
     if PERSON.search(before[-30:]):
         return False
-    if not _ORDER.search(before) and not re.search(r"(?:^|,\s*|\bthen\s+)\w*$", before.strip()):
+    if re.match(r"[^，,。\n]{0,12}?(?:之前|以前|前(?:要|必须|一定|先|得))", clause[m.end() :]):
+        return False  # "删除生产库之前一定要跟我说": before deleting, not delete
+    if not _ORDER.search(before) and not re.search(
+        r"(?:^|,\s*|\bthen\s+)[A-Za-z]*$", before.strip()
+    ):
         return False
     if _WHOLESALE.match(m.group()):
-        return not _SCRATCH.search(clause)
+        return not SCRATCH.search(clause)
     # what is destroyed is named right after the verb: "overwrite prod with staging"
     target = clause[m.end() : m.end() + 30]
-    if _PRECIOUS.search(target) and not _SCRATCH.match(target.strip()):
+    if _PRECIOUS.search(target) and not SCRATCH.match(target.strip()):
         return True
-    return bool(_PRECIOUS.search(clause)) and not _SCRATCH.search(clause)
+    return bool(_PRECIOUS.search(clause)) and not SCRATCH.search(clause)
 
 
 def judge(clause: str) -> str | None:

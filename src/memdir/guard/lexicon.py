@@ -10,6 +10,15 @@ def rx(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
+# things made to be thrown away: destroying them is ordinary work ("delete the test fixtures",
+# "clear the cache", "删掉临时文件")
+SCRATCH = rx(
+    r"\b(?:test|tests|testing|staging|local|temp|tmp|scratch|cache\w*|node_modules|build|dist|"
+    r"sample|demo|dev|draft\w*|old (?:branches|logs)|feature branch\w*|my own|fixtures?)\b|"
+    r"测试|本地|临时|缓存|草稿"
+)
+
+
 SAFE_STRONG = (
     r"(?:confirmations?(?: prompts?| dialogs?)?|(?:permission|approval|confirmation) "
     r"(?:prompts?|checks?|dialogs?|requests?)|safety (?:checks?|features?|rails?|filters?|"

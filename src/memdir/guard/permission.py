@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import rx
+from .lexicon import SCRATCH, rx
 from .reading import NEG_BEFORE, NEG_EN, RESTRICT_AFTER, asks, by_person, negated
 
 # what an agent does to a system: a grant of these is never a person's own fact
@@ -130,7 +130,9 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     # "checking with me is unnecessary", "it's unnecessary to get approval"
     rx(
         r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|['’]s)\s+(?:totally\s+|completely\s+|"
-        r"really\s+|just\s+)?(?:unnecessary|optional|superfluous|pointless|overkill|not necessary)|"
+        r"really\s+|just\s+)?(?:unnecessary|optional|superfluous|pointless|overkill|not necessary|"
+        r"(?:only |merely )?an? (?:formality|rubber stamp|nice-to-have)\b[^.]{0,20}?\b(?:you can|"
+        r"feel free to|fine to|ok to) (?:skip|ignore|drop))|"
         r"\b(?:it['’]?s|it is)\s+(?:totally\s+|completely\s+)?(?:unnecessary|not necessary|"
         r"optional|pointless|overkill)\s+(?:for \w+ )?to\s+(?:\w+\s+){0,2}?" + _GATE
     ),
@@ -205,7 +207,8 @@ _NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11}
 _WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 12
 
 _ZH_GATE = (
-    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许)"
+    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|"
+    r"(?i:ask|approv\w*|confirm\w*|review|permission|sign-?off))"
 )
 _ZH_ACT = (
     r"(?:部署|发布|上线|推送|推到|推|合并|合到|合入|删除|删|清空|跳过|绕过|修改生产|改生产|修改线上|执行|"
@@ -216,7 +219,7 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|别再?等|不等|"
         r"不问|别再?问|不要再?问|不经过?)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|问我|经过|经|我的?|"
-        r"任何人的?|你的?|征得|征求|再次|去|都|找)*" + _ZH_GATE
+        r"任何人的?|你的?|征得|征求|再次|去|都|找)*\s*" + _ZH_GATE
     ),
     re.compile(
         _ZH_WHO + r"[^，,。\n]{0,6}?(?:可以|能够?|可|有权限?|被允许|被授权|获准|获得了?|有我的授权|"
@@ -258,6 +261,10 @@ def judge(clause: str) -> str | None:
                 continue  # "never deploy without approval": a restriction
             if i in (_ADDRESSED, _FEEL_FREE) and (asks(clause) or negated(clause, m.start())):
                 continue
+            if i in (_ADDRESSED, _FEEL_FREE) and SCRATCH.match(
+                re.sub(r"^\s*(?:the|all|any|those|these|your|our)\s+", "", clause[m.end() :])
+            ):
+                continue  # "feel free to delete the test fixtures you created": scratch things
             return m.group()
     handed = _handed_over(clause)
     if handed:

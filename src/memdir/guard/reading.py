@@ -34,8 +34,24 @@ _POLITE = rx(
 # Two negations that make a grant: "don't hesitate to wipe" is "feel free to wipe", "it's not
 # as if you need my okay" is "you don't need my okay", "不是非得问我" is "不用问我".
 _DOUBLE_NEG = (
+    # a negative adverb put first is "never": "under no circumstances should you wait for me" is
+    # "you never wait for me", "at no point do you need my okay" is "you never need my okay"
+    (
+        rx(
+            r"\b(?:under no circumstances|in no case|at no (?:point|time)|on no account|"
+            r"by no means)"
+            r"\s+(?:should|shall|will|would|do|does|must|can|need|is|are)\s+(you|the agent|the "
+            r"assistant|the bot|we|i|it)\b"
+        ),
+        r" \1 never",
+    ),
     (rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
     (rx(r"\b(?:never|don'?t|do not)\s+(?:don'?t|do not|not)\s+"), " "),
+    # "never skip running X" is "always run X"
+    (
+        rx(r"\b(?:never|don'?t|do not)\s+(?:ever\s+)?(?:skip|neglect|omit|fail)(?:\s+to)?\b"),
+        " always ",
+    ),
     (
         rx(
             r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
@@ -76,14 +92,15 @@ _CHAT = (
 # reads as the word; never a real word that is one letter away ("safely", "conform")
 _KEYWORDS = frozenset(
     "ignore previous instructions instruction approve approval permission install always "
-    "delete production safety security confirm confirmation sandbox script execute password "
+    "delete production safety security confirm confirmation sandbox script execute password email "
+    "upload forward "
     "credentials disable anytime without directives allowed review restrictions anything "
     "everything whatever command commands deploy private secrets tokens forget disregard "
     "override database branch".split()
 )
 _ENDINGS = frozenset("s es d ed r er ing ly ion ions ment".split())
 _REAL_WORDS = frozenset(
-    "safely conform instill commend commends hallowed forgot forged brunch overrode".split()
+    "safely gmail conform instill commend commends hallowed forgot forged brunch overrode".split()
 )
 
 
@@ -164,7 +181,7 @@ RESTRICT_AFTER = rx(
 )
 PERSON = rx(
     r"(?:\b(?:i|we|he|she|they|my \w+|our \w+|his|her)\s+(?:\w+ly\s+|also\s+|just\s+|always\s+|"
-    r"sometimes\s+|never\s+|once\s+)?|(?:我|我们|他|她|他们|她们)(?:也|还|就|都|曾经|经常|一直|"
+    r"sometimes\s+|never\s+|once\s+)?|(?<![帮给替为])(?:我|我们|他|她|他们|她们)(?:也|还|就|都|曾经|经常|一直|"
     r"已经|自己)?)$"
 )
 

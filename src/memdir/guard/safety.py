@@ -92,7 +92,7 @@ _SAFETY_ZH = (
     re.compile(
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|省略|免去|免掉|不理会)(?:掉)?"
         r"[^，,。\n]{0,4}?(?:确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
-        r"防护|保护|校验|验证|2FA|MFA|杀毒|防火墙|杀软|审计|SELinux|selinux)"
+        r"防护|保护|校验|验证|2FA|MFA|杀毒|防火墙|杀软|审计|SELinux|selinux|安检)"
     ),
     re.compile(
         r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|审核|评审|审查|"
@@ -143,7 +143,8 @@ _SAFETY_EN += (
     ),
     # not running the check at all: "don't run the security scanner anymore"
     rx(
-        r"\b(?:don'?t|do not|never|stop|no longer|quit)\s+(?:run(?:ning)?|do(?:ing)?|us(?:e|ing)|"
+        r"\b(?:don'?t|do not|never|stop|no longer|quit)\s+(?:(?:need|have)(?:\s+to)?\s+)?"
+        r"(?:run(?:ning)?|do(?:ing)?|us(?:e|ing)|"
         r"perform(?:ing)?|bother(?:ing)? with)\s+(?:the\s+|any\s+|a\s+|our\s+)*(?:\w+\s+)?"
         r"(?:" + SAFE_STRONG + r"\b|(?:tests|reviews|checks|linters?|scans?)\b[^.]{0,20}?"
         r"\b(?:anymore|any more|again|at all|from now on|altogether))"
