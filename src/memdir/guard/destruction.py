@@ -85,6 +85,8 @@ def _ordered(clause: str, m: re.Match[str]) -> bool:
     before = clause[: m.start()]
     if PERSON.search(before[-30:]):
         return False
+    if clause[m.end() : m.end() + 1] in ("了", "过") and re.search(r"(?<![帮给替为])我", before):
+        return False  # "我离职的时候把…删掉了": what the person did
     if re.match(r"[^，,。\n]{0,12}?(?:之前|以前|前(?:要|必须|一定|先|得))", clause[m.end() :]):
         return False  # "删除生产库之前一定要跟我说": before deleting, not delete
     if not _ORDER.search(before) and not re.search(
