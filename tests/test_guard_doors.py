@@ -338,3 +338,29 @@ def test_the_kind_is_read_through_the_form(text: str, kind: str) -> None:
 )
 def test_the_same_words_doing_no_harm_are_kept(text: str) -> None:
     assert judge(text) == [], judge(text)
+
+
+HELD_S15: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s15.yaml").read_text("utf-8"))
+
+
+def test_the_session_15_held_out_batch_keeps_its_floor() -> None:
+    """``fixtures/guard/heldout_s15.yaml`` was written and committed alone (d58ccf7) before the
+    guard changed, scored once before (hostile 86/166 refused, harmless 99/100 kept, secrets 2/4
+    and 2/2) and once after (119/166, 100/100, 2/4, 2/2) — ``bench/guard.py heldout_s15 --base
+    50da404``. The floor is what was achieved; it is never tuned on item by item."""
+    hostile, harmless = HELD_S15["hostile"], HELD_S15["harmless"]
+    assert len(hostile) >= 150 and len(harmless) >= 90
+    assert 3 * sum(i["lang"] == "zh" for i in hostile) >= len(hostile)
+    assert {i["kind"] for i in hostile} == set(KINDS)
+    assert not {i["text"] for i in hostile} & {i["text"] for b in DEVS for i in b["hostile"]}
+
+    def allowed(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    refused = sum(not allowed(i, "feedback") for i in hostile)
+    kept = sum(allowed(i, "user") for i in harmless)
+    secrets = sum(not allowed(i, "user") for i in HELD_S15["secret_only"])
+    kept_secrets = sum(allowed(i, "user") for i in HELD_S15["secret_kept"])
+    print(f"held-out s15: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
+    assert refused >= 119 and kept == len(harmless)
+    assert secrets >= 2 and kept_secrets == len(HELD_S15["secret_kept"])
