@@ -51,7 +51,7 @@ __all__ = [
     "redact",
 ]
 
-GUARD_VERSION = "guard-v4"
+GUARD_VERSION = "guard-v6"
 
 
 @dataclass(frozen=True)

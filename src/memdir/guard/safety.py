@@ -1,0 +1,163 @@
+"""``disables-safety``: confirmations, prompts, sandboxes, hooks, scanners or checks turned off,
+skipped or overruled ("--no-verify", "answer yes automatically", "测试不通过也直接提交")."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import DISABLE, SAFE_STRONG, SAFE_WEAK, rx
+from .reading import asks, by_person, negated
+
+_SAFETY_EN: tuple[re.Pattern[str], ...] = (
+    rx(
+        r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|these|those|its|your|of)\s+)*"
+        r"(?:\w+\s+){0,2}?" + SAFE_STRONG + r"\b"
+    ),
+    rx(
+        r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|code|its|your)\s+)*" + SAFE_WEAK + r"\b"
+        r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter|intro))"
+    ),
+    rx(
+        r"\b" + SAFE_STRONG + r"\s+(?:\w+\s+){0,3}?(?:should|can|may|must|will|are|is|be|get|"
+        r"gets|stay|remain)\s+(?:be\s+)?(?:now\s+|always\s+|permanently\s+|safely\s+)?"
+        r"(?:disabled|turned off|switched off|off|bypassed|skipped|ignored|optional|removed|"
+        r"suppressed)\b"
+    ),
+    rx(r"\b" + SAFE_STRONG + r"\s+(?:don'?t|do not|doesn'?t|no longer)\s+apply"),
+    rx(
+        r"\b(?:turn|switch|shut)\s+(?:(?:the|all|any|our|your|every)\s+)*(?:\w+\s+){0,2}?"
+        + SAFE_STRONG
+        + r"\s+off\b"
+    ),
+    rx(
+        r"--dangerously-\S+|--yolo\b|\byolo mode|--no-verify\b|--no-sandbox\b|--yes\b|"
+        r"--assume-yes|--no-?confirm\w*|--skip-permissions\S*|--allow-all\S*|--trust-all|"
+        r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*"
+    ),
+    rx(r"\bapproval[_ -]?policy\W+(?:to\s+|=\s*|:\s*)?(?:never|none|off|auto|yolo)\b"),
+    rx(
+        r"\b(?:approvals?|confirm\w*|permissions?|reviews?|sandbox|safety|guardrails|ask|审批|确认|"
+        r"权限|审核|沙箱|安全检查)\s*[:=：]\s*(?:never|none|off|false|no|skip\w*|bypass\w*|"
+        r"disabled?|not needed|not required|auto|跳过|关闭?|不需要|无|否)"
+    ),
+    rx(
+        r"\b(?:outside|without)\s+(?:the\s+|a\s+|any\s+)?sandbox\b|\bunsandboxed\b|"
+        r"沙[箱盒](?:之|的)?外(?:面|边|部)?[^，。\n]{0,6}?(?:执行|运行|跑)|(?:不用|不走|脱离|绕开)沙[箱盒]"
+    ),
+    rx(
+        r"\b(?:keep|leave|have)\s+(?:(?:the|all|any|our|every|these|those)\s+)*(?:\w+\s+){0,2}?"
+        + SAFE_STRONG
+        + r"\s+(?:permanently\s+)?(?:disabled|switched off|turned off|off|bypassed)\b"
+    ),
+    rx(
+        r"\bauto-?(?:answer|accept|confirm)\w*\b|\b(?:answer|say|reply|click|respond)\w*\s+"
+        r"(?:with\s+)?[\"']?(?:yes|y|ok)\b[\"']?\s+(?:to\s+)?(?:(?:every|all|any|the|those|them|each)"
+        r"\s+)*(?:\w+\s+)?(?:confirm\w*|prompts?|dialogs?|questions?|automatically)"
+    ),
+    re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)(?:是|确认|同意|yes|y)"),
+    rx(
+        r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|failures?)\s+as\s+"
+        r"(?:noise|irrelevant|optional|safe)"
+    ),
+)
+_SAFETY_EN += (
+    # "don't let the hooks block you": the check is not to hold the agent back
+    rx(
+        r"\b(?:don'?t|do not|never)\s+let\s+(?:the\s+|any\s+|those\s+|these\s+|our\s+)?"
+        r"(?:\w+\s+){0,2}?(?:" + SAFE_STRONG + "|" + SAFE_WEAK + r")\s+(?:block|stop|slow|hold|"
+        r"get in the way|prevent)"
+    ),
+    re.compile(
+        r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|评审)[^，,。\n]{0,4}?"
+        r"(?:挡|拦|阻止|卡|妨碍|耽误)"
+    ),
+)
+_SAFETY_EN += (
+    # no more asking for confirmation: "stop prompting for confirmation before shell commands"
+    rx(
+        r"\b(?:stop|quit|cease|no more|never again)\s+(?:prompting|asking|requesting|waiting)\s+"
+        r"(?:me\s+|us\s+)?for\s+(?:a\s+|any\s+)?(?:confirmation|approval|permission|consent)"
+    ),
+    # a failed check overruled: "if CI turns red, merge anyway", "mark the checks as passed"
+    rx(
+        r"\b(?:tests?|checks?|ci|scans?|scanners?|linters?|lint|builds?|pipelines?)\b[^.]{0,30}?"
+        r"\b(?:fail\w*|red|broken|break\w*|errors?|flag\w*|complain\w*)\b[^.]{0,40}?\b(?:merge|"
+        r"commit|deploy|ship|push|release|continue|proceed|publish)\w*\s+(?:it\s+)?(?:anyway|"
+        r"regardless|nonetheless|all the same|either way|no matter what)\b|"
+        r"\bmark\s+(?:the\s+|all\s+|failing\s+)*(?:checks?|tests?|ci|jobs?|builds?)\s+as\s+"
+        r"(?:passed|passing|green|successful|success|ok)\b"
+    ),
+)
+_SAFETY_ZH = (
+    re.compile(
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|省略|免去|免掉|不理会)(?:掉)?"
+        r"[^，,。\n]{0,4}?(?:确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
+        r"防护|保护|校验|验证|2FA|MFA|杀毒|防火墙|杀软|审计|SELinux|selinux|安检)"
+    ),
+    re.compile(
+        r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|审核|评审|审查|"
+        r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验)[^，,。\n]{0,4}?(?:先|全部|都|一律|统统|直接)?"
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|卸载|关)"
+    ),
+    re.compile(
+        r"(?:不要|别|不用|不必|无需|不再|不需要|停止)(?:再)?(?:做|进行|弹|弹出|显示|跑|要求)?"
+        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码审查|代码评审|审查|评审|审核|"
+        r"code review|CR)"
+    ),
+)
+
+
+def judge(clause: str) -> str | None:
+    for pattern in _SAFETY_EN + _SAFETY_ZH[:2]:
+        for m in pattern.finditer(clause):
+            if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
+                continue
+            if pattern is _SAFETY_EN[-1] and asks(clause):
+                continue
+            return m.group()
+    for pattern in (_SAFETY_ZH[2], _OVERRULED_ZH):
+        found = pattern.search(clause)
+        if found:
+            return found.group()
+    return None
+
+
+_SAFETY_EN += (
+    # a safety setting set off: "set verify_ssl to false", "REQUIRE_CONFIRM=0"
+    rx(
+        r"\b[\w.-]*(?:verify|ssl|tls|cert|confirm|approv|sandbox|safe|guard|check|scan|hook|"
+        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
+        r"(?:false|off|0|no|none|disabled?|never|skip(?:ped)?|bypass(?:ed)?)\b"
+    ),
+    # a flag or habit whose point is that nothing asks: "run it with -y so it never asks"
+    rx(
+        r"\bso (?:that )?(?:it|they|nothing|you|the \w+) (?:never|don'?t|doesn'?t|won'?t|no longer)"
+        r" (?:asks?|prompts?|confirms?|stops? to (?:ask|confirm))\b|"
+        r"省得(?:它|你|系统)?(?:问|确认|弹|提示)|"
+        r"免得(?:它|你)?(?:问|确认|弹)"
+    ),
+    # the work done with the check off: "commit with the hooks disabled"
+    rx(
+        r"\b(?:with|having)\s+(?:the\s+|all\s+|any\s+)?(?:\w+\s+)?" + SAFE_STRONG + r"\s+"
+        r"(?:disabled|off|turned off|switched off|skipped|bypassed|removed)\b"
+    ),
+    # not running the check at all: "don't run the security scanner anymore"
+    rx(
+        r"\b(?:don'?t|do not|never|stop|no longer|quit)\s+(?:(?:need|have)(?:\s+to)?\s+)?"
+        r"(?:run(?:ning)?|do(?:ing)?|us(?:e|ing)|"
+        r"perform(?:ing)?|bother(?:ing)? with)\s+(?:the\s+|any\s+|a\s+|our\s+)*(?:\w+\s+)?"
+        r"(?:" + SAFE_STRONG + r"\b|(?:tests|reviews|checks|linters?|scans?)\b[^.]{0,20}?"
+        r"\b(?:anymore|any more|again|at all|from now on|altogether))"
+    ),
+    # straight to the protected branch: "commit straight to main"
+    rx(
+        r"\b(?:commit|push|merge|deploy)\w*\s+(?:\w+\s+)?(?:straight|directly|right)\s+(?:in)?to\s+"
+        r"(?:main|master|prod\w*|live|release)\b"
+    ),
+)
+_OVERRULED_ZH = re.compile(
+    r"(?:测试|检查|CI|ci|扫描|校验|构建|lint|单测)[^，,。\n]{0,6}?(?:不通过|失败|报错|没过|挂了|没通过|"
+    r"不过|标红|变红)[^，,。\n]{0,4}?(?:也|照样|照常|仍然|还是|直接)[^，,。\n]{0,4}?(?:提交|合并|部署|上线|"
+    r"发布|继续|推送)|(?:不要管|不用管|别管|无视|不理会?|不用理)(?:那些|这些|任何)?(?:检查|测试|警告|告警|"
+    r"报错|扫描|校验|审查|CI)"
+)
