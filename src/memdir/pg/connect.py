@@ -98,6 +98,20 @@ class Database:
                 self._local.depth -= 1
 
     @contextmanager
+    def write(self) -> Iterator[psycopg.Cursor[Any]]:
+        """A cursor for a write that needs no savepoint of its own (one statement, or one
+        ``executemany``): inside the open transaction when there is one — a savepoint costs two
+        round trips, and a write under a store's lock made three or four — else in a
+        transaction of its own."""
+        with self.lend() as conn:
+            if conn.info.transaction_status == _psycopg().pq.TransactionStatus.INTRANS:
+                with conn.cursor() as cur:
+                    yield cur
+                return
+        with self.transaction() as cur:
+            yield cur
+
+    @contextmanager
     def cursor(self) -> Iterator[psycopg.Cursor[Any]]:
         """A cursor for reading: inside the open transaction when there is one, else on its
         own (autocommit: one round trip, no transaction to begin and end)."""

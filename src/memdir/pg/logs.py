@@ -49,7 +49,7 @@ class PgChangeLog:
 
     # -- objects -------------------------------------------------------------------------
     def keep(self, digest: str, data: bytes) -> None:
-        with self.db.transaction() as cur:
+        with self.db.write() as cur:
             cur.execute(
                 "INSERT INTO objects (owner, scope, digest, data) VALUES (%s, %s, %s, %s) "
                 "ON CONFLICT DO NOTHING",
@@ -122,7 +122,7 @@ class PgChangeLog:
             rows.append((*self._key, change.id, change.name, line))
         if not rows:
             return
-        with self.db.transaction() as cur:
+        with self.db.write() as cur:
             cur.executemany(
                 "INSERT INTO changes (owner, scope, id, name, line) VALUES (%s, %s, %s, %s, %s)",
                 rows,
@@ -193,7 +193,7 @@ class PgRecallLog:
     def append_lines(self, lines: list[str]) -> None:
         rows = [(*self._key, line) for line in lines if line.strip()]
         if rows:
-            with self.db.transaction() as cur:
+            with self.db.write() as cur:
                 cur.executemany(
                     "INSERT INTO recalls (owner, scope, entry) VALUES (%s, %s, %s)", rows
                 )

@@ -306,7 +306,7 @@ class PgStore:
         return change
 
     def _put(self, at: _At, data: bytes | None, digest: str | None) -> None:
-        with self.db.transaction() as cur:
+        with self.db.write() as cur:
             if data is None:
                 cur.execute(
                     "DELETE FROM memories WHERE owner = %s AND scope = %s AND archived = %s "
