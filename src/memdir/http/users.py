@@ -10,7 +10,9 @@ has served (``_Lane``): a connection per thread, as the file backend's index wan
 nothing in memory; they share the user's files, which every memdir process already shares
 safely — writes under each scope's cross-process lock, the index synced under its own.
 
-**Reads run concurrently, writes one at a time.** ``read`` runs at once on a free thread, so
+**Reads run concurrently, writes one at a time** (on the file backend; a database backend's
+writes run side by side like reads, its scope lock in the database serialising only the write
+itself). ``read`` runs at once on a free thread, so
 the reads of one user proceed side by side. ``call`` (every write, and anything not known to be
 a read) first takes the user's write lock — an ``asyncio.Lock`` on the event loop, so a waiting
 write holds no thread — and the scope's own lock still serialises it against other processes
@@ -45,6 +47,7 @@ from .. import errors
 from ..backends import open_backend
 from ..memory import Memory
 from ..ports import Backend
+from ..settings import configured_backend
 
 __all__ = ["UNAVAILABLE", "Pool", "Users"]
 
@@ -197,6 +200,8 @@ class Users:
         self.root = data_dir / "users"
         self.embedder = embedder
         self.backend = backend
+        # the file backend's writes of a user run in order, on one thread (the module's doc)
+        self._ordered = "://" not in (backend or configured_backend())
         self.max_users = max_users
         self._pool = Pool(threads)
         self._lanes: OrderedDict[str, _Lane] = OrderedDict()
@@ -219,7 +224,11 @@ class Users:
             self._leave(lane)
 
     async def call(self, user: str, fn: Callable[[Memory], T]) -> T:
-        """Run ``fn``, which may write, after the user's other writes in this process."""
+        """Run ``fn``, which may write, after the user's other writes in this process — on a
+        database backend beside them: the database serialises a scope's writers itself (its
+        lock held only for the write), and there is no MEMORY.md to keep incremental."""
+        if not self._ordered:
+            return await self.read(user, fn)
         lane = self._enter(user)
         try:
             async with lane.writes:

@@ -131,7 +131,12 @@ class PgStore:
         row = self._row(_At(name, self.is_archive))
         if row is None:
             raise NotFoundError(f"no memory named {name!r} in the {self.scope} scope")
-        return self._parse(name, row[0], row[1], self.is_archive)
+        got = self._parsed.get(name)
+        if got is not None and got[0] == row[1] and isinstance(got[1], MemoryRecord):
+            return got[1]  # parsed before from these very bytes (a scan, an earlier read)
+        record = self._parse(name, row[0], row[1], self.is_archive)
+        self._parsed[name] = (row[1], record)
+        return record
 
     def exists(self, name: str) -> bool:
         return self._row(_At(check_name(name), self.is_archive)) is not None
