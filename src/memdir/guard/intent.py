@@ -81,7 +81,8 @@ def judge(text: str) -> list[Finding]:
     """Every kind of authorisation ``text`` would give the agent, first words found per kind."""
     found: dict[str, Finding] = {}
     # markers like "system:" are judged on the raw lines; the rest clause by clause
-    for raw, clause in [(True, text)] + [(False, c) for c in reading.clauses(text)]:
+    parts = reading.clauses(text)
+    for raw, clause in [(True, text)] + [(False, c) for c in parts]:
         for kind, read in _JUDGES:
             if kind in found or (raw and kind != "override"):
                 continue
@@ -89,7 +90,7 @@ def judge(text: str) -> list[Finding]:
             if words:
                 found[kind] = Finding(kind, words.strip()[:120])
     if "remote-code" not in found:
-        steps = remote.steps_run_remote(reading.clauses(text))
+        steps = remote.steps_run_remote(parts)
         if steps:
             found["remote-code"] = Finding("remote-code", steps[:120])
     if "remote-code" in found and remote.doc_note(text):

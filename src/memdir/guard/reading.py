@@ -8,6 +8,7 @@ the person's own past action, or asked rather than said."""
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .lexicon import PRONOUN, SAFE_STRONG, SECRET, rx
@@ -124,13 +125,19 @@ def _one_slip(word: str, key: str) -> bool:
 
 def _respell(m: re.Match[str]) -> str:
     word = m.group()
-    low = word.lower()
+    return _keyword_meant(word.lower()) or word
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _keyword_meant(low: str) -> str | None:
+    """The keyword ``low`` is a one-letter slip of (``None``: none, or it is a word as it is);
+    remembered per word — every clause of every check asks, and words recur."""
     if low in _KEYWORDS or low in _REAL_WORDS:
-        return word
+        return None
     for key in _KEYWORDS:
         if abs(len(key) - len(low)) <= 1 and _one_slip(low, key):
             return key
-    return word
+    return None
 
 
 def _normalise(text: str) -> str:
