@@ -202,8 +202,6 @@ _OPENERS = ("FileStore", "SqliteIndex", "ChangeLog", "FileRecallLog", "scope_dir
 FILE_ONLY = {
     # (sleep's daily logs and its journal of moves went behind ``Store.daily_log()``, the
     # ``DailyLog`` port: lifecycle/{apply,logs,plan}.py read no directory any more)
-    # the file backend's ScopeTree (an archive's members are the scope directory's files)
-    "portable/tree.py",
     # sync exchanges a file scope's change log and memory files with other devices
     "portable/sync.py",
 }

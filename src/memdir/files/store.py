@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..paths import Scope
     from .daily_log import FileDailyLog
     from .tooltree import FileToolTree
+    from .tree import FileTree
 
 __all__ = ["FileStore"]
 
@@ -316,6 +317,12 @@ class FileStore(StoreCore):
         if self.dirs.memory.is_dir():
             self.refresh_index()
         return self.dirs.index_file
+
+    def tree(self) -> FileTree:
+        """This scope's directory as the files an archive carries (``files.tree``)."""
+        from .tree import FileTree
+
+        return FileTree(self)
 
     def tool_tree(self) -> FileToolTree:
         """This scope's directory as the memory tool's folder (``files.tooltree``)."""
