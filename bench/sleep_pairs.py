@@ -113,6 +113,17 @@ def score(items: list[dict[str, Any]], names: list[tuple[str, str]], steps: Any)
     }
 
 
+def _misses(result: dict[str, Any]) -> list[str]:
+    if result["misses"] is None:  # --no-misses: a held-out score, its items not shown
+        return ["Which items failed is not shown: this set is held out (`--no-misses`)."]
+    return [
+        "## What went wrong",
+        "",
+        *[f"- {m}" for m in result["misses"]],
+        *[f"- false merge: {m}" for m in result["false_merged"]],
+    ]
+
+
 def pairs_report(result: dict[str, Any], header: list[str]) -> str:
     o = result["outcome"]
     rows = [
@@ -143,10 +154,7 @@ def pairs_report(result: dict[str, Any], header: list[str]) -> str:
         "",
         *rows,
         "",
-        "## What went wrong",
-        "",
-        *[f"- {m}" for m in result["misses"]],
-        *[f"- false merge: {m}" for m in result["false_merged"]],
+        *_misses(result),
         "",
     ]
     return "\n".join(lines)
