@@ -18,7 +18,8 @@ Protocol (``python bench/sleep.py --pairs dev|heldout [--embedder use|hashing|e5
 ``dev.yaml`` is what relate-v3 was developed on; ``heldout.yaml`` was committed before any
 tuning (commit 7905ef1) and scored once with relate-v3; relate-v4 was developed on both.
 ``heldout2.yaml`` was committed before relate-v4 (commit 9e77d77) and scored once with it
-(951f97f); relate-v5 was then written against what it got wrong.
+(951f97f); relate-v5 was then written against what it got wrong. ``heldout3.yaml`` was scored
+with ``--no-misses`` before and after relate-v6, which was developed on ``dev3.yaml`` and the rest.
 """
 
 from __future__ import annotations
