@@ -21,7 +21,8 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout|heldout2 [--embedder use] [--llm]`` scores sleep on the
+``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3 [--embedder use] [--llm]
+[--no-misses]`` scores sleep on the
 hand-written paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
 
@@ -261,7 +262,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--no-write", action="store_true", help="print only")
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
     parser.add_argument(
-        "--pairs", choices=("dev", "heldout", "heldout2"), help="score the labelled pairs"
+        "--pairs",
+        choices=("dev", "heldout", "heldout2", "dev3", "heldout3"),
+        help="score the labelled pairs",
+    )
+    parser.add_argument(
+        "--no-misses",
+        action="store_true",
+        help="--pairs: the tables only, not which items failed (a held-out score, so that "
+        "nobody tunes the rules to its items)",
     )
     parser.add_argument("--llm", action="store_true", help="--pairs: the configured LLM judges")
     parser.add_argument(
@@ -280,7 +289,10 @@ def main(argv: list[str]) -> int:
     if args.pairs:
         from sleep_pairs import pairs_report, run_pairs
 
-        text = pairs_report(run_pairs(args.pairs, args.embedder, args.llm), provenance(argv))
+        result = run_pairs(args.pairs, args.embedder, args.llm)
+        if args.no_misses:
+            result = {**result, "misses": None}
+        text = pairs_report(result, provenance(argv))
         print(text)
         if not args.no_write:
             out = RESULTS.with_name(f"sleep_pairs_{args.pairs}{'_llm' if args.llm else ''}.md")

@@ -587,3 +587,51 @@ def test_a_replaced_value_claims_its_pair_before_a_weaker_may_contradict(mem: Me
     new = mem.remember("The user prefers light mode", type="user", created=ago(2))
     planned = steps(mem, offline=True, sessions=False)
     assert ("supersede", (new.name, old.name)) in planned
+
+
+# -- relate-v6: evidence by kind (issue 22 §2) ---------------------------------------------------
+@pytest.mark.parametrize(
+    ("a", "b", "cosine", "relation"),
+    [
+        # one frame, another filler of several words: two facts, however close the vectors
+        (
+            "Don't call the payment API inside a loop",
+            "Don't open new files inside a loop",
+            0.8,
+            "unrelated",
+        ),
+        ("不要在循环里调用外部接口", "不要在循环里创建线程", 0.75, "unrelated"),
+        # a verb of change says the newer one replaced what the older one states
+        (
+            "The message broker is RabbitMQ",
+            "We replaced RabbitMQ with NATS as the message broker",
+            0.75,
+            "replace",
+        ),
+        ("Go 版本是 1.20", "Go 版本升级到 1.22 了", 0.8, "replace"),
+        # … but only about a fact close to it: a far memory that shares a word did not change
+        ("订单服务跑在 K8s 上", "搜索服务现在换成 Typesense 了", 0.15, "unrelated"),
+        # a Chinese number is its digits; a changed number is still a change
+        ("每天晚上八点发日报", "每晚 8 点发日报", 0.8, "duplicate"),
+        ("周三下午开例会", "星期三下午开例会", 0.9, "duplicate"),
+        ("每天晚上八点发日报", "每天晚上 9 点发日报", 0.9, "replace"),
+        # two Chinese words of the glossary for one thing (发版 / 上线)
+        ("发版前要跑冒烟测试", "上线前要跑冒烟测试", 0.85, "duplicate"),
+        # a name written in other case is still a name both state
+        (
+            "Our CI images are built with Kaniko",
+            "we build the ci images using kaniko",
+            0.75,
+            "duplicate",
+        ),
+    ],
+)
+def test_relate_v6_evidence(a: str, b: str, cosine: float, relation: str) -> None:
+    assert relate(a, b, cosine) == relation
+
+
+def test_a_two_word_swap_in_one_frame_never_merges() -> None:
+    # two words each side in one slot: _swap's (the person decides), never "the same"
+    assert relate(
+        "The billing page is built with Svelte", "The onboarding wizard is built with Svelte", 0.8
+    ) in ("unclear", "unrelated")

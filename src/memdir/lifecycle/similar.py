@@ -21,6 +21,13 @@ string comparisons:
      with an LLM the judge decides (``judge.py``);
    * ``unrelated`` — similar vectors, different statements.
 
+relate-v6 (issue 22 §2, developed on ``bench/sleep_pairs/dev3.yaml`` and the spent sets) adds
+evidence by kind: one frame with another filler of several words is two facts whatever the
+cosine (``_filler``); verbs of change ("replaced", "升级到") mark a change, and only about a
+close fact; Chinese numbers read as digits ("十点" = "10 点", "星期天" = "周日"); the recall
+stack's glossary makes two Chinese words for one thing one unit (线上 / 生产环境, 发版 / 上线);
+and a name either side writes, or two content words, is shared evidence beside the cosine.
+
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
 
@@ -34,6 +41,8 @@ from typing import Any, Literal
 
 import numpy as np
 
+from ..index.glossary import GLOSSARY
+
 __all__ = [
     "RELATION_RULES",
     "Relation",
@@ -45,7 +54,7 @@ __all__ = [
     "relate",
 ]
 
-RELATION_RULES = "relate-v5"
+RELATION_RULES = "relate-v6"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -147,11 +156,43 @@ _LIGHT_CJK = (
     "里面 统一 所有 其实 一般 通常 平时 大概 左右 就是 一下 那种 这种 的话 顺便"
 )
 _CANON = {word: canon for canon, words in _SAME.items() for word in words.split()}
+# words that say "this replaced something": the statement is a change of mind
+_CHANGED = frozenset(
+    "now anymore longer switched moved migrated 现在 改用 改成 改 换成 换 已经 迁移".split()
+    # relate-v6: the verbs of a change ("we replaced Kong with Envoy", "升级到 17 了")
+    + "replaced replace replacing changed upgraded downgraded raised lowered bumped".split()
+    + "升级到 升级 调整为 调整成 调到 迁到 迁移到 换到 改为 变成 变为".split()
+)
+
+
+# relate-v6: the recall stack's glossary of software-team Chinese (``index/glossary.py``) reads
+# each of its words as the first English word it lists, so "持续集成" is "ci", "线上"/"生产环境"
+# are one word, and a Chinese word is compared as a word, not as characters that other words
+# share ("日志" is not half of "日期")
+def _glossed() -> dict[str, str]:
+    first = {
+        head: english.split()[0]
+        for head, english in GLOSSARY.items()
+        if head not in _CANON and head not in _LIGHT_CJK.split() and head not in _CHANGED
+    }
+    heads: dict[str, int] = {}
+    for word in first.values():
+        heads[word] = heads.get(word, 0) + 1
+    # only where it says more than the characters do: two Chinese words for one thing (线上 and
+    # 生产环境), or the short Latin name people also write inline (持续集成 and CI); any other
+    # word is better compared by its characters ("变量名" shares 变量 with "变量命名")
+    return {h: w for h, w in first.items() if heads[w] > 1 or len(w) <= 3}
+
+
+_GLOSSED = _glossed()
 # CJK words replaced as wholes before the text is split into characters: longest first, and
 # for one length the canonical words before the light ones ("线上报错会上报": 线上, 报错 first)
 _CJK_WORDS = sorted(
     [(w, f" {c} ") for w, c in _CANON.items() if re.match(rf"[{_CJK}]", w)]
-    + [(w, " ") for w in _LIGHT_CJK.split()],
+    + [(w, f" {c} ") for w, c in _GLOSSED.items()]
+    + [(w, " ") for w in _LIGHT_CJK.split()]
+    # relate-v6: a change marker of several characters is dropped whole ("升级到" leaves no "升")
+    + [(w, " ") for w in _CHANGED if len(w) > 1 and re.match(rf"[{_CJK}]", w)],
     key=lambda wc: len(wc[0]),
     reverse=True,
 )
@@ -167,10 +208,6 @@ ANTONYMS = frozenset(
         ("light", "dark"),
         ("few", "many"),
     ]
-)
-# words that say "this replaced something": the statement is a change of mind
-_CHANGED = frozenset(
-    "now anymore longer switched moved migrated 现在 改用 改成 改 换成 换 已经 迁移".split()
 )
 _NUMERAL = re.compile(r"^\d[\d.:,]*\w*$")
 _CJK_NUMERAL = re.compile(r"^[〇一二三四五六七八九十百千两]+$")
@@ -213,12 +250,50 @@ def units(text: str) -> list[str]:
         text = pattern.sub(replacement, text)
     for word, replacement in _CJK_WORDS:
         text = text.replace(word, replacement)
+    text = _cjk_numbers(text)
     out: list[str] = []
     for raw in _WORD.findall(text.lower()):
         if raw in _CHANGED or raw in _STOP_EN or raw in _CJK_STOP or raw in _LIGHT_EN:
             continue
         out.append(raw if re.match(rf"[{_CJK}]", raw) else _stem(raw))
     return out
+
+
+_DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
+# relate-v6: a Chinese number is a value like its digits ("十点" is "10 点", "三月十二号" is
+# "3 月 12 日", "星期天" is "周日") — but only where it counts something, so "一起", "一直" stay
+_CJK_COUNT = re.compile(
+    r"(?<![第])([〇零一二三四五六七八九十百千两]+)(?=[点月日号个次周天年岁度秒分钟时行位人条页层区倍万%])"
+)
+_WEEKDAY = re.compile(r"(?:星期|礼拜|周)([一二三四五六日天])")
+
+
+def _cjk_value(numeral: str) -> int | None:
+    total, digit = 0, None
+    for c in numeral:
+        if c in _DIGIT:
+            digit = _DIGIT[c]
+        elif c in "十百千":
+            total += (1 if digit is None else digit) * {"十": 10, "百": 100, "千": 1000}[c]
+            digit = None
+        else:
+            return None
+    return total + (digit or 0)
+
+
+def _cjk_numbers(text: str) -> str:
+    def weekday(m: re.Match[str]) -> str:
+        return f" 周{7 if m.group(1) in '日天' else _DIGIT[m.group(1)]} "
+
+    text = _WEEKDAY.sub(weekday, text)
+
+    def digits(m: re.Match[str]) -> str:
+        value = _cjk_value(m.group(1))
+        if value is None or m.group(1) == "一":  # 一次, 一分钟: "once", "a minute", not a value
+            return m.group(0)
+        return f" {value} "
+
+    return re.sub(r"(\d)\s*号", r"\1 日", _CJK_COUNT.sub(digits, text))
 
 
 def _anchor(unit: str, original: str) -> bool:
@@ -343,6 +418,9 @@ def _same_or_not(
         _changed_marker(b, strict=True)
         and not _changed_marker(a)
         and (names_a & names_b or len(shared - _GENERIC) >= 2)
+        # relate-v6: and about one thing — "生产服务都跑在华东 2 区" shares 服务 with
+        # "搜索服务换成 Meilisearch 了" at a cosine of 0.15, and is not what changed
+        and (cosine is None or cosine >= CHANGE_COSINE)
     ):
         # relate-v5: the newer one says it changed ("we moved our builds from Jenkins to GitLab
         # CI", "every week now", "现在改成…") about what the older one states: a change
@@ -354,12 +432,19 @@ def _same_or_not(
         return "unrelated"  # a name on one side only, other words on both: another fact
     if any(frozenset((x, y)) in ANTONYMS for x in sa - sb for y in sb - sa):
         return "unrelated" if len(shared) < 2 else "unclear"
+    # (one statement in two languages differs in its words, not in a slot)
+    if _script(a) == _script(b) and _filler(ua, ub):
+        return "unrelated"
     if sa <= sb or sb <= sa:
         # one adds words to the other — when the shorter one states a fact at all: "the user
         # runs in the morning" is not "the user drinks coffee in the morning" (relate-v4)
         return "duplicate" if len(min(sa, sb, key=len) - _GENERIC) >= 2 else "unrelated"
     cover = len(shared) / min(len(sa), len(sb))
-    if _spans(ua, ub) >= 2 and (cosine is None or cosine < SAME_COSINE):
+    both_cjk = all(re.search(rf"[{_CJK}]", t) for t in (a, b))
+    # (Chinese compared by characters breaks into spans wherever a word is reworded, so there
+    # a close cosine with most characters shared outweighs them: relate-v6)
+    loose = both_cjk and cosine is not None and cosine >= NEAR_COSINE and cover >= 0.6
+    if _spans(ua, ub) >= 2 and (cosine is None or cosine < SAME_COSINE) and not loose:
         return "unrelated"  # another subject and another value: two facts
     # other words on both sides: the same fact only with a close cosine, or a fairly close
     # one and a name both state (relate-v4: "don't log customer emails" / "don't email
@@ -368,9 +453,11 @@ def _same_or_not(
     # enough there); "user" and negations are no content: "用户早上审代码" does not share half
     # of "the user runs in the morning"
     both_cjk = all(re.search(rf"[{_CJK}]", t) for t in (a, b))
-    named = bool(names_a & names_b) or both_cjk
     ca, cb = sa - _GENERIC, sb - _GENERIC
     content = len(ca & cb) / min(len(ca), len(cb)) if ca and cb else 0.0
+    # relate-v6: a name either writes and both contain ("Docker Buildx" / "docker images"),
+    # or two content words in common, is evidence of one subject beside the cosine
+    named = bool((names_a | names_b) & shared) or both_cjk or len(ca & cb) >= 2
     if cosine is not None and (
         cosine >= SAME_COSINE or (cosine >= NEAR_COSINE and content >= 0.5 and named)
     ):
@@ -384,6 +471,33 @@ _GENERIC = frozenset({"user", "not", "no", "never", "always", "不", "别", "没
 _FRAME = _GENERIC | {"like", "dislike"}  # "the user prefers …": the frame, not a subject
 
 
+def _filler(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v6: one frame, another filler — the statements share a content word and differ
+    in one place only, where they put three or more content words between them
+    ("don't query the database in a loop" / "don't print logs in a loop", "the admin dashboard
+    is built with React" / "the marketing site is built with React"): two facts of one frame,
+    whatever their cosine. A one-word difference is ``_swap``'s (a value or a synonym); words
+    only added on one side are a more specific wording."""
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return False  # a paraphrase moves and adds words; a look-alike changes one slot
+    _, i1, i2, j1, j2 = ops[0]
+    left, right = set(ua[i1:i2]) - _GENERIC, set(ub[j1:j2]) - _GENERIC
+    if left & right or not left or not right or len(left) + len(right) < 3:
+        return False
+
+    return bool(set(ua) & set(ub) - _GENERIC)
+
+
+def _script(text: str) -> bool:
+    """Whether ``text`` is Chinese (or Japanese, Korean): it has a CJK character."""
+    return re.search(rf"[{_CJK}]", text) is not None
+
+
 def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
     """How many spans of ``a`` stand where ``b`` has other words (a reordering is not one)."""
     ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
@@ -392,6 +506,7 @@ def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
 
 SAME_COSINE = 0.8  # relate-v3: a cosine this close with no evidence against is the same fact
 NEAR_COSINE = 0.6  # … or this close with half the content shared
+CHANGE_COSINE = 0.45  # relate-v6: a change marker names what changed only about a close fact
 
 
 def candidate_pairs(
