@@ -299,12 +299,17 @@ def test_use_counts_are_folded_from_the_recall_log(
     sqlite, pg = pair
     log = FileRecallLog(store)
     some = sorted(sqlite.docs())[:3]
+    assert all(pg.docs()[n].uses == 0 for n in some)  # read before: only the counts move next
     log.append({"time": "2024-01-01T00:00:00Z", "returned": some})
     log.append({"time": "2024-02-01T00:00:00Z", "returned": some[:1]})
     for index in (sqlite, pg):
         index.sync()
     assert pg.docs()[some[0]].uses == 2 and pg.docs()[some[0]].last_used == "2024-02-01T00:00:00Z"
     assert pg.docs() == sqlite.docs()
+    log.append({"time": "2024-03-01T00:00:00Z", "returned": some[1:2]})  # one more fold
+    for index in (sqlite, pg):
+        index.sync()
+    assert pg.docs()[some[1]].uses == 2 and pg.docs() == sqlite.docs()
 
 
 def test_drop_forgets_this_scope_only(

@@ -24,6 +24,7 @@ security keeps each owner's rows to itself (the tables are forced, their owner i
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import threading
 import weakref
@@ -59,6 +60,12 @@ _SCOPE = "owner = %(owner)s AND scope = %(scope)s AND model = %(model)s"
 def _scoped(alias: str) -> str:
     """``_SCOPE`` on the table called ``alias`` in a query."""
     return f"{alias}.owner = %(owner)s AND {alias}.scope = %(scope)s AND {alias}.model = %(model)s"
+
+
+def _rows_of(state: tuple[str | None, int, int, bool]) -> tuple[str | None, int]:
+    """The part of an index state that moves with its rows (fingerprint and generation), not
+    with the recall log folded into use counts."""
+    return state[0], state[2]
 
 
 def recall_log_of(store: Store) -> RecallLog | None:
@@ -103,7 +110,9 @@ class PgIndex:
         self._ready = False  # the tables and the HNSW index checked on this index's first use
         self._lock = threading.RLock()
         self._views = Views()  # only for ``entity_keys``: the same entity map as SqliteIndex
-        self._cache: tuple[object, dict[str, DocMeta], set[str]] | None = None
+        self._cache: (
+            tuple[tuple[str | None, int, int, bool], dict[str, DocMeta], set[str]] | None
+        ) = None
         self._entities: tuple[object, dict[str, set[str]]] | None = None
         self._recall_seen: object = None  # the recall log's marker at this process's last fold
         self._limit_seen: int | None = None  # ``exact_limit`` at this process's last sync
@@ -535,8 +544,15 @@ class PgIndex:
         until the index's version moves."""
         with self._lock:
             version = self._version()
-            if self._cache is not None and self._cache[0] == version:
-                return self._cache[1], self._cache[2]
+            cached = self._cache
+            if cached is not None and cached[0] == version:
+                return cached[1], cached[2]
+            if cached is not None and _rows_of(cached[0]) == _rows_of(version):
+                # only the recall log was folded (every recall folds its own entry): the rows
+                # are as they were, re-read the use counts alone
+                docs = self._with_uses(cached[1])
+                self._cache = (version, docs, cached[2])
+                return docs, cached[2]
             with self._borrow() as conn, conn.cursor(row_factory=dict_row) as cur:
                 rows = cur.execute(
                     "SELECT d.name, type, source, confidence, importance, created, updated, "
@@ -552,6 +568,24 @@ class PgIndex:
             self._cache = (version, docs, contextual)
             return docs, contextual
 
+    def _with_uses(self, docs: dict[str, DocMeta]) -> dict[str, DocMeta]:
+        """``docs`` with the use counts the database holds now."""
+        with self._borrow() as conn:
+            uses = {
+                str(name): (int(count), last)
+                for name, count, last in conn.execute(
+                    "SELECT name, count, last_used FROM idx1_usage "
+                    "WHERE owner = %(owner)s AND scope = %(scope)s",
+                    self._params(),
+                )
+            }
+        out = {}
+        for name, meta in docs.items():
+            count, last = uses.get(name, (0, None))
+            same = meta.uses == count and meta.last_used == last
+            out[name] = meta if same else dataclasses.replace(meta, uses=count, last_used=last)
+        return out
+
     def docs(self) -> dict[str, DocMeta]:
         """Every indexed memory's metadata with its use count."""
         return self._loaded()[0]
@@ -563,13 +597,14 @@ class PgIndex:
     def entities(self) -> dict[str, set[str]]:
         """Lowercased tags, related paths and file names → the memories that carry them."""
         docs = self.docs()
-        if self._entities is not None and self._entities[0] is docs:
+        rows = _rows_of(self._version())  # entities come from the rows, not the use counts
+        if self._entities is not None and self._entities[0] == rows:
             return self._entities[1]
         out: dict[str, set[str]] = {}
         for name, meta in docs.items():
             for key in self._views.entity_keys(meta):
                 out.setdefault(key, set()).add(name)
-        self._entities = (docs, out)
+        self._entities = (rows, out)
         return out
 
     def _bm25(self, kind: str, terms: list[str], limit: int) -> dict[str, float]:
