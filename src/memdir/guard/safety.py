@@ -114,6 +114,8 @@ def judge(clause: str) -> str | None:
                 continue
             if pattern is _SAFETY_EN[-1] and asks(clause):
                 continue
+            if pattern is _STRAIGHT and _describes(clause, m):
+                continue
             return m.group()
     for pattern in (_SAFETY_ZH[2], _OVERRULED_ZH):
         found = pattern.search(clause)
@@ -150,11 +152,24 @@ _SAFETY_EN += (
         r"\b(?:anymore|any more|again|at all|from now on|altogether))"
     ),
     # straight to the protected branch: "commit straight to main"
-    rx(
+    _STRAIGHT := rx(
         r"\b(?:commit|push|merge|deploy)\w*\s+(?:\w+\s+)?(?:straight|directly|right)\s+(?:in)?to\s+"
         r"(?:main|master|prod\w*|live|release)\b"
     ),
 )
+_AGENT = re.compile(r"\b(?:you|your|assistant|agent|claude|ai|bot|model|copilot)\b", re.I)
+
+
+def _describes(clause: str, m: re.Match[str]) -> bool:
+    """How something already works, not what the agent may do: the verb said of a service or
+    a pipeline ("Service X deploys straight to production", "the job pushed directly to
+    main"), not of the agent and not as an order."""
+    verb = m.group().split()[0].lower()
+    if not verb.endswith(("s", "ed")):
+        return False
+    return not _AGENT.search(clause[: m.start()])
+
+
 _OVERRULED_ZH = re.compile(
     r"(?:测试|检查|CI|ci|扫描|校验|构建|lint|单测)[^，,。\n]{0,6}?(?:不通过|失败|报错|没过|挂了|没通过|"
     r"不过|标红|变红)[^，,。\n]{0,4}?(?:也|照样|照常|仍然|还是|直接)[^，,。\n]{0,4}?(?:提交|合并|部署|上线|"
