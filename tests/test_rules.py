@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v6"
+    assert RULES_VERSION == "rules-v7"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:
@@ -631,3 +631,69 @@ def test_a_chinese_fact_built_on_a_number_is_a_project_fact() -> None:
     assert [c.type for c in extract("接口高峰期大概每秒两千个请求。")] == ["project"]
     assert [c.type for c in extract("数据湖大约 40 TB，按天分区。")] == ["project"]
     assert extract("每秒两千个请求一天是多少？") == []
+
+
+# ------------------------------------------------------------------ rules-v7: kinds of input
+# Sentences written for these tests (issue 21 item 2), not taken from any fixture.
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        # who it is about: the person, said without "I'm", or as a lasting trait or plan
+        ("ML engineer here, mostly PyTorch", "user", "ML engineer"),
+        ("been writing Elixir for about three years", "user", "Elixir"),
+        ("I used to be a sysadmin, now I mostly write Go", "user", "sysadmin"),
+        ("I'm left-handed, fwiw", "user", "left-handed"),
+        ("I have ADHD so short messages help", "user", "ADHD"),
+        ("I'm relocating to Toronto in September", "user", "Toronto"),
+        ("french is not my first language", "user", "french"),
+        # a pointer: a label and a link, or information sent to a named tool
+        ("onboarding checklist: https://wiki.example.net/onboarding", "reference", "wiki."),
+        ("exceptions go to Rollbar, project 'web-prod'", "reference", "Rollbar"),
+        ("the billing flow is described in Notion, page 'Billing v2'", "reference", "Notion"),
+        # a convention of the code stated as how things are: project, not feedback
+        ("all prices are stored as integer cents", "project", "cents"),
+        ("order IDs are ULIDs everywhere in this service", "project", "ULIDs"),
+        # a ban phrased as a noun: a standing instruction
+        ("no TODO comments in merged code pls", "feedback", "TODO"),
+    ],
+)
+def test_v7_kinds_en(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # counterfactuals and wishes
+        "with more people we could rewrite the importer",
+        "in an ideal world we'd have one pipeline",
+        "Go would've been a nicer fit tbh",
+        # someone else's taste, by a possessive
+        "my landlord hates package deliveries",
+        "our designer loves rounded corners",
+        # one-off asks and disregarding a message
+        "draft an email to the vendor about the outage",
+        "plot latency against request size",
+        "oops my dog stepped on the keyboard, ignore that last message",
+        # a status, not a ban
+        "no errors in the logs since the restart",
+    ],
+)
+def test_v7_negatives_en(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_v7_here_is_the_team_when_a_person_is_the_subject() -> None:
+    """ "dev here" names who the person is; "add a retry here" still points at the code."""
+    assert [c.type for c in extract("frontend dev here, Vue mostly")] == ["user"]
+    assert extract("add a retry here") == []
+
+
+def test_v7_a_correction_with_a_contrast_keeps_lowercase_names() -> None:
+    (cand,) = extract("nah, we're on poetry, not pip", previous_assistant="Run pip install -e .")
+    assert cand.type == "project" and "poetry" in cand.text and cand.why
+    (cand,) = extract("no emojis in release notes please")
+    assert cand.type == "feedback"  # a bare "no" before a ban is not a correction

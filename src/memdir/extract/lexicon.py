@@ -61,6 +61,23 @@ URL = r"https?://[^\s，。、）)]+"
 _I = re.IGNORECASE
 
 
+# v7: "pls" and "plz" open a rule as "please" does
+_PLEASE = r"(?:(?:please|pls|plz)\s+)?"
+
+
+# v7: "no <thing> in <place>" — a ban ("no emojis in code comments"), never a status ("no
+# errors in the logs") nor a correction ("no, we use …"); shared by the rule and by the
+# correction marker, which must not take the "no" of a ban
+_NO_BAN_TAIL = (
+    r"\s+(?:more\s+)?(?!(?:i|we|you|it|that|this|the|they|he|she|not|actually|wait|thanks|"
+    r"worries|errors?|issues?|problems?|luck|idea|way|need|changes?|difference|one|data|"
+    r"results?|warnings?|output|response|reply|news|updates?|progress|rush|clue|time|rows|"
+    r"matches|hits|logs?|traffic|alerts?|failures?)\b)(?:[\w'-]+\s+){0,2}?[\w'-]+\s+"
+    r"(?:left\s+)?(?:in|on|inside|for|when|during)\s+"
+)
+_NO_BAN = r"no" + _NO_BAN_TAIL
+
+
 def _en(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _I)
 
@@ -85,7 +102,14 @@ _EN_DOCS = (
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
     r"Asana|Sentry|Grafana|Datadog|Bitbucket|Miro|Coda|PagerDuty|Kibana|Airtable|Basecamp|"
-    r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信"
+    r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信|"
+    # v7: more places information is kept in — trackers, wikis, API catalogues, dashboards,
+    # error trackers, vaults, shared drives (product names only; generic places are below)
+    r"Opsgenie|Storybook|Zendesk|Freshdesk|Intercom|Backstage|Swagger|Postman|Apifox|YApi|"
+    r"Metabase|Looker|Tableau|Superset|Redash|Amundsen|DataHub|Splunk|New Relic|Honeycomb|"
+    r"Rollbar|Bugsnag|Crashlytics|Amplitude|Mixpanel|LaunchDarkly|Sourcegraph|GitBook|"
+    r"Read the Docs|Dropbox|SharePoint|OneDrive|Quip|ClickUp|YouTrack|1Password|Bitwarden|"
+    r"Lark|Feishu|腾讯文档|石墨文档|蓝湖|云效"
 )
 # Generic kinds of place a pointer can lead to (never product names): "the #payments channel",
 # "the Platform space", "the ops/ folder".
@@ -140,12 +164,13 @@ EN = Lexicon(
         r"(?:\s*[:,\-—–]\s*|\s+)(?:(?:that|of|this)\b[:,]?\s*)?"
     ),
     standing=_en(
-        r"^(?:please\s+)?(?:from now on|going forward|from here on(?: out)?|moving forward|"
+        r"^" + _PLEASE + r"(?:from now on|going forward|from here on(?: out)?|moving forward|"
         r"henceforth|in (?:the )?future)\b[,\s]+(?!(?:sounds|seems|looks|is|works|makes)\b)\w"
         r"|\w.*[,\s](?:from now on|going forward|from here on(?: out)?)[\s.!]*$"
     ),
     correction=_en(
-        r"^\s*(?:(?:no|nope|nah|wrong|incorrect|not quite|not really|not exactly|actually|"
+        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r")|nope|nah|wrong|incorrect|not quite|"
+        r"not really|not exactly|actually|"
         r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
         r"you'?re wrong|correction)\b[\s,.!:;—–-]*)+"
     ),
@@ -158,6 +183,10 @@ EN = Lexicon(
         r"i (?:already )?told you|"
         # v3: a label for what follows — "Quick context: …", "For the record, …"
         r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
+        # v7: "quick bit of background before we start —", "quick intro:", "a little context
+        # first"
+        r"(?:a |some |quick |a quick )?(?:bit of |little )?(?:context|background|intro|"
+        r"introduction)(?:\s+(?:before we (?:start|begin)|first|for you))?|"
         r"for what it'?s worth|side note|fun fact|"
         # v5: a turn to the point after small talk — "anyway, …", "quick bg: …"
         r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
@@ -171,7 +200,14 @@ EN = Lexicon(
     ),
     hypothetical=_en(
         r"^\s*(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
-        r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b"
+        r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b|"
+        # v7: a counterfactual — "with a bigger team we could do a port", "in an ideal world
+        # we'd have …", "Rust would've been a better fit": what is not, said as what would be
+        r"\b(?:in an ideal world|ideally|in theory|in a perfect world|with (?:a |more |an? )?"
+        r"(?:bigger|larger|extra|more|better|bit more)\b)|"
+        r"\b(?:we|i|you|they|it|that|this)(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
+        r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b)\w|"
+        r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
         r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
@@ -180,12 +216,20 @@ EN = Lexicon(
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
         r"^\s*(?:(?-i:[A-Z][a-z]+)|(?:my|our|the) (?:manager|boss|colleague|coworker|co-worker|"
         r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
-        r"cofounder|co-founder))\s+(?:(?:really|also|still|kind of|just) )?(?:prefers|likes|"
-        r"loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|is into|is a fan of)\b"
+        r"cofounder|co-founder|"
+        # v7: any possessed someone ("our publisher loves …", "my landlord hates …"); a team,
+        # a codebase or a product stays the project's own ("our team prefers squash merges")
+        r"(?<=my )(?!team|company|org|codebase|project|repo|app|service|code|stack)[a-z][\w-]*|"
+        r"(?<=our )(?!team|company|org|codebase|project|repo|app|service|code|stack|squad|"
+        r"group|ci|api)[a-z][\w-]*))\s+(?:(?:really|also|still|kind of|just|absolutely|totally) )?"
+        r"(?:prefers|likes|loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|"
+        r"is into|is a fan of|always wants)\b"
     ),
     deictic=_en(
         # "this project" is the project itself, not the task at hand
-        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
+        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org|"
+        # v7: "everywhere in this service": the project, named by its kind
+        r"service|app|system|product|monorepo)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
         r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
@@ -204,7 +248,8 @@ EN = Lexicon(
         r"(?P<rule>.+?)\s*(?:,?\s*please)?\s*\??$"
     ),
     trouble=_en(
-        r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?|broken|breaks|throws|threw|traceback|"
+        r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?(?!\s+(?:reports?|logs?|dumps?|data|"
+        r"analytics|reporting)\b)|broken|breaks|throws|threw|traceback|"
         r"timed out|timing out|stuck|hangs|hanging|segfaults?|panick?(?:s|ed)|is down|went down|"
         r"doesn'?t work|not working|won'?t (?:start|build|run)|an error|errors out|flaky)\b"
     ),
@@ -252,7 +297,89 @@ EN = Lexicon(
                 + r"(?:\s+\w+)?\s+under\s+\S"
             ),
         ),
+        # v7: a label and a link, nothing else — "style guide: https://…", "runbook - https://…"
+        Rule(
+            "en.reference.label-url",
+            "reference",
+            _en(
+                r"^(?!(?:i|we|you|my|our|pls|please|see|check|look)\b)[\w/&'. -]{2,40}?\s*"
+                r"(?::|-|—|–|=)\s*" + URL + r"\s*$"
+            ),
+        ),
+        # v7: information that goes to, or is explained in, a named tool, whatever its noun —
+        # "crash reports go to Sentry", "the art pipeline is explained in Confluence", "error
+        # budgets are tracked in Datadog"; a product name is required, so "the logs go to
+        # stdout" or "the build goes to staging" is not a pointer
+        Rule(
+            "en.reference.tool",
+            "reference",
+            _en(
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|please|pls)\b)"
+                r"(?:(?:the|our|all|all the|any|every)\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+                r"(?:(?:is|are|get|gets)\s+)?(?:all\s+|always\s+|usually\s+)?"
+                r"(?:go|goes|tracked|kept|documented|explained|described|written up|logged|"
+                r"reported|sent|posted|filed|recorded|listed|collected|published|routed|live|lives)"
+                r"\s+(?:to|in|on|into|under|through|via|over in)\s+(?:the\s+|our\s+)?"
+                r"(?-i:" + _TOOLS + r")\b"
+            ),
+        ),
         Rule("en.identity.name", "user", _en(r"^(?:my name is|my name's|call me)\s+\S")),
+        # v7: who the person is, said without "I'm" — "backend dev here", "data engineer
+        # here, mostly Spark"; how long they have done it — "been doing iOS for like eight
+        # years"; what they were — "I used to be a data analyst", "I only started coding last
+        # year"
+        Rule(
+            "en.identity.here",
+            "user",
+            _en(
+                r"^(?!(?:we|i|you|they|our|the|this|that)\b)(?:an?\s+)?(?:[\w/+#.-]+\s+){0,3}?"
+                r"(?:" + _EN_ROLE + r")s?\s+here\b|"
+                r"^(?:i'?ve\s+|i have\s+)?been\s+(?:doing|writing|using|coding in|coding|"
+                r"programming in|programming|working (?:with|in|on|as))\b.{0,40}?\bfor\s+"
+                r"(?:about\s+|like\s+|almost\s+|over\s+|nearly\s+|around\s+|roughly\s+)?"
+                r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\+?\s+"
+                r"(?:years?|months?)\b|"
+                r"^i\s+used\s+to\s+(?:be|work)\s+(?:an?\s+|as\s+|at\s+|in\s+|for\s+)\w|"
+                r"^i\s+(?:only\s+|just\s+)?(?:started|began)\s+(?:coding|programming|"
+                r"writing code|in tech)\b"
+            ),
+        ),
+        # v7: a lasting trait of the person — a condition, a diet, a rhythm, a first language
+        # ("I'm colorblind", "I have dyslexia", "I'm a night owl", "english isn't my first
+        # language") — kept as who they are even when an instruction follows it
+        Rule(
+            "en.identity.trait",
+            "user",
+            _en(
+                r"^(?:i'?m|i am)\s+(?:(?:a|an|totally|completely|partially|pretty|very|quite|"
+                r"severely|mildly|also|kind of|sort of)\s+)*(?:colou?r-?blind|deaf|"
+                r"hard of hearing|blind|vegetarian|vegan|pescatarian|left-handed|dyslexic|"
+                r"autistic|diabetic|allergic to|lactose intolerant|night owl|early bird|"
+                r"morning person|night person|non-native|native \w+ speaker|"
+                r"(?-i:[A-Z][a-z]+(?:ian|ese|ish|an|ch|i)))\b|"
+                r"^i\s+(?:have|'ve got|have got)\s+(?:a\s+|an\s+)?(?:mild\s+|severe\s+|bad\s+)?"
+                r"(?:dyslexia|adhd|rsi|tinnitus|a disability|allergies|\w+ allergy|"
+                r"(?:a\s+)?newborn|(?:two|three|\d|small|young)?\s*kids|a (?:kid|baby|toddler))\b|"
+                r"^i\s+don'?t\s+(?:drink|eat (?:meat|pork|fish|gluten|dairy)|drive)\b|"
+                r"^(?:english|\w+) (?:isn'?t|is not) my (?:first|native|main) language\b"
+            ),
+        ),
+        # v7: a life plan with its time — "I'm getting married in June", "I'm moving to Berlin
+        # in April", "I'm out every Friday afternoon", "I'm on parental leave from March"
+        Rule(
+            "en.identity.plans",
+            "user",
+            _en(
+                r"^(?:i'?m|i am|i'?ll be|i will be)\s+(?:(?:also|probably|likely)\s+)?"
+                r"(?:getting married|moving|relocating|going on (?:\w+ )?leave|on (?:\w+ )?leave|"
+                r"out|off|away|offline|unavailable|switching (?:to|teams)|joining|leaving|"
+                r"changing teams|starting (?:a new|at|on))\b.{0,50}?\b(?:in|from|next|every|each|"
+                r"until|after|starting|on|for)\s+(?:(?-i:January|February|March|April|May|June|"
+                r"July|August|September|October|November|December)|(?:mon|tues|wednes|thurs|"
+                r"fri|satur|sun)days?|weekends?|week|month|quarter|year|the (?:summer|winter|"
+                r"spring|fall|autumn)|\d|a (?:week|month|year))"
+            ),
+        ),
         Rule(
             "en.identity.role",
             "user",
@@ -366,7 +493,9 @@ EN = Lexicon(
             "en.preference.trailing-standing",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?P<body>(?!(?:i|we|they|he|she|it|my|our|the|this|that|there)\b)"
+                r"^"
+                + _PLEASE
+                + r"(?P<body>(?!(?:i|we|they|he|she|it|my|our|the|this|that|there)\b)"
                 r"\w.+?)[,\s]+(?:from now on|going forward|from here on(?: out)?|"
                 r"in (?:the )?future|moving forward|by default|"
                 r"in every (?:session|answer|reply|response)|always)$"
@@ -388,23 +517,30 @@ EN = Lexicon(
         Rule(
             "en.preference.always",
             "feedback",
-            _en(r"^(?:please\s+)?always\s+(?!the\b|a\b|an\b|same\b)(?P<body>\w.+)$"),
+            _en(r"^" + _PLEASE + r"always\s+(?!the\b|a\b|an\b|same\b)(?P<body>\w.+)$"),
             keep="body",
         ),
         Rule(
             "en.preference.never",
             "feedback",
-            _en(r"^(?:please\s+)?(?:never|don'?t ever|do not ever|never ever)\s+(?!mind\b)\w"),
+            _en(r"^" + _PLEASE + r"(?:never|don'?t ever|do not ever|never ever)\s+(?!mind\b)\w"),
         ),
         Rule(
             "en.preference.dont",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
+                r"^" + _PLEASE + r"(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
                 # v2: "don't bother writing tests for scripts" is a rule; a bare "don't bother"
                 # or "… for now" (deictic) is not
                 r"know|bother\b(?!\s+(?:with\s+\w|\w+ing\b)))\w+"
             ),
+        ),
+        # v7: a ban phrased as a noun — "no emojis in code comments pls", "no print debugging
+        # left in commits please"; never a status ("no errors in the logs", "no luck on staging")
+        Rule(
+            "en.preference.no-x",
+            "feedback",
+            _en(r"^" + _PLEASE + _NO_BAN + r"\w"),
         ),
         Rule(
             "en.preference.every-time",
@@ -418,7 +554,7 @@ EN = Lexicon(
             "en.preference.keep",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
+                r"^" + _PLEASE + r"(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
                 r"explanations?|responses?|replies|summaries|messages|commit messages|prs?|"
                 r"pull requests|functions|comments|code|docstrings|variable names|names)\s+\w"
             ),
@@ -427,7 +563,7 @@ EN = Lexicon(
             "en.preference.use-not",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:use|prefer|go with|stick (?:to|with))\s+\S.{0,40}?"
+                r"^" + _PLEASE + r"(?:use|prefer|go with|stick (?:to|with))\s+\S.{0,40}?"
                 r"(?:,?\s+(?:not|instead of|rather than|over)\s+\S)"
             ),
         ),
@@ -509,6 +645,24 @@ EN = Lexicon(
                 r"targets?|depends on|talks to|deploys?|ships?)\b"
             ),
         ),
+        # v7: how data is represented across the project — "all timestamps in the db are
+        # stored as UTC", "user IDs are UUIDv7 everywhere in this service", "money values are
+        # integers in cents, never floats, across the codebase": a convention of the code,
+        # stated as a fact (project), not an instruction to the agent (feedback)
+        Rule(
+            "en.project.convention",
+            "project",
+            _en(
+                r"^(?!(?:i|we|you|please|pls|don'?t|never|always|use|keep|make|let'?s)\b)"
+                r"(?:(?:all|every|each|the|our)\s+)*(?:[\w./-]+\s+){0,4}?[\w./-]+\s+(?:are|is)\s+"
+                r"(?:(?:all|always|only|now|still)\s+)?(?:(?:stored|kept|saved|persisted|"
+                r"represented|encoded|serialized|expressed|formatted|returned|generated|keyed|"
+                r"partitioned|sharded|hashed|encrypted)\s+(?:as|in|with|by|using|per|on)\b|"
+                r"[^.;]{1,60}?\b(?:everywhere|across the (?:codebase|board|repo|service|stack|"
+                r"app|api)|in (?:this|the|our) (?:codebase|service|repo|db|database|api|system)|"
+                r"no exceptions)\b)"
+            ),
+        ),
         Rule(
             "en.project.decided",
             "project",
@@ -524,7 +678,7 @@ EN = Lexicon(
             "feedback",
             _en(
                 r"^when(?:ever)? (?:you(?:'re)?|writing|reviewing|suggesting|answering|explaining)"
-                r"\b[^,]{3,60},\s*(?:please\s+)?[a-z]\w*\b"
+                r"\b[^,]{3,60},\s*" + _PLEASE + r"[a-z]\w*\b"
             ),
         ),
         # v5: how a kind of thing should be — "PR titles should follow conventional commits"
@@ -539,7 +693,7 @@ EN = Lexicon(
         ),
     ),
     imperative=_en(
-        r"^(?:please\s+)?(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
+        r"^" + _PLEASE + r"(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
         r"write|run|put|add|call|check|ask|follow|format|name|reply|answer|respond|explain|"
         r"test|commit|push|deploy|switch|stick)\b"
     ),

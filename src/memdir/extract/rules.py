@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v6"
+RULES_VERSION = "rules-v7"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is)\s", re.IGNORECASE
 )
@@ -259,6 +259,10 @@ def _classify(
             # v6: the "it" of "it's easier for me when …" / "I find it easier to …" points at
             # nothing; the rest of the clause is still checked
             probe = _DUMMY_IT.sub("", main, count=1) if rule.id.endswith(".ease") else main
+            if rule.type == "user" or rule.id.startswith(_WE_RULES):
+                # v7: "data engineer here", "I'm a contractor here", "we do trunk-based dev
+                # here": with a person as the subject, "here" is the team, not the code
+                probe = _HERE.sub("", probe)
             if lex.deictic.search(probe):
                 # "don't change this file", "our tests are flaky today": about the task at
                 # hand, not a standing rule or fact.
@@ -304,13 +308,22 @@ def _fallback(
     # A correction needs a name, a version or a path after its first word: "no, use this one"
     # or "actually it's fine" say nothing worth keeping.
     rest = body.split(None, 1)[1] if lex.lang == "en" and " " in body else body[1:]
-    if correcting and lex.substance.search(rest):
+    # v7: or a contrast with what the assistant assumed — "nope, we're on pnpm, not yarn",
+    # "不是，我们用 pnpm，不用 yarn" — whatever the case of the names
+    if correcting and (lex.substance.search(rest) or _CONTRAST.search(body)):
         if lex.imperative.match(body):
             return _Found(f"{tag}.correction.instead", "feedback", body, tentative)
         return _Found(f"{tag}.correction.fact", "project", body, tentative)
     return None
 
 
+_HERE = re.compile(r"\bhere\b(?!'s)", re.IGNORECASE)
+_WE_RULES = ("en.project.we-use", "en.project.we-are-a", "en.project.decided")
+_CONTRAST = re.compile(
+    r"[,;]\s*not\s+\w|\b(?:instead of|rather than)\s+\w|"
+    r"[，,]\s*(?:不是|不用|而不是)\s*\S|而不是\s*\S",
+    re.IGNORECASE,
+)
 # v3: "remember this for next time", "记住这个": a request that names nothing to keep
 _EMPTY_REQUEST = re.compile(
     r"^(?:for |until |in )?(?:next time|later|the future|future reference|now|it|that|this|these|"
