@@ -647,7 +647,6 @@ def test_a_chinese_fact_built_on_a_number_is_a_project_fact() -> None:
         ("I'm left-handed, fwiw", "user", "left-handed"),
         ("I have ADHD so short messages help", "user", "ADHD"),
         ("I'm relocating to Toronto in September", "user", "Toronto"),
-        ("french is not my first language", "user", "french"),
         # a pointer: a label and a link, or information sent to a named tool
         ("onboarding checklist: https://wiki.example.net/onboarding", "reference", "wiki."),
         ("exceptions go to Rollbar, project 'web-prod'", "reference", "Rollbar"),
@@ -697,3 +696,46 @@ def test_v7_a_correction_with_a_contrast_keeps_lowercase_names() -> None:
     assert cand.type == "project" and "poetry" in cand.text and cand.why
     (cand,) = extract("no emojis in release notes please")
     assert cand.type == "feedback"  # a bare "no" before a ban is not a correction
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        # the person: a trait in any clause, a dated life plan, what they did before, a family
+        ("周报别用表格，我有阅读障碍。", "user", "阅读障碍"),
+        ("我是左撇子，鼠标设置别动。", "user", "左撇子"),
+        ("我七月份要休陪产假。", "user", "陪产假"),
+        ("每周二上午我要去体检中心复查，找不到我。", "user", "复查"),
+        ("我之前是当老师的，后来才转行。", "user", "老师"),
+        ("家里有个刚上小学的孩子，晚上回复慢。", "user", "孩子"),
+        # a pointer: a label and a link; information sent to a named tool
+        ("接入指南：https://docs.example.cn/onboarding", "reference", "docs.example.cn"),
+        ("前端报错日志都上报到 Sentry，项目叫 web-admin。", "reference", "Sentry"),
+        # a convention of the code said as a fact: project, not feedback
+        ("所有表的主键一律是 bigint 自增。", "project", "bigint"),
+        # a cadence of the team's work; a hedged change with no "we"
+        ("我们每个月的第一个周一上线一次。", "project", "上线"),
+        ("推送服务倾向换成 FCM，不过还在讨论。", "project", "FCM"),
+        ("账单模块这块大概率会拆成两个服务。", "project", "拆成"),
+        # a limit or a default for a kind of work; ease as the reason for a rule
+        ("commit message 控制在五十个字以内。", "feedback", "五十个字"),
+        ("新建的服务默认用 Go 1.22。", "feedback", "Go 1.22"),
+        ("先说结论再展开，这样我读得快。", "feedback", "先说结论"),
+    ],
+)
+def test_v7_kinds_zh(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "甲方特别喜欢大字体，我倒无所谓。",  # someone else's taste, named by a role noun
+        "今天下午我要去医院。",  # a moment, not a lasting plan
+        "哎呀发错了，别管那条。",  # disregarding a message
+        "把这块改成异步的。",  # 这块 after 把 points at the task at hand
+    ],
+)
+def test_v7_negatives_zh(text: str) -> None:
+    assert extract(text) == []
