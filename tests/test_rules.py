@@ -739,3 +739,16 @@ def test_v7_kinds_zh(text: str, type_: str, contains: str) -> None:
 )
 def test_v7_negatives_zh(text: str) -> None:
     assert extract(text) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        ("data scientist by training, so go easy on the infra talk", "user", "data scientist"),
+        ("接口改动拆成小 PR 的话我看起来方便很多。", "feedback", "小 PR"),
+        ("慢查询告警都推到 Opsgenie，团队叫 db-oncall。", "reference", "Opsgenie"),
+    ],
+)
+def test_v7_kinds_from_dev_s15b(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand

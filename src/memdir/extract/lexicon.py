@@ -335,7 +335,7 @@ EN = Lexicon(
             "user",
             _en(
                 r"^(?!(?:we|i|you|they|our|the|this|that)\b)(?:an?\s+)?(?:[\w/+#.-]+\s+){0,3}?"
-                r"(?:" + _EN_ROLE + r")s?\s+here\b|"
+                r"(?:" + _EN_ROLE + r")s?\s+(?:here|by (?:trade|profession|training))\b|"
                 r"^(?:i'?ve\s+|i have\s+)?been\s+(?:doing|writing|using|coding in|coding|"
                 r"programming in|programming|working (?:with|in|on|as))\b.{0,40}?\bfor\s+"
                 r"(?:about\s+|like\s+|almost\s+|over\s+|nearly\s+|around\s+|roughly\s+)?"
