@@ -174,7 +174,9 @@ EN = Lexicon(
         r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r")|nope|nah|wrong|incorrect|not quite|"
         r"not really|not exactly|actually|"
         r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
-        r"you'?re wrong|correction)\b[\s,.!:;—–-]*)+"
+        r"you'?re wrong|correction|"
+        # v7: "that's outdated — we moved …", "that's old info, …"
+        r"that'?s (?:outdated|out of date|old|stale)(?: info| news)?)\b[\s,.!:;—–-]*)+"
     ),
     filler=_en(
         r"^\s*(?:(?:just so you know|just fyi|fyi|btw|by the way|for context|heads up|also|"
@@ -325,6 +327,17 @@ EN = Lexicon(
                 r"(?-i:" + _TOOLS + r")\b"
             ),
         ),
+        # v7: a kind of document that is one file somewhere — "API spec is the openapi.yaml at
+        # the root of the contracts repo", "the schema is schema.graphql in the api repo"
+        Rule(
+            "en.reference.file",
+            "reference",
+            _en(
+                r"^(?:the |our )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r"|schema|contract)\b\s+"
+                r"(?:is|are|lives?)\s+(?:the |in |at )?(?:[\w-]+ )?[\w./-]+\.(?:ya?ml|json|md|"
+                r"proto|graphql|txt|pdf|csv|toml|sql)\b.{0,30}?\b(?:at|in|under|on)\s+\S"
+            ),
+        ),
         Rule("en.identity.name", "user", _en(r"^(?:my name is|my name's|call me)\s+\S")),
         # v7: who the person is, said without "I'm" — "backend dev here", "data engineer
         # here, mostly Spark"; how long they have done it — "been doing iOS for like eight
@@ -410,6 +423,16 @@ EN = Lexicon(
                 r"machine|computer|setup|pronouns|role|title|job|background|stack|"
                 r"(?:native|first) language|github handle|username|handle|working hours|hours)"
                 r"\s+(?:is|are|'s)\s+\S"
+            ),
+        ),
+        # v7: the person's own tool changed — "I switched to Fish shell recently", "I've moved
+        # to Neovim"
+        Rule(
+            "en.identity.switched",
+            "user",
+            _en(
+                r"^i(?:'?ve| have)?\s+(?:recently\s+|just\s+|finally\s+)?(?:switched|moved|"
+                r"migrated|changed)\s+(?:over\s+)?(?:from\s+\S+\s+)?to\s+" + _NAME
             ),
         ),
         Rule(
@@ -660,6 +683,19 @@ EN = Lexicon(
                 r"[^.;]{1,60}?\b(?:everywhere|across the (?:codebase|board|repo|service|stack|"
                 r"app|api)|in (?:this|the|our) (?:codebase|service|repo|db|database|api|system)|"
                 r"no exceptions)\b)"
+            ),
+        ),
+        # v7: a fact built on a number — "the monolith is about 400k lines", "the API handles
+        # about 2k requests per second", "the pipeline chews through roughly 3 TB a day"
+        Rule(
+            "en.project.amount",
+            "project",
+            _en(
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|there|my)\b)(?:(?:the|our)\s+)?"
+                r"(?:[\w./-]+\s+){0,3}?[\w./-]+\s+(?:is|are|has|have|handles?|holds?|serves?|"
+                r"gets?|does|runs?|processes|takes?|stores?|chews through|sees?|peaks at)\s+"
+                r"(?:about|around|roughly|approximately|nearly|almost|over|under|some|~)\s*"
+                r"\d[\d.,]*\s?(?:k|m|b|tb|gb|%|x)?\b"
             ),
         ),
         Rule(
