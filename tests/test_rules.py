@@ -783,3 +783,9 @@ def test_v7_a_bare_not_x_after_a_correction_is_nothing() -> None:
         "We build with Bazel"
     ]
     assert extract("we're deploying now") == []  # no name: "now" still points at the moment
+
+
+def test_v7_conventions_need_a_universal_or_a_scope() -> None:
+    """ "一律/统一/全部" or a scope ("整个代码库里…都") makes a convention; a bare 都 does not."""
+    assert [c.type for c in extract("整个仓库里日期都按 ISO 8601 存。")] == ["project"]
+    assert extract("数据都是假的。") == []

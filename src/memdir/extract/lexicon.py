@@ -385,11 +385,13 @@ EN = Lexicon(
                 r"^(?:i'?m|i am|i'?ll be|i will be)\s+(?:(?:also|probably|likely)\s+)?"
                 r"(?:getting married|moving|relocating|going on (?:\w+ )?leave|on (?:\w+ )?leave|"
                 r"out|off|away|offline|unavailable|switching (?:to|teams)|joining|leaving|"
-                r"changing teams|starting (?:a new|at|on))\b.{0,50}?\b(?:in|from|next|every|each|"
-                r"until|after|starting|on|for)\s+(?:(?-i:January|February|March|April|May|June|"
-                r"July|August|September|October|November|December)|(?:mon|tues|wednes|thurs|"
-                r"fri|satur|sun)days?|weekends?|week|month|quarter|year|the (?:summer|winter|"
-                r"spring|fall|autumn)|\d|a (?:week|month|year))"
+                r"changing teams|starting (?:a new|at|on))\b.{0,50}?\b(?:(?:every|each)\s+\w+|"
+                # a recurring day, a month, a season or a span — never "on Friday" (once)
+                r"on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|weekends)\b|"
+                r"(?:in|from|until|after|starting|through)\s+(?:(?-i:January|February|March|"
+                r"April|May|June|July|August|September|October|November|December)|the (?:summer|"
+                r"winter|spring|fall|autumn)|\d)|next (?:week|month|quarter|year)|"
+                r"for (?:a|two|three|four|six|\d+) (?:weeks?|months?|years?))"
             ),
         ),
         Rule(
@@ -675,7 +677,7 @@ EN = Lexicon(
             "en.project.convention",
             "project",
             _en(
-                r"^(?!(?:i|we|you|please|pls|don'?t|never|always|use|keep|make|let'?s)\b)"
+                r"^(?!(?:i|we|you|my|please|pls|don'?t|never|always|use|keep|make|let'?s)\b)"
                 r"(?:(?:all|every|each|the|our)\s+)*(?:[\w./-]+\s+){0,4}?[\w./-]+\s+(?:are|is)\s+"
                 r"(?:(?:all|always|only|now|still)\s+)?(?:(?:stored|kept|saved|persisted|"
                 r"represented|encoded|serialized|expressed|formatted|returned|generated|keyed|"
