@@ -34,6 +34,12 @@ Protocol:
 * **Fresh batches 9 and 10** (issue 21): 80 utterances each, half Chinese, written and
   committed alone before any rules-v5 or weights change (and before the extractor ran on
   them); scored once, at the end.
+* **Batches 11 and 12** were scored once on rules-v6 and are development data for rules-v7.
+* **Fresh batches 13 and 14** (issue 21 item 2, session 15): 80 utterances each, half Chinese,
+  written and committed alone before any rules-v7 or implicit-v3 change (and before the
+  extractor ran on them); scored once on main's rules (numbers only, misses unread) and once
+  at the end on the frozen rules-v7, with ``--before`` giving main's numbers again. Target on
+  them: precision ≥ 0.90 and recall ≥ 0.80 in each language.
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
@@ -59,6 +65,7 @@ import yaml
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from provenance import provenance
 
+from memdir.extract.implicit import shipped
 from memdir.extract.rules import RULES_VERSION, Candidate, extract
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,19 +98,35 @@ DEV = {
     "dev session 14: batch 10's kinds of miss, written for rules-v6": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s14.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 11: written before rules-v6, scored once": (
+    # Session 15: batches 11 and 12 were scored once on rules-v6 and are spent (development
+    # data for rules-v7 and training data for implicit-v3); s15 and s15b were written fresh
+    # for rules-v7 (s15b scored once before its misses were read, see docs/extraction.md).
+    "batch 11: scored once on rules-v6, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_11.yaml"
     ),
-    "held-out batch 12: written before rules-v6, scored once": (
+    "batch 12: scored once on rules-v6, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_12.yaml"
+    ),
+    "dev session 15: written fresh for rules-v7": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s15.yaml"
+    ),
+    "dev session 15b: written after the first rules-v7 commits": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s15b.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 13: written before rules-v7, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_13.yaml"
+    ),
+    "held-out batch 14: written before rules-v7, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_14.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95
 RESULTS = ROOT / "bench" / "results" / "extraction.md"
 TARGET_PRECISION = 0.90
 TARGET_RECALL = 0.70
+HELDOUT_RECALL = 0.80  # issue 21 item 2: on the fresh batches, per language
 
 
 @dataclass
@@ -317,7 +340,9 @@ def explicit_report(s: Score, then: dict[str, list[float]] | None, rev: str) -> 
 
 
 def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
+    model = shipped()
     lines = ["# Offline extraction (rules)", "", *provenance(argv), f"- rules: {RULES_VERSION}"]
+    lines.append(f"- classifier: {model.version if model else 'none'}")
     lines += [
         "",
         f"Targets on the labeled set: precision ≥ {TARGET_PRECISION:.2f}, recall ≥ "
@@ -334,6 +359,20 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
         "for. Precision: matched candidates / candidates; recall: expected memories found with "
         "the right type (and the labeled substring) / expected. `confidence` and "
         "`explicit`: share of found memories whose flag matches the label.",
+        "",
+        "Session 15 (rules-v7, implicit-v3): batches 4 to 12 are all spent — each was scored "
+        "once on an earlier rules version and has been development data since (for rules-v7 "
+        "too, and training data for the implicit-v3 classifier), so their numbers below are no "
+        "estimate. Dev sets s15 and s15b were written fresh for rules-v7 (s15b after the first "
+        "rules-v7 commits; its first score, taken before its misses were read, was en 0.93/0.93 "
+        "and zh 0.93/0.87). Held-out batches 13 and 14 were written and committed alone before "
+        "any rules-v7 change, scored once on main's rules with the numbers only (the misses "
+        "unread: the `before` column, measured again here by `--before`), and once at the end "
+        "on the frozen rules: read them as the estimate for conversations the rules were not "
+        f"written for; target on them: precision ≥ {TARGET_PRECISION:.2f} and recall ≥ "
+        f"{HELDOUT_RECALL:.2f} in each language. Caveat: the same helper wrote batches 13/14 and "
+        "the rules-v7 lexicon, so the held-out wording is not independent of the rule author "
+        "(words found only in the held-out batches were kept out of the lexicon).",
     ]
     for name, (path, s) in scores.items():
         lines += [

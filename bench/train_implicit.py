@@ -3,9 +3,10 @@
 Protocol:
 
 * Data: the development sets only — ``extraction_labeled.yaml``, ``extraction_heldout.yaml``
-  (batches 1–3) and batches 4 to 8 (each scored once on an earlier rules version and read
-  since; 7 and 8 joined for implicit-v2). The batches scored once on rules-v5 (9 and 10) are
-  never read here; ``DEV`` is an explicit list and the script refuses a file outside it.
+  (batches 1–3) and batches 4 to 12 (each scored once on an earlier rules version and read
+  since; 7 and 8 joined for implicit-v2, 9 to 12 and the dev sets s14, s15 and s15b for
+  implicit-v3). The held-out batches 13 and 14 (session 15) are never read here; ``DEV`` is an
+  explicit list and the script refuses a file outside it.
 * One example per sentence (split as the extractor splits): its label is the type of the
   expected memory whose ``contains`` it holds, or ``none``.
 * Model: multinomial logistic regression over ``implicit.features`` (binary, scaled 1/sqrt(n)),
@@ -13,9 +14,13 @@ Protocol:
   data gives the same weights. Features seen in fewer than two training sentences are dropped.
 * Threshold (on 1 - P(none)): leave-one-file-out cross-validation runs the whole extractor
   (rules first, the fold's model on what they leave) on each held-out file; per language the
-  lowest threshold whose pooled out-of-fold precision is at least ``PRECISION_FLOOR`` is kept
-  (the target is 0.90; the floor of 0.94 leaves a margin for new data: 0.95 left the Chinese
-  model off altogether in implicit-v2).
+  thresholds whose pooled out-of-fold precision is at least ``PRECISION_FLOOR`` qualify
+  (the target is 0.90; implicit-v2 used a floor of 0.94, and the fresh batches scored on it
+  still lost most of their precision to the model's extras — 0.76 to 0.88 against 0.94 out of
+  fold — so implicit-v3 keeps a wider margin, 0.97) and, of the thresholds meeting it, the
+  highest whose pooled recall is within 0.01 of the best (with the rules doing most of the
+  work, out-of-fold recall is flat over much of the grid, and the lowest threshold there
+  only adds the model's guesses).
 * Output: ``src/memdir/extract/implicit_model.json`` (weights rounded to 4 decimals) and the
   cross-validation table on stdout.
 
@@ -47,8 +52,17 @@ DEV = [
     "extraction_heldout_6.yaml",
     "extraction_heldout_7.yaml",
     "extraction_heldout_8.yaml",
+    # implicit-v3 (session 15): batches 9-12 were scored once on rules-v5/v6 and are spent;
+    # the session-14 and session-15 development sets join them
+    "extraction_heldout_9.yaml",
+    "extraction_heldout_10.yaml",
+    "extraction_heldout_11.yaml",
+    "extraction_heldout_12.yaml",
+    "extraction_dev_s14.yaml",
+    "extraction_dev_s15.yaml",
+    "extraction_dev_s15b.yaml",
 ]
-SCORED_ONCE = ("_9.yaml", "_10.yaml", "_11.yaml", "_12.yaml")
+SCORED_ONCE = ("_13.yaml", "_14.yaml")
 # The folds the threshold is chosen on (v2): the batches written in the same way as the ones
 # scored once (80 messy utterances, half Chinese, after the rules existed). The labeled set and
 # batches 1-3 are what the rules were written on, so out of fold they read near 1.00 whatever
@@ -59,13 +73,18 @@ RECENT = [
     "extraction_heldout_6.yaml",
     "extraction_heldout_7.yaml",
     "extraction_heldout_8.yaml",
+    "extraction_heldout_9.yaml",
+    "extraction_heldout_10.yaml",
+    "extraction_heldout_11.yaml",
+    "extraction_heldout_12.yaml",
 ]
 CLASSES = ["none", "user", "project", "feedback", "reference"]
-PRECISION_FLOOR = 0.94
+PRECISION_FLOOR = 0.97
+RECALL_SLACK = 0.01
 L2 = 0.0005
 STEPS = 800
 RATE = 4.0
-VERSION = "implicit-v2"
+VERSION = "implicit-v3"
 
 
 # The messages of the explicit-request set with no request in them ("do you remember …?",
@@ -176,19 +195,24 @@ def cross_validate(items: list[dict[str, Any]]) -> dict[str, float]:
     chosen: dict[str, float] = {}
     print("\n| lang | threshold | precision | recall |\n|---|---|---|---|")
     for lang in ("en", "zh"):
+        ok: list[tuple[float, float]] = []  # (threshold, recall) meeting the precision floor
         for th in grid:
             c, m, e, f = pooled[th][lang]
             prec, rec = (m / c if c else 1.0), f / e
             print(f"| {lang} | {th:.2f} | {prec:.2f} | {rec:.2f} |")
-            if lang not in chosen and prec >= PRECISION_FLOOR:
-                chosen[lang] = th
-        chosen.setdefault(lang, 1.0)
+            if prec >= PRECISION_FLOOR:
+                ok.append((th, rec))
+        # implicit-v3: of the thresholds meeting the floor, the highest whose recall is within
+        # RECALL_SLACK of the best — where out-of-fold recall is flat, a higher threshold costs
+        # nothing measured and keeps the model's extras (the fresh batches' main loss) down
+        best = max((rec for _, rec in ok), default=0.0)
+        chosen[lang] = max((th for th, rec in ok if rec >= best - RECALL_SLACK), default=1.0)
     return chosen
 
 
 def main() -> int:
     for name in DEV:
-        assert not name.endswith(SCORED_ONCE), "batches 9 and 10 are scored once"
+        assert not name.endswith(SCORED_ONCE), "batches 13 and 14 are held out"
     items = load_items()
     print("| lang | rules only | precision | recall |\n|---|---|---|---|")
     for lang, (c, m, e, f) in tally(items, None).items():

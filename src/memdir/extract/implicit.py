@@ -65,7 +65,24 @@ _EN_ONE_OFF = re.compile(
     r"^(?:fix|add|remove|rename|change|update|revert|merge|run|rerun|re-run|try|check|make|write|"
     r"create|delete|move|show|give|help|explain|look|bump|refactor|implement|deploy|ship|push|"
     r"commit|open|close|send|tell|install|test|debug|drop|split|convert|generate|replace|"
-    r"clean|undo|restart|rollback|roll back|paste|print|format|review|go)\b",
+    r"clean|undo|restart|rollback|roll back|paste|print|format|review|go|"
+    # v7: more verbs of a one-off task — drafting, plotting, summarising, looking something up
+    r"draft|plot|chart|draw|sketch|outline|summari[sz]e|translate|compute|calculate|count|list|"
+    r"find|search|grep|compare|analy[sz]e|investigate|profile|benchmark|measure|estimate|"
+    r"simplify|optimi[sz]e|rewrite|port|wire|hook up|set up|setup|spin up|scaffold|mock|stub|"
+    r"document|annotate|describe|walk me through|compose|reply to|answer|read|parse|load|save|"
+    r"export|import|upload|download|fetch|pull|clone|build|compile|lint|sort|filter|group|sum|"
+    r"render|visuali[sz]e|extract|inline|wrap|unwrap|retry|ping|query|scan|audit|verify|"
+    r"validate|double-check|prepare|prep|book|schedule|email|invite|cancel|reschedule|order|"
+    r"rank|tag|label|classify|proofread|polish|tighten|shorten|expand|elaborate|continue|"
+    r"finish|complete|tidy|ignore|share|post|upgrade|downgrade|patch|reply)\b",
+    re.IGNORECASE,
+)
+# v7: asking to disregard a message ("…, ignore that last line", "发错了，别管那条") is about
+# the conversation, never a fact, wherever it stands in the sentence
+_DISREGARD = re.compile(
+    r"\bignore (?:that|this|the last|my last|the previous|what i)\b|^sorry,? wrong\b|"
+    r"发错了|别管那条|忽略(?:那条|这条|上一条|刚才)",
     re.IGNORECASE,
 )
 # v5: an event just told, or the person's own memory lapse — "never mind, I figured it out",
@@ -105,6 +122,8 @@ def about_the_moment(body: str, lang: str) -> bool:
     a durable fact, whatever the model would say (v4)."""
     if len(body.split()) < 3 if lang == "en" else len(body.replace(" ", "")) < 4:
         return True  # "always", "好的吧": too little to be a fact
+    if _DISREGARD.search(body):
+        return True
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True

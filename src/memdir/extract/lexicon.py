@@ -61,6 +61,23 @@ URL = r"https?://[^\s，。、）)]+"
 _I = re.IGNORECASE
 
 
+# v7: "pls" and "plz" open a rule as "please" does
+_PLEASE = r"(?:(?:please|pls|plz)\s+)?"
+
+
+# v7: "no <thing> in <place>" — a ban ("no emojis in code comments"), never a status ("no
+# errors in the logs") nor a correction ("no, we use …"); shared by the rule and by the
+# correction marker, which must not take the "no" of a ban
+_NO_BAN_TAIL = (
+    r"\s+(?:more\s+)?(?!(?:i|we|you|it|that|this|the|they|he|she|not|actually|wait|thanks|"
+    r"worries|errors?|issues?|problems?|luck|idea|way|need|changes?|difference|one|data|"
+    r"results?|warnings?|output|response|reply|news|updates?|progress|rush|clue|time|rows|"
+    r"matches|hits|logs?|traffic|alerts?|failures?)\b)(?:[\w'-]+\s+){0,2}?[\w'-]+\s+"
+    r"(?:left\s+)?(?:in|on|inside|for|when|during)\s+"
+)
+_NO_BAN = r"no" + _NO_BAN_TAIL
+
+
 def _en(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern, _I)
 
@@ -85,7 +102,14 @@ _EN_DOCS = (
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
     r"Asana|Sentry|Grafana|Datadog|Bitbucket|Miro|Coda|PagerDuty|Kibana|Airtable|Basecamp|"
-    r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信"
+    r"飞书|钉钉|语雀|禅道|Teambition|TAPD|企业微信|"
+    # v7: more places information is kept in — trackers, wikis, API catalogues, dashboards,
+    # error trackers, vaults, shared drives (product names only; generic places are below)
+    r"Opsgenie|Storybook|Freshdesk|Intercom|Backstage|Swagger|Postman|YApi|"
+    r"Metabase|Looker|Tableau|Superset|Redash|Amundsen|DataHub|Splunk|New Relic|Honeycomb|"
+    r"Rollbar|Bugsnag|Crashlytics|Amplitude|Mixpanel|LaunchDarkly|Sourcegraph|GitBook|"
+    r"Read the Docs|Dropbox|SharePoint|OneDrive|Quip|ClickUp|YouTrack|1Password|Bitwarden|"
+    r"Lark|Feishu|腾讯文档|石墨文档|蓝湖|云效"
 )
 # Generic kinds of place a pointer can lead to (never product names): "the #payments channel",
 # "the Platform space", "the ops/ folder".
@@ -113,7 +137,9 @@ _ZH_PARTS = (
     r"前端|后端|服务端|客户端|数据库|主库|从库|缓存|CI|CD|接口|API|网关|消息队列|"
     r"搜索|存储|监控|日志|测试环境|生产环境|预发环境|线上|"
     # v2: more parts of a system
-    r"预发|staging|文档站|官网|域名|服务器|集群|镜像|制品|流水线|队列|定时任务|配置中心"
+    r"预发|staging|文档站|官网|域名|服务器|集群|镜像|制品|流水线|队列|定时任务|配置中心|"
+    # v7: more parts — "小程序那边用的是 Taro 3", "事件总线倾向用 NATS"
+    r"小程序|(?<![A-Za-z])[Aa]pp(?![A-Za-z])|H5|管道|数据管道|事件总线|调度|桌面端"
 )
 _EN_SOFTENERS = (
     r"kind of|sort of|thinking (?:about|of)|considering|looking (?:at|into)|planning (?:on|to)|"
@@ -140,14 +166,17 @@ EN = Lexicon(
         r"(?:\s*[:,\-—–]\s*|\s+)(?:(?:that|of|this)\b[:,]?\s*)?"
     ),
     standing=_en(
-        r"^(?:please\s+)?(?:from now on|going forward|from here on(?: out)?|moving forward|"
+        r"^" + _PLEASE + r"(?:from now on|going forward|from here on(?: out)?|moving forward|"
         r"henceforth|in (?:the )?future)\b[,\s]+(?!(?:sounds|seems|looks|is|works|makes)\b)\w"
         r"|\w.*[,\s](?:from now on|going forward|from here on(?: out)?)[\s.!]*$"
     ),
     correction=_en(
-        r"^\s*(?:(?:no|nope|nah|wrong|incorrect|not quite|not really|not exactly|actually|"
+        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r")|nope|nah|wrong|incorrect|not quite|"
+        r"not really|not exactly|actually|"
         r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
-        r"you'?re wrong|correction)\b[\s,.!:;—–-]*)+"
+        r"you'?re wrong|correction|"
+        # v7: "that's outdated — we moved …", "that's old info, …"
+        r"that'?s (?:outdated|out of date|old|stale)(?: info| news)?)\b[\s,.!:;—–-]*)+"
     ),
     filler=_en(
         r"^\s*(?:(?:just so you know|just fyi|fyi|btw|by the way|for context|heads up|also|"
@@ -158,6 +187,10 @@ EN = Lexicon(
         r"i (?:already )?told you|"
         # v3: a label for what follows — "Quick context: …", "For the record, …"
         r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
+        # v7: "quick bit of background before we start —", "quick intro:", "a little context
+        # first"
+        r"(?:a |some |quick |a quick )?(?:bit of |little )?(?:context|background|intro|"
+        r"introduction)(?:\s+(?:before we (?:start|begin)|first|for you))?|"
         r"for what it'?s worth|side note|fun fact|"
         # v5: a turn to the point after small talk — "anyway, …", "quick bg: …"
         r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
@@ -171,7 +204,14 @@ EN = Lexicon(
     ),
     hypothetical=_en(
         r"^\s*(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
-        r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b"
+        r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b|"
+        # v7: a counterfactual — "with a bigger team we could do a port", "in an ideal world
+        # we'd have …", "Rust would've been a better fit": what is not, said as what would be
+        r"\b(?:in an ideal world|ideally|in theory|in a perfect world|with (?:a |more |an? )?"
+        r"(?:bigger|larger|extra|more|better|bit more)\b)|"
+        r"\b(?:we|i|you|they|it|that|this)(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
+        r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b)\w|"
+        r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
         r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
@@ -180,12 +220,20 @@ EN = Lexicon(
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
         r"^\s*(?:(?-i:[A-Z][a-z]+)|(?:my|our|the) (?:manager|boss|colleague|coworker|co-worker|"
         r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
-        r"cofounder|co-founder))\s+(?:(?:really|also|still|kind of|just) )?(?:prefers|likes|"
-        r"loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|is into|is a fan of)\b"
+        r"cofounder|co-founder|"
+        # v7: any possessed someone ("our publisher loves …", "my landlord hates …"); a team,
+        # a codebase or a product stays the project's own ("our team prefers squash merges")
+        r"(?<=my )(?!team|company|org|codebase|project|repo|app|service|code|stack)[a-z][\w-]*|"
+        r"(?<=our )(?!team|company|org|codebase|project|repo|app|service|code|stack|squad|"
+        r"group|ci|api)[a-z][\w-]*))\s+(?:(?:really|also|still|kind of|just|absolutely|totally) )?"
+        r"(?:prefers|likes|loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|"
+        r"is into|is a fan of|always wants)\b"
     ),
     deictic=_en(
         # "this project" is the project itself, not the task at hand
-        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org)\b)|that|these|"
+        r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org|"
+        # v7: "everywhere in this service": the project, named by its kind
+        r"service|app|system|product|monorepo)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
         r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
@@ -204,7 +252,8 @@ EN = Lexicon(
         r"(?P<rule>.+?)\s*(?:,?\s*please)?\s*\??$"
     ),
     trouble=_en(
-        r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?|broken|breaks|throws|threw|traceback|"
+        r"\b(?:fails?|failing|failed|crash(?:es|ed|ing)?(?!\s+(?:reports?|logs?|dumps?|data|"
+        r"analytics|reporting)\b)|broken|breaks|throws|threw|traceback|"
         r"timed out|timing out|stuck|hangs|hanging|segfaults?|panick?(?:s|ed)|is down|went down|"
         r"doesn'?t work|not working|won'?t (?:start|build|run)|an error|errors out|flaky)\b"
     ),
@@ -252,7 +301,99 @@ EN = Lexicon(
                 + r"(?:\s+\w+)?\s+under\s+\S"
             ),
         ),
+        # v7: a label and a link, nothing else — "style guide: https://…", "runbook - https://…"
+        Rule(
+            "en.reference.label-url",
+            "reference",
+            _en(
+                r"^(?!(?:i|we|you|my|our|pls|please|see|check|look)\b)[\w/&'. -]{2,40}?\s*"
+                r"(?::|-|—|–|=)\s*" + URL + r"\s*$"
+            ),
+        ),
+        # v7: information that goes to, or is explained in, a named tool, whatever its noun —
+        # "crash reports go to Sentry", "the art pipeline is explained in Confluence", "error
+        # budgets are tracked in Datadog"; a product name is required, so "the logs go to
+        # stdout" or "the build goes to staging" is not a pointer
+        Rule(
+            "en.reference.tool",
+            "reference",
+            _en(
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|please|pls)\b)"
+                r"(?:(?:the|our|all|all the|any|every)\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+                r"(?:(?:is|are|get|gets)\s+)?(?:all\s+|always\s+|usually\s+)?"
+                r"(?:go|goes|tracked|kept|documented|explained|described|written up|logged|"
+                r"reported|sent|posted|filed|recorded|listed|collected|published|routed|live|lives)"
+                r"\s+(?:to|in|on|into|under|through|via|over in)\s+(?:the\s+|our\s+)?"
+                r"(?-i:" + _TOOLS + r")\b"
+            ),
+        ),
+        # v7: a kind of document that is one file somewhere — "API spec is the openapi.yaml at
+        # the root of the contracts repo", "the schema is schema.graphql in the api repo"
+        Rule(
+            "en.reference.file",
+            "reference",
+            _en(
+                r"^(?:the |our )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r"|schema|contract)\b\s+"
+                r"(?:is|are|lives?)\s+(?:the |in |at )?(?:[\w-]+ )?[\w./-]+\.(?:ya?ml|json|md|"
+                r"proto|graphql|txt|pdf|csv|toml|sql)\b.{0,30}?\b(?:at|in|under|on)\s+\S"
+            ),
+        ),
         Rule("en.identity.name", "user", _en(r"^(?:my name is|my name's|call me)\s+\S")),
+        # v7: who the person is, said without "I'm" — "backend dev here", "data engineer
+        # here, mostly Spark"; how long they have done it — "been doing iOS for like eight
+        # years"; what they were — "I used to be a data analyst", "I only started coding last
+        # year"
+        Rule(
+            "en.identity.here",
+            "user",
+            _en(
+                r"^(?!(?:we|i|you|they|our|the|this|that)\b)(?:an?\s+)?(?:[\w/+#.-]+\s+){0,3}?"
+                r"(?:" + _EN_ROLE + r")s?\s+(?:here|by (?:trade|profession|training))\b|"
+                r"^(?:i'?ve\s+|i have\s+)?been\s+(?:doing|writing|using|coding in|coding|"
+                r"programming in|programming|working (?:with|in|on|as))\b.{0,40}?\bfor\s+"
+                r"(?:about\s+|like\s+|almost\s+|over\s+|nearly\s+|around\s+|roughly\s+)?"
+                r"(?:a|an|one|two|three|four|five|six|seven|eight|nine|ten|\d+)\+?\s+"
+                r"(?:years?|months?)\b|"
+                r"^i\s+used\s+to\s+(?:be|work)\s+(?:an?\s+|as\s+|at\s+|in\s+|for\s+)\w|"
+                r"^i\s+(?:only\s+|just\s+)?(?:started|began)\s+(?:coding|programming|"
+                r"writing code|in tech)\b"
+            ),
+        ),
+        # v7: a lasting trait of the person — a condition, a diet, a family ("I'm colorblind",
+        # "I have dyslexia", "I don't drink") — kept as who they are even when an instruction
+        # follows it
+        Rule(
+            "en.identity.trait",
+            "user",
+            _en(
+                r"^(?:i'?m|i am)\s+(?:(?:a|an|totally|completely|partially|pretty|very|quite|"
+                r"severely|mildly|also|kind of|sort of)\s+)*(?:colou?r-?blind|deaf|"
+                r"hard of hearing|blind|vegetarian|vegan|pescatarian|left-handed|dyslexic|"
+                r"autistic|diabetic|allergic to|lactose intolerant)\b|"
+                r"^i\s+(?:have|'ve got|have got)\s+(?:a\s+|an\s+)?(?:mild\s+|severe\s+|bad\s+)?"
+                r"(?:dyslexia|adhd|rsi|tinnitus|a disability|allergies|\w+ allergy|"
+                r"(?:a\s+)?newborn|(?:two|three|\d|small|young)?\s*kids|a (?:kid|baby|toddler))\b|"
+                r"^i\s+don'?t\s+(?:drink|eat (?:meat|pork|fish|gluten|dairy)|drive)\b"
+            ),
+        ),
+        # v7: a life plan with its time — "I'm getting married in June", "I'm moving to Berlin
+        # in April", "I'm out every Friday afternoon", "I'm on parental leave from March"
+        Rule(
+            "en.identity.plans",
+            "user",
+            _en(
+                r"^(?:i'?m|i am|i'?ll be|i will be)\s+(?:(?:also|probably|likely)\s+)?"
+                r"(?:getting married|moving|relocating|going on (?:\w+ )?leave|on (?:\w+ )?leave|"
+                r"out|off|away|offline|unavailable|switching (?:to|teams)|joining|leaving|"
+                r"changing teams|starting (?:a new|at|on))\b.{0,50}?\b(?:(?:every|each)\s+\w+|"
+                # a recurring day, a month, a season or a span — never "on Friday" (once)
+                r"on\s+(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|weekends)\b|"
+                r"(?:in|from|until|after|starting|through)\s+(?:(?-i:January|February|March|"
+                r"April|May|June|July|August|September|October|November|December)|the (?:summer|"
+                r"winter|spring|fall|autumn)|\d)|next (?:week|month|quarter|year)|"
+                r"for (?:a|two|three|four|six|\d+) (?:weeks?|months?|years?))"
+            ),
+        ),
         Rule(
             "en.identity.role",
             "user",
@@ -284,6 +425,16 @@ EN = Lexicon(
                 r"machine|computer|setup|pronouns|role|title|job|background|stack|"
                 r"(?:native|first) language|github handle|username|handle|working hours|hours)"
                 r"\s+(?:is|are|'s)\s+\S"
+            ),
+        ),
+        # v7: the person's own tool changed — "I switched to Fish shell recently", "I've moved
+        # to Neovim"
+        Rule(
+            "en.identity.switched",
+            "user",
+            _en(
+                r"^i(?:'?ve| have)?\s+(?:recently\s+|just\s+|finally\s+)?(?:switched|moved|"
+                r"migrated|changed)\s+(?:over\s+)?(?:from\s+\S+\s+)?to\s+" + _NAME
             ),
         ),
         Rule(
@@ -366,7 +517,9 @@ EN = Lexicon(
             "en.preference.trailing-standing",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?P<body>(?!(?:i|we|they|he|she|it|my|our|the|this|that|there)\b)"
+                r"^"
+                + _PLEASE
+                + r"(?P<body>(?!(?:i|we|they|he|she|it|my|our|the|this|that|there)\b)"
                 r"\w.+?)[,\s]+(?:from now on|going forward|from here on(?: out)?|"
                 r"in (?:the )?future|moving forward|by default|"
                 r"in every (?:session|answer|reply|response)|always)$"
@@ -388,23 +541,30 @@ EN = Lexicon(
         Rule(
             "en.preference.always",
             "feedback",
-            _en(r"^(?:please\s+)?always\s+(?!the\b|a\b|an\b|same\b)(?P<body>\w.+)$"),
+            _en(r"^" + _PLEASE + r"always\s+(?!the\b|a\b|an\b|same\b)(?P<body>\w.+)$"),
             keep="body",
         ),
         Rule(
             "en.preference.never",
             "feedback",
-            _en(r"^(?:please\s+)?(?:never|don'?t ever|do not ever|never ever)\s+(?!mind\b)\w"),
+            _en(r"^" + _PLEASE + r"(?:never|don'?t ever|do not ever|never ever)\s+(?!mind\b)\w"),
         ),
         Rule(
             "en.preference.dont",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
+                r"^" + _PLEASE + r"(?:don'?t|do not|stop|quit|avoid|no more)\s+(?!worry|mind|"
                 # v2: "don't bother writing tests for scripts" is a rule; a bare "don't bother"
                 # or "… for now" (deictic) is not
                 r"know|bother\b(?!\s+(?:with\s+\w|\w+ing\b)))\w+"
             ),
+        ),
+        # v7: a ban phrased as a noun — "no emojis in code comments pls", "no print debugging
+        # left in commits please"; never a status ("no errors in the logs", "no luck on staging")
+        Rule(
+            "en.preference.no-x",
+            "feedback",
+            _en(r"^" + _PLEASE + _NO_BAN + r"\w"),
         ),
         Rule(
             "en.preference.every-time",
@@ -418,7 +578,7 @@ EN = Lexicon(
             "en.preference.keep",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
+                r"^" + _PLEASE + r"(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
                 r"explanations?|responses?|replies|summaries|messages|commit messages|prs?|"
                 r"pull requests|functions|comments|code|docstrings|variable names|names)\s+\w"
             ),
@@ -427,7 +587,7 @@ EN = Lexicon(
             "en.preference.use-not",
             "feedback",
             _en(
-                r"^(?:please\s+)?(?:use|prefer|go with|stick (?:to|with))\s+\S.{0,40}?"
+                r"^" + _PLEASE + r"(?:use|prefer|go with|stick (?:to|with))\s+\S.{0,40}?"
                 r"(?:,?\s+(?:not|instead of|rather than|over)\s+\S)"
             ),
         ),
@@ -509,6 +669,37 @@ EN = Lexicon(
                 r"targets?|depends on|talks to|deploys?|ships?)\b"
             ),
         ),
+        # v7: how data is represented across the project — "all timestamps in the db are
+        # stored as UTC", "user IDs are UUIDv7 everywhere in this service", "money values are
+        # integers in cents, never floats, across the codebase": a convention of the code,
+        # stated as a fact (project), not an instruction to the agent (feedback)
+        Rule(
+            "en.project.convention",
+            "project",
+            _en(
+                r"^(?!(?:i|we|you|my|please|pls|don'?t|never|always|use|keep|make|let'?s)\b)"
+                r"(?:(?:all|every|each|the|our)\s+)*(?:[\w./-]+\s+){0,4}?[\w./-]+\s+(?:are|is)\s+"
+                r"(?:(?:all|always|only|now|still)\s+)?(?:(?:stored|kept|saved|persisted|"
+                r"represented|encoded|serialized|expressed|formatted|returned|generated|keyed|"
+                r"partitioned|sharded|hashed|encrypted)\s+(?:as|in|with|by|using|per|on)\b|"
+                r"[^.;]{1,60}?\b(?:everywhere|across the (?:codebase|board|repo|service|stack|"
+                r"app|api)|in (?:this|the|our) (?:codebase|service|repo|db|database|api|system)|"
+                r"no exceptions)\b)"
+            ),
+        ),
+        # v7: a fact built on a number — "the monolith is about 400k lines", "the API handles
+        # about 2k requests per second", "the pipeline chews through roughly 3 TB a day"
+        Rule(
+            "en.project.amount",
+            "project",
+            _en(
+                r"^(?!(?:i|we|you|he|she|they|it|this|that|there|my)\b)(?:(?:the|our)\s+)?"
+                r"(?:[\w./-]+\s+){0,3}?[\w./-]+\s+(?:is|are|has|have|handles?|holds?|serves?|"
+                r"gets?|does|runs?|processes|takes?|stores?|chews through|sees?|peaks at)\s+"
+                r"(?:about|around|roughly|approximately|nearly|almost|over|under|some|~)\s*"
+                r"\d[\d.,]*\s?(?:k|m|b|tb|gb|%|x)?\b"
+            ),
+        ),
         Rule(
             "en.project.decided",
             "project",
@@ -524,7 +715,7 @@ EN = Lexicon(
             "feedback",
             _en(
                 r"^when(?:ever)? (?:you(?:'re)?|writing|reviewing|suggesting|answering|explaining)"
-                r"\b[^,]{3,60},\s*(?:please\s+)?[a-z]\w*\b"
+                r"\b[^,]{3,60},\s*" + _PLEASE + r"[a-z]\w*\b"
             ),
         ),
         # v5: how a kind of thing should be — "PR titles should follow conventional commits"
@@ -539,7 +730,7 @@ EN = Lexicon(
         ),
     ),
     imperative=_en(
-        r"^(?:please\s+)?(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
+        r"^" + _PLEASE + r"(?:always|never|use|don'?t|do not|stop|avoid|prefer|keep|make sure|"
         r"write|run|put|add|call|check|ask|follow|format|name|reply|answer|respond|explain|"
         r"test|commit|push|deploy|switch|stick)\b"
     ),

@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v6"
+RULES_VERSION = "rules-v7"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is)\s", re.IGNORECASE
 )
@@ -136,7 +136,12 @@ class _Found:
     tentative: bool
 
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；;])\s*|\n+")
+_SENTENCE_END = re.compile(
+    r"(?<=[.!?])\s+|(?<=[。！？；;])\s*|\n+|"
+    # v7: small talk, then the point, in one sentence — "had a great weekend, anyway I switched
+    # to Fish", "周末爬山去了，对了我…": the turn starts a sentence of its own
+    r"(?<=[,，])\s*(?=(?i:anyway|anyways|btw|by the way|oh and)\b|对了|顺便说)"
+)
 
 
 def _sentences(text: str) -> list[tuple[int, int]]:
@@ -259,6 +264,15 @@ def _classify(
             # v6: the "it" of "it's easier for me when …" / "I find it easier to …" points at
             # nothing; the rest of the clause is still checked
             probe = _DUMMY_IT.sub("", main, count=1) if rule.id.endswith(".ease") else main
+            if rule.type == "user" or rule.id.startswith(_WE_RULES):
+                # v7: "data engineer here", "I'm a contractor here", "we do trunk-based dev
+                # here": with a person as the subject, "here" is the team, not the code
+                probe = _HERE.sub("", probe)
+            if rule.type in ("project", "user") and lex.substance.search(_rest(main, lex)):
+                # v7: "we now use pnpm", "我们现在用的是 GitLab CI", "I mostly write Kotlin these
+                # days": with a name in it, "now" dates the fact, it does not point at the task
+                probe = _NOW.sub("", probe)
+            probe = _ASIDE.sub("", probe)  # v7: "… if that matters lol"
             if lex.deictic.search(probe):
                 # "don't change this file", "our tests are flaky today": about the task at
                 # hand, not a standing rule or fact.
@@ -303,14 +317,39 @@ def _fallback(
         return _Found(f"{tag}.explicit.project", "project", body, tentative)
     # A correction needs a name, a version or a path after its first word: "no, use this one"
     # or "actually it's fine" say nothing worth keeping.
-    rest = body.split(None, 1)[1] if lex.lang == "en" and " " in body else body[1:]
-    if correcting and lex.substance.search(rest):
+    rest = _rest(body, lex)
+    # v7: or a contrast with what the assistant assumed — "nope, we're on pnpm, not yarn",
+    # "不是，我们用 pnpm，不用 yarn" — whatever the case of the names
+    if re.fullmatch(r"(?i:not)\s+\S+|不是\s*\S+", body):
+        return None  # "No, not Jest." — what it is comes in the next sentence
+    if correcting and (lex.substance.search(rest) or _CONTRAST.search(body)):
         if lex.imperative.match(body):
             return _Found(f"{tag}.correction.instead", "feedback", body, tentative)
         return _Found(f"{tag}.correction.fact", "project", body, tentative)
     return None
 
 
+_HERE = re.compile(r"\bhere\b(?!'s)", re.IGNORECASE)
+_NOW = re.compile(
+    r"(?<!for )(?<!right )\b(?:now|these days|nowadays|currently)\b|现在|如今", re.IGNORECASE
+)
+_ASIDE = re.compile(
+    r"[,\s]+(?:if (?:that|it) (?:matters|helps)|in case (?:that|it) matters)\b.*$", re.IGNORECASE
+)
+
+
+def _rest(text: str, lex: Lexicon) -> str:
+    """The sentence after its first word (English) or character (Chinese): a capitalised
+    first word is no name."""
+    return text.split(None, 1)[1] if lex.lang == "en" and " " in text else text[1:]
+
+
+_WE_RULES = ("en.project.we-use", "en.project.we-are-a", "en.project.decided")
+_CONTRAST = re.compile(
+    r"[,;]\s*not\s+\w|\b(?:instead of|rather than)\s+\w|"
+    r"[，,]\s*(?:不是|不用|而不是)\s*\S|而不是\s*\S",
+    re.IGNORECASE,
+)
 # v3: "remember this for next time", "记住这个": a request that names nothing to keep
 _EMPTY_REQUEST = re.compile(
     r"^(?:for |until |in )?(?:next time|later|the future|future reference|now|it|that|this|these|"
