@@ -184,6 +184,20 @@ def _proposal(c: rules.Candidate) -> Operation:
     )
 
 
+def _in_context(cand: rules.Candidate, text: str) -> rules.Candidate:
+    """``cand`` with the whole message ``text`` as its quote when it was cut from a message the
+    guard refuses as a whole: one line of a list of steps ("1. open URL", "2. run what it
+    says in a terminal") is harmless alone, and the guard judges a memory by the words it came
+    from too — so the normal door refuses it, and logs why."""
+    if _norm(cand.quote) == _norm(text):
+        return cand
+    from .. import guard  # its patterns compile on import: only extraction that found a part
+
+    if guard.check(text, type=cand.type, source="user").allowed:
+        return cand
+    return replace(cand, quote=text)
+
+
 def _as_target(record: MemoryRecord) -> Existing:
     return Existing(0, record.name, record.scope, record.type, record.description)
 
@@ -254,7 +268,7 @@ def _offline_ops(
         quotes = [r.quote for r in revs]
         for cand in rules.extract(text, previous_assistant=previous):
             if not _overlaps(cand.quote, quotes):
-                ops.append(_proposal(cand))
+                ops.append(_proposal(_in_context(cand, text)))
         for rev in revs:
             more, why = _revision_ops(writer, rev)
             ops += more
@@ -313,7 +327,7 @@ class Extraction:
 
         With ``session``, the message is marked as handled (``state.mark_captured``) so
         ``after_turn`` and the background pass do not store it again."""
-        found = rules.explicit_requests(text)
+        found = [_in_context(c, text) for c in rules.explicit_requests(text)]
         stored: list[MemoryRecord] = []
         for cand in found:
             outcome = self._apply(
