@@ -49,3 +49,15 @@ def pg_app_dsn(pg_dsn: str, pg_app_role: str) -> Iterator[str]:  # noqa: F811
         conn.execute(f"ALTER SCHEMA public OWNER TO {pg_app_role}")
         conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     yield as_role(pg_dsn, pg_app_role, APP_PASSWORD)
+
+
+def client_connections(dsn: str) -> int:
+    """How many other client connections the database of ``dsn`` has now (this one left out)."""
+    import psycopg
+
+    with psycopg.connect(dsn, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
+        ).fetchone()
+    return int(row[0]) if row else 0

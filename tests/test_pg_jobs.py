@@ -20,7 +20,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from tests.pgapp import APP_PASSWORD, pg_app_dsn, pg_app_role  # noqa: F401
+from tests.pgapp import APP_PASSWORD, client_connections, pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 from tests.waiting import HANG_GUARD_S, alive, wait_until
 
@@ -529,12 +529,7 @@ def test_a_worker_serving_many_owners_keeps_few_connections(
     opened: list[int] = []
 
     def connections() -> int:
-        with psycopg.connect(pg_app_dsn, autocommit=True) as conn:
-            row = conn.execute(
-                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
-            ).fetchone()
-        return int(row[0]) if row else 0
+        return client_connections(pg_app_dsn)
 
     summary = _run(pg_app_dsn, on_job=lambda j, state: opened.append(connections()))
     assert len(summary.done) == 3

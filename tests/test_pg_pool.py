@@ -11,7 +11,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
+from tests.pgapp import client_connections, pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
 from memdir import Memory
@@ -104,15 +104,6 @@ def test_a_pool_refuses_no_owner_and_no_size(pg_app_dsn: str) -> None:  # noqa: 
     shared(pg_app_dsn).close()
 
 
-def _client_connections(dsn: str) -> int:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-            "AND pid <> pg_backend_pid() AND backend_type = 'client backend'"
-        ).fetchone()
-    return int(row[0]) if row else 0
-
-
 def test_many_owners_one_after_another_keep_one_connection(pg_app_dsn: str) -> None:  # noqa: F811
     """Before the pool each facade kept a connection for its store and one per index, for as
     long as it lived: twelve users of one server thread held 36."""
@@ -126,7 +117,7 @@ def test_many_owners_one_after_another_keep_one_connection(pg_app_dsn: str) -> N
             f"User {n} prefers tea number {n}"
         ]
         kept.append(mem)
-    assert _client_connections(pg_app_dsn) == 1  # the one idle in the pool, reused by each
+    assert client_connections(pg_app_dsn) == 1  # the one idle in the pool, reused by each
 
 
 def test_nested_borrows_of_one_owner_share_a_connection(pg_app_dsn: str) -> None:  # noqa: F811

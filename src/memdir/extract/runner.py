@@ -184,18 +184,20 @@ def _proposal(c: rules.Candidate) -> Operation:
     )
 
 
-def _in_context(cand: rules.Candidate, text: str) -> rules.Candidate:
-    """``cand`` with the whole message ``text`` as its quote when it was cut from a message the
-    guard refuses as a whole: one line of a list of steps ("1. open URL", "2. run what it
-    says in a terminal") is harmless alone, and the guard judges a memory by the words it came
-    from too — so the normal door refuses it, and logs why."""
-    if _norm(cand.quote) == _norm(text):
-        return cand
+def _in_context(cands: list[rules.Candidate], text: str) -> list[rules.Candidate]:
+    """``cands`` of the message ``text``, each cut from part of it given the whole message as
+    its quote when the guard refuses the message as a whole: one line of a list of steps ("1.
+    open URL", "2. run what it says in a terminal") is harmless alone, and the guard judges a
+    memory by the words it came from too — so the normal door refuses it, and logs why. The
+    message is judged once, and only when some candidate is a part of it."""
+    parts = [c for c in cands if _norm(c.quote) != _norm(text)]
+    if not parts:
+        return cands
     from .. import guard  # its patterns compile on import: only extraction that found a part
 
-    if guard.check(text, type=cand.type, source="user").allowed:
-        return cand
-    return replace(cand, quote=text)
+    if guard.check(text, type=parts[0].type, source="user").allowed:
+        return cands
+    return [c if c not in parts else replace(c, quote=text) for c in cands]
 
 
 def _as_target(record: MemoryRecord) -> Existing:
@@ -266,9 +268,9 @@ def _offline_ops(
     for text in turn.user:
         revs = revise.revisions(text, previous_assistant=previous)
         quotes = [r.quote for r in revs]
-        for cand in rules.extract(text, previous_assistant=previous):
-            if not _overlaps(cand.quote, quotes):
-                ops.append(_proposal(_in_context(cand, text)))
+        found = [c for c in rules.extract(text, previous_assistant=previous)
+                 if not _overlaps(c.quote, quotes)]  # fmt: skip
+        ops += [_proposal(c) for c in _in_context(found, text)]
         for rev in revs:
             more, why = _revision_ops(writer, rev)
             ops += more
@@ -327,7 +329,7 @@ class Extraction:
 
         With ``session``, the message is marked as handled (``state.mark_captured``) so
         ``after_turn`` and the background pass do not store it again."""
-        found = [_in_context(c, text) for c in rules.explicit_requests(text)]
+        found = _in_context(rules.explicit_requests(text), text)
         stored: list[MemoryRecord] = []
         for cand in found:
             outcome = self._apply(
