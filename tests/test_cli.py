@@ -508,6 +508,17 @@ def test_update_changes_fields_through_the_facade_and_is_undoable(sb: Sandbox) -
     assert same["changed"] is False
 
 
+def test_a_new_statement_moves_a_default_description_and_keeps_a_chosen_one(sb: Sandbox) -> None:
+    rec = sb.remember("Use pnpm, not npm", "--type", "project")
+    sb.run("update", rec["name"], "--statement", "Use pnpm 9, not npm or yarn")
+    assert sb.json("show", rec["name"])["description"] == "Use pnpm 9, not npm or yarn"
+    assert "Use pnpm 9, not npm or yarn" in sb.run("list").stdout
+    assert "— Use pnpm 9, not npm or yarn" in (sb.project_dir / "MEMORY.md").read_text()
+    chosen = sb.remember("Deploys go through Argo CD", "--type", "project", "--description", "CD")
+    sb.run("update", chosen["name"], "--statement", "Deploys go through Argo CD 2.9")
+    assert sb.json("show", chosen["name"])["description"] == "CD"
+
+
 def test_update_bad_input_is_refused_and_nothing_is_lost(sb: Sandbox) -> None:
     rec = sb.remember("Use pnpm, not npm", "--type", "project")
     before = Path(rec["path"]).read_bytes()

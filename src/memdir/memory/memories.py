@@ -472,6 +472,12 @@ class MemoryBase:
         current = store.read(name)
         if all(_holds(current, key, value) for key, value in checked.items()):
             return current  # it already says that: no write, no change in the log
+        if (
+            isinstance(checked.get("statement"), str)
+            and "description" not in checked
+            and current.description == shorten(current.statement, at_word=True)
+        ):  # a description never set by hand follows its statement (MEMORY.md, list)
+            checked["description"] = shorten(checked["statement"].strip(), at_word=True)
         texts = {k: v for k, v in checked.items() if k in _GUARDED and isinstance(v, str)}
         lists = {k: v for k, v in checked.items() if k in _LISTED and isinstance(v, list)}
         if texts or lists:
