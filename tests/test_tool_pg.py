@@ -4,9 +4,13 @@ is rows, with the same result texts as on files, and nothing is written anywhere
 
 from __future__ import annotations
 
+import threading
+import traceback
 from pathlib import Path
+from typing import Any
 
 import psycopg
+import pytest
 from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
@@ -62,3 +66,44 @@ def test_the_memory_tool_works_on_postgresql(sandbox: Path, pg_app_dsn: str) -> 
     with psycopg.connect(pg_app_dsn) as conn:
         conn.execute("SELECT set_config('memdir.owner', 'bob', false)")
         assert conn.execute("SELECT count(*) FROM changes").fetchone() == (0,)  # bob sees none
+
+
+def test_every_mcp_call_on_postgresql_borrows_through_one_lease(
+    sandbox: Path,
+    pg_app_dsn: str,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An MCP call is a lease (issue 20), as a REST call and a CLI command are: its store
+    writes, index sync and recall log share one connection taken from the pool once per call
+    into the facade, instead of one borrow per statement block."""
+    import anyio
+    from mcp import Client
+
+    from memdir.mcp import build_server
+    from memdir.pg.pool import Pool
+
+    mem = _pg(pg_app_dsn)
+    mem.remember("Alice deploys on Fridays", type="user", scope="user")
+    takes: list[bool] = []  # per connection taken from the pool: whether a lease took it
+    take = Pool._take
+
+    def counted(self: Pool) -> psycopg.Connection[Any]:
+        if threading.current_thread().name.startswith("memdir-mcp"):
+            takes.append(any(f.name == "lease" for f in traceback.extract_stack()))
+        return take(self)
+
+    monkeypatch.setattr(Pool, "_take", counted)
+
+    async def main() -> None:
+        async with Client(build_server(mem)) as client:
+            for tool, args in (
+                ("remember", {"text": "Alice reviews on Mondays", "type": "user"}),
+                ("recall", {"query": "when does Alice review?"}),
+                ("list", {}),
+                ("history", {}),
+            ):
+                result = await client.call_tool(tool, args)
+                assert not result.is_error, result.content
+
+    anyio.run(main)
+    assert takes and all(takes), takes

@@ -180,7 +180,8 @@ class _Adapter:
     async def call(self, fn: Callable[[], T]) -> T:
         def guarded() -> T:
             try:
-                return fn()
+                with self.memory.lease():  # PostgreSQL: one pooled connection for the call
+                    return fn()
             except MemdirError as exc:
                 raise ToolError(self.relative(str(exc))) from None
 
