@@ -5,7 +5,7 @@ unchanged against a real PostgreSQL, with a ``api`` fixture that serves the same
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import psycopg
@@ -13,6 +13,7 @@ import pytest
 from tests.pgapp import pg_app_dsn, pg_app_role  # noqa: F401
 from tests.pgserver import pg_dsn, pg_server  # noqa: F401
 
+from memdir import Memory
 from test_http import (  # noqa: F401  (collected here again, over PostgreSQL)
     Api,
     _remember,
@@ -86,3 +87,43 @@ def test_each_users_rows_are_owned_by_that_user(api: Api, pg_app_dsn: str) -> No
         conn.execute("SELECT set_config('memdir.owner', 'bob', false)")
         rows = conn.execute("SELECT owner, name FROM memories").fetchall()
     assert rows == [("bob", "bob-likes-tea")]
+
+
+def test_writes_of_one_user_run_side_by_side_on_postgresql(
+    sandbox: Path,
+    pg_app_dsn: str,  # noqa: F811
+) -> None:
+    """The backend says its writers need no queue (``serial_writes``): two writes of one user
+    are in flight at once — each waits for the other at a barrier — where the file backend runs
+    them one after the other (tests/test_http_load.py)."""
+    import asyncio
+    import threading
+
+    from tests.waiting import HANG_GUARD_S
+
+    from memdir.http.users import Users
+
+    users = Users(sandbox / "server", backend=pg_app_dsn, embedder="hashing", threads=4)
+    barrier = threading.Barrier(2, timeout=HANG_GUARD_S)
+
+    def write(text: str) -> Callable[[Memory], str]:
+        def run(m: Memory) -> str:
+            barrier.wait()  # returns only once both writes are running
+            return m.remember(text, type="user").name
+
+        return run
+
+    async def scenario() -> list[str]:
+        await users.read("alice", lambda m: m.names())  # the user's backend is open
+        return list(
+            await asyncio.gather(
+                users.call("alice", write("Alice deploys on Fridays")),
+                users.call("alice", write("Alice reviews on Mondays")),
+            )
+        )
+
+    try:
+        names = asyncio.run(scenario())
+        assert sorted(asyncio.run(users.read("alice", lambda m: m.names()))) == sorted(names)
+    finally:
+        users.close()

@@ -84,6 +84,7 @@ class FileBackend:
     """Scopes as directories of Markdown files, a JSONL change log and a SQLite index."""
 
     name = "file"
+    serial_writes = True
 
     def __init__(self, spec: str = "file", /, **options: Any) -> None:
         """``spec`` and ``options`` are what every factory is handed; files need neither."""

@@ -435,6 +435,10 @@ class Backend(Protocol):
     ``$MEMDIR_HOME/memory`` and ``<project>/.agent/memory``); the facade never sees a path."""
 
     name: str
+    # whether a scope's writers must be queued by the caller (files: one MEMORY.md rewritten per
+    # write, kept incremental); a database serialises them itself, so a server runs them side by
+    # side. A backend without the attribute is taken to need it.
+    serial_writes: bool
 
     def store(self, scope: str, *, home: Path, project_root: Path | None) -> Store | None:
         """The store of ``scope``, or ``None`` when it is not available (no project)."""

@@ -47,7 +47,6 @@ from .. import errors
 from ..backends import open_backend
 from ..memory import Memory
 from ..ports import Backend
-from ..settings import configured_backend
 
 __all__ = ["UNAVAILABLE", "Pool", "Users"]
 
@@ -200,8 +199,6 @@ class Users:
         self.root = data_dir / "users"
         self.embedder = embedder
         self.backend = backend
-        # the file backend's writes of a user run in order, on one thread (the module's doc)
-        self._ordered = "://" not in (backend or configured_backend())
         self.max_users = max_users
         self._pool = Pool(threads)
         self._lanes: OrderedDict[str, _Lane] = OrderedDict()
@@ -227,10 +224,10 @@ class Users:
         """Run ``fn``, which may write, after the user's other writes in this process — on a
         database backend beside them: the database serialises a scope's writers itself (its
         lock held only for the write), and there is no MEMORY.md to keep incremental."""
-        if not self._ordered:
-            return await self.read(user, fn)
         lane = self._enter(user)
         try:
+            if lane.backend is not None and not getattr(lane.backend, "serial_writes", True):
+                return await self._run(lane, fn)
             async with lane.writes:
                 return await self._run(lane, fn, on=lane.writer)
         finally:

@@ -52,6 +52,7 @@ class PostgresBackend:
     """The scopes of one owner in the database ``dsn`` names."""
 
     name = "postgresql"
+    serial_writes = False  # the scope's advisory lock orders writers, held only for the write
 
     def __init__(
         self,
