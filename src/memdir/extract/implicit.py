@@ -112,7 +112,11 @@ _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A
 # someone's opinion or suggestion ("my lead thinks we should …", "组长觉得应该 …") is not yet
 # how things are
 _EN_OPINION = re.compile(
-    r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b", re.I
+    r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
+    # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
+    r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
+    r"(?:if|whether)\b",
+    re.I,
 )
 _ZH_OPINION = re.compile(r"觉得|认为|建议|感觉|想让")
 
