@@ -201,6 +201,7 @@ def _offline(mem: Memory, *texts: str) -> list[MemoryRecord]:
         ("the deploy checklist is pinned in #deploys", "reference", "#deploys"),
         ("customer complaints all go through Kustomer", "reference", "Kustomer"),
         ("the KPI dashboards are built in Lightdash", "reference", "Lightdash"),
+        ("what works best for me is a table, then prose", "feedback", "table"),
     ],
 )
 def test_v8_kinds_en(text: str, type_: str, contains: str) -> None:
@@ -214,6 +215,8 @@ def test_v8_kinds_en(text: str, type_: str, contains: str) -> None:
         "I think we'll most likely move the queue to NATS",
         "I'm pretty sure we're going to split the monolith next year",
         "I guess we'll end up on GCP, the grant pays for it",
+        # "this year" is the plan's horizon, not the task at hand
+        "I think we're probably moving the wiki to Outline this year",
     ],
 )
 def test_v8_an_opinion_lead_leaves_a_tentative_plan(text: str) -> None:
@@ -239,6 +242,9 @@ def test_v8_an_opinion_lead_leaves_a_tentative_plan(text: str) -> None:
         ("我觉得文档站迟早要重写。", "project", "文档站"),
         # a convention of how data travels
         ("接口里的时间一律用时间戳传。", "project", "时间戳"),
+        # information routed through a named tool
+        ("客户工单统一走 Canny。", "reference", "Canny"),
+        ("季度复盘安排在三月最后一周。", "project", "复盘"),
     ],
 )
 def test_v8_kinds_zh(text: str, type_: str, contains: str) -> None:
@@ -269,6 +275,9 @@ V8_NEGATIVES = [
     "消息我发在群里了。",
     # a joke about the person's life, not a way of working
     "a nap would make my life easier lol",
+    "I'm pretty sure I left the keys at home",
+    "部署都走 ArgoCD",
+    "这里改一下会更好。",
 ]
 
 

@@ -114,7 +114,8 @@ _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A
 _EN_OPINION = re.compile(
     r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
     # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
-    r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
+    r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"
+    r"^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
     r"(?:if|whether)\b",
     re.I,
 )

@@ -258,7 +258,9 @@ EN = Lexicon(
         # "this project" is the project itself, not the task at hand
         r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org|"
         # v7: "everywhere in this service": the project, named by its kind
-        r"service|app|system|product|monorepo)\b)|that|these|"
+        r"service|app|system|product|monorepo|"
+        # v8: "this year", "this quarter": the horizon of a plan, not the task at hand
+        r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
         r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
@@ -394,8 +396,7 @@ EN = Lexicon(
                 r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:are|is|live|lives|sit|"
                 r"sits)\s+(?:all\s+|always\s+)?(?:(?:pinned|kept|saved|stored|posted|written|"
                 r"listed|written up|bookmarked|collected)\s+)?(?:in|on|under)\s+(?:the\s+|our\s+|"
-                r"a\s+)?(?:#[\w-]+|(?:shared |team |main |engineering |eng |company |internal |"
-                r"(?-i:[a-z][\w]*-[\w-]+|[A-Z][\w-]*) )?"
+                r"a\s+)?(?:#[\w-]+|(?:[\w-]+ )?"
                 r"(?:wiki|drive|sheet|spreadsheet|notion|confluence|folder|channel|vault|"
                 r"workspace|space|tracker|repo|repository))\b"
                 r"(?=.*\b(?:under|on|in|called|named)\s+\S|\s*(?:[#,]|$))"
@@ -592,6 +593,8 @@ EN = Lexicon(
                 r"^it(?:'d| would)(?: really| honestly)? (?:be (?:really |so |super |very )?"
                 r"(?:nice|great|helpful|awesome|ideal|lovely|amazing|good|best|better)|help(?: me)?"
                 r"(?: a lot| a ton| so much)?) (?:if|when) you\b|"
+                r"^what (?:really |usually |honestly )?(?:helps|works)(?: best)?(?: for me)?"
+                r"(?: most)? is\s+\w|"
                 r"^the best (?:way to work with me|thing you (?:can|could) do(?: for me)?|"
                 r"way to help me)\s+is\s+(?:to\s+|when you\s+|if you\s+)?\w|"
                 r"^(?!(?:i|we|you|it|this|that|they|he|she|there)\b)(?:an?\s+|the\s+)?"
