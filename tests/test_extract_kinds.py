@@ -233,7 +233,7 @@ def test_v8_an_opinion_lead_leaves_a_tentative_plan(text: str) -> None:
         ("每次改完能说一下要不要重启就好了。", "feedback", "重启"),
         # a thing kept in a plain place, a report made in a tool with a Chinese name
         ("周报模板在共享盘那个文件夹里。", "reference", "共享盘"),
-        ("数据大屏是用帆软搭的。", "reference", "帆软"),
+        ("数据大屏是用帆软做的。", "reference", "帆软"),
         # an event of the team on a date
         ("年会定在 1 月 18 号。", "project", "年会"),
         ("安全演练排在 9 月第三周。", "project", "安全演练"),

@@ -88,7 +88,10 @@ _DISREGARD = re.compile(
 # v5: an event just told, or the person's own memory lapse — "never mind, I figured it out",
 # "I always forget the flags for tar", "我用 Python 写了个脚本" — not a standing fact
 _EN_EVENT = re.compile(
-    r"^(?:never ?mind|nvm)\b|\b(?:figured it out|forget|forgot|forgetting|can'?t remember)\b",
+    r"^(?:never ?mind|nvm)\b|\b(?:figured it out|forget|forgot|forgetting|can'?t remember)\b|"
+    # v8: "meeting on Friday, so I'll be slow to reply": the person's next hours (a dated
+    # life plan is a rule of its own, tried before the model)
+    r"\bi'?ll be (?:a bit |a little )?(?:slow|late|away|afk|offline|out|quiet|unavailable|back)\b",
     re.IGNORECASE,
 )
 _ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")

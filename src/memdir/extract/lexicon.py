@@ -101,8 +101,8 @@ _EN_DOCS = (
     r"outages|releases|deploys|standups?|retros?|minutes|questions|"
     # v5: credentials, conventions and definitions live somewhere too
     r"creds|keys|api keys|passwords|templates?|guidelines|style guides?|definitions|conventions|"
-    # v8: the kinds of watching a tool does — "error tracking is in X", "uptime monitoring …"
-    r"error tracking|tracking|monitoring|alerting|paging|analytics|observability|tracing"
+    # v8: the kinds of watching a tool does — "uptime monitoring is in X"
+    r"monitoring|alerting|paging|analytics|observability|tracing"
 )
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
@@ -373,8 +373,8 @@ EN = Lexicon(
             "reference",
             _en(
                 r"^(?:(?:the|our|all|all the|all our)\s+)?(?:[\w-]+\s+){0,2}?(?:dashboards?|"
-                r"reports?|charts?|admin (?:tools?|panels?|screens?|pages?)|internal tools?|"
-                r"back-?office(?: tools?)?|forms?|surveys?|boards?|workflows?|automations?)\s+"
+                r"reports?|charts?|admin (?:panels?|screens?|pages?)|"
+                r"back-?office|forms?|surveys?|boards?|workflows?|automations?)\s+"
                 r"(?:are|is)\s+(?:all\s+)?(?:built|made|set up|done|created|kept)\s+(?:in|on|"
                 r"with)\s+"
                 # a language or a UI framework is what code is written in, not a place
@@ -579,8 +579,8 @@ EN = Lexicon(
             ),
         ),
         # v8: a standing instruction said as what helps — "it helps me a lot when you say
-        # which file", "what really helps is when you link the docs", "it'd be great if you
-        # listed the files you changed", "the best way to work with me is to ask first", "a
+        # which file", "what really helps is when you link the docs", "it would be nice if you
+        # kept functions short", "the best way to work with me is to ask first", "a
         # test plan with each change would make reviews way easier"
         Rule(
             "en.preference.helps",
@@ -595,14 +595,12 @@ EN = Lexicon(
                 r"(?: a lot| a ton| so much)?) (?:if|when) you\b|"
                 r"^what (?:really |usually |honestly )?(?:helps|works)(?: best)?(?: for me)?"
                 r"(?: most)? is\s+\w|"
-                r"^the best (?:way to work with me|thing you (?:can|could) do(?: for me)?|"
-                r"way to help me)\s+is\s+(?:to\s+|when you\s+|if you\s+)?\w|"
+                r"^the best way to (?:work with me|help me)\s+is\s+"
+                r"(?:to\s+|when you\s+|if you\s+)?\w|"
                 r"^(?!(?:i|we|you|it|this|that|they|he|she|there)\b)(?:an?\s+|the\s+)?"
-                r"(?:[\w'-]+\s+){0,8}?(?:would|'d|really|always)\s+(?:save me (?:so much |"
-                r"a lot of |"
-                r"tons of )?(?:time|effort|scrolling|guessing)\b|make (?:"
-                r"reviews?|reviewing|reading|code review|debugging|following along)\s+"
-                r"(?:so |way |much |a lot |far )?(?:easier|simpler|faster|quicker|nicer))"
+                r"(?:[\w'-]+\s+){0,8}?(?:would|'d|really|always)\s+make (?:reviews?|reviewing|"
+                r"reading|code review|debugging|following along)\s+(?:so |way |much |a lot |far )?"
+                r"(?:easier|simpler|faster|quicker|nicer)"
             ),
         ),
         Rule(

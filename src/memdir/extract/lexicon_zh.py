@@ -43,7 +43,7 @@ _ZH_DOCS = (
     r"账号|密码|凭证|规范|模板|口径|定义|手顺|应急手册|设计规范"
 )
 # v2: generic kinds of place (never product names): "「支付事故」群", "Platform 空间"
-_ZH_PLACES = r"群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘|群公告|置顶"
+_ZH_PLACES = r"群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘"
 # v7: a lasting trait of the person (a condition, a diet) — in any clause of the sentence, so
 # "团建别订火锅，我不吃辣" and "我是红绿色盲，图表里别…" are about who the person is
 _ZH_TRAIT = (
@@ -165,18 +165,18 @@ ZH = Lexicon(
                 r"|(?<=走)\s*[A-Za-z][\w.+-]*\s*$)"
             ),
         ),
-        # v8: a report or a back office made in a tool with a Chinese name — "报表是用观远做的",
-        # "运营后台是在宜搭上搭的": what is made is a view, so the tool is where it lives (a
+        # v8: a report or a dashboard made in a tool with a Chinese name — "报表是用观远做的",
+        # "大屏是在某某上做的": what is made is a view, so the tool is where it lives (a
         # Latin name after 用 is what code is written in: zh.project.built-with)
         Rule(
             "zh.reference.built-in",
             "reference",
             re.compile(
-                r"^(?!我|你|他|她|这|那)[^，。,]{0,6}?(?:报表|看板|大屏|后台|表单|仪表盘|问卷|流程)"
-                r"(?:都|全部)?(?:是)?(?:用|在)\s*[\u4e00-\u9fff]{2,4}?\s*(?:上|里)?(?:搭|做|建|配)"
+                r"^(?!我|你|他|她|这|那)[^，。,]{0,6}?(?:报表|看板|大屏|表单|仪表盘|问卷|流程)"
+                r"(?:都|全部)?(?:是)?(?:用|在)\s*[\u4e00-\u9fff]{2,4}?\s*(?:上|里)?(?:做|建|配)"
             ),
         ),
-        # v8: any thing kept in a plain place — "压测数据在共享盘那个表格里", "测试账号都写在群公告
+        # v8: any thing kept in a plain place — "压测数据在共享盘那个表格里", "账号清单放在运维群
         # 里": no docs noun needed when the place is a kind of place; a bug or an error is
         # never a pointer, nor a person ("他在群里")
         Rule(
@@ -185,7 +185,7 @@ ZH = Lexicon(
             re.compile(
                 r"^(?!我|你|他|她|这|那|大家|有人|bug|Bug|问题|错误|报错|异常|结果|输出|文件)[^，。,我你]{2,10}?"
                 r"(?:都|统一|一般|全)?(?:在|放在|存在|记在|写在|存放在|置顶在)\s*[^，。,]{0,10}?"
-                r"(?:共享盘|网盘|云盘|群公告|群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
+                r"(?:共享盘|网盘|云盘|群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
                 r"(?:的[^，。,]{0,8})?(?:里|上|中)?(?:了)?$"
             ),
         ),
@@ -324,7 +324,7 @@ ZH = Lexicon(
                 # …就好了 / …会比较好 with a cue that it is every time, not this once
                 r"^(?!我(?!们)|你|他|她|这|那)(?![^。]*(?:" + _ZH_WHEN + r"))"
                 r"(?=[^。]*(?:每次|每个|每段|每一|以后|今后|之前|的时候|都|(?<![这那哪])里|回答|回复))"
-                r"[^，。]{2,30}?(?:(?:就|会)(?:太|更|最|比较|很)?好(?:了|很多|多了|一些)?|"
+                r"[^，。]{2,30}?(?:(?:就|会)(?:更|比较|很)?好(?:了|很多|多了|一些)?|"
                 r"会(?:比较|更)?好一些)[。！!～~]*$"
             ),
         ),
@@ -436,8 +436,8 @@ ZH = Lexicon(
             ),
         ),
         # v8: an event of the team on a date — "公测 8 月 1 号开放", "渗透测试排在 11 月第二周",
-        # "技术分享会定在下周四下午"; never the person's own day ("我周五请假" is them) nor a
-        # moment without a date ("周五开会")
+        # "年会定在 1 月 18 号"; never the person's own day ("我 3 月 5 号请假" is them) nor a
+        # moment without a month ("周五开会")
         Rule(
             "zh.project.event-date",
             "project",
@@ -445,9 +445,7 @@ ZH = Lexicon(
                 r"^(?!我(?!们)|你|他|她|这|那)[^，。,]{2,12}?\s*(?:(?:定在|排在|安排在|放在|改到|推迟到|"
                 r"提前到|是|在|于|从)\s*)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(?:份)?\s*"
                 r"(?:\d{1,2}\s*[号日]|[一二三四五六七八九十\d]{1,3}\s*[号日]|第?[一二三四五]\s*周|"
-                r"[上中下]旬|初|底|中|最后一(?:周|天))|"
-                r"^(?!我(?!们)|你|他|她|这|那)[^，。,]{2,12}?(?:定在|排在|安排在|改到|推迟到|提前到)\s*"
-                r"(?:下|这|本)?(?:周|星期)[一二三四五六日天]"
+                r"[上中下]旬|初|底|中|最后一(?:周|天))"
             ),
         ),
         # v2: what kind of team or codebase this is — "我们是单仓库", "我们是 Python 技术栈"
@@ -508,7 +506,7 @@ ZH = Lexicon(
                 r"^(?!我(?!们)|你|他|她)[^，。,]{0,12}?(?:可能|也许|或许|大概率?|打算|考虑|计划|准备|"
                 # v8: 迟早/早晚/应该会 — "仓库迟早要改名"
                 r"倾向于?|说不定|多半|迟早|早晚|应该会)[^，。,]{0,10}?(?:用|换成|换到|迁到|迁移到|"
-                r"改用|切到|上|引入|接入|支持|不再支持|升级到|升到|试试|拆成|拆分成?|改名|重写|重构|"
+                r"改用|切到|上|引入|接入|支持|不再支持|升级到|试试|拆成|拆分成?|改名|重写|重构|"
                 r"下线|合并)\s*\S?"
             ),
         ),
