@@ -62,7 +62,9 @@ DEV = [
     "extraction_dev_s15.yaml",
     "extraction_dev_s15b.yaml",
 ]
-SCORED_ONCE = ("_13.yaml", "_14.yaml")
+# Batches 13 and 14 are spent since session 16 but implicit-v3 never trained on them; 15 and 16
+# are the fresh held-out batches of session 16 (rules-v8), never read here.
+SCORED_ONCE = ("_13.yaml", "_14.yaml", "_15.yaml", "_16.yaml")
 # The folds the threshold is chosen on (v2): the batches written in the same way as the ones
 # scored once (80 messy utterances, half Chinese, after the rules existed). The labeled set and
 # batches 1-3 are what the rules were written on, so out of fold they read near 1.00 whatever
@@ -212,7 +214,7 @@ def cross_validate(items: list[dict[str, Any]]) -> dict[str, float]:
 
 def main() -> int:
     for name in DEV:
-        assert not name.endswith(SCORED_ONCE), "batches 13 and 14 are held out"
+        assert not name.endswith(SCORED_ONCE), "batches 13 to 16 are not training data"
     items = load_items()
     print("| lang | rules only | precision | recall |\n|---|---|---|---|")
     for lang, (c, m, e, f) in tally(items, None).items():

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import pytest
 
+from memdir import Memory
 from memdir.extract.rules import extract
+from memdir.records import MemoryRecord
 
 
 @pytest.mark.parametrize(
@@ -164,3 +166,134 @@ def test_v7_conventions_need_a_universal_or_a_scope() -> None:
     """ "一律/统一/全部" or a scope ("整个代码库里…都") makes a convention; a bare 都 does not."""
     assert [c.type for c in extract("整个仓库里日期都按 ISO 8601 存。")] == ["project"]
     assert extract("数据都是假的。") == []
+
+
+# -- rules-v8 (session 16): shapes held-out batches 13/14 still missed ---------------------------
+
+
+def _offline(mem: Memory, *texts: str) -> list[MemoryRecord]:
+    """What a real Memory stores when the offline extractor reads a session of these turns."""
+    with mem.session() as s:
+        for text in texts:
+            s.append({"role": "user", "content": text})
+            s.append({"role": "assistant", "content": "OK."})
+    mem.extract_session(s.id, offline=True)
+    return mem.list()
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        # a standing instruction said as what helps or what would be nice
+        ("it helps me so much when you name the branch you used", "feedback", "branch"),
+        ("what really helps is when you show the command output", "feedback", "command output"),
+        ("it'd be great if you wrapped lines at 100 columns", "feedback", "100 columns"),
+        ("the best way to work with me is to send small diffs", "feedback", "small diffs"),
+        ("a changelog line with every PR would make reviews easier", "feedback", "changelog"),
+        ("please keep import lists sorted in anything you touch", "feedback", "sorted"),
+        # a pointer to a plain place, or through a tool no list names
+        (
+            "the vendor contracts are in the legal-docs repo, one PDF each",
+            "reference",
+            "legal-docs",
+        ),
+        ("q3 numbers are in the sheet on the shared drive", "reference", "sheet"),
+        ("the deploy checklist is pinned in #deploys", "reference", "#deploys"),
+        ("customer complaints all go through Kustomer", "reference", "Kustomer"),
+        ("the KPI dashboards are built in Lightdash", "reference", "Lightdash"),
+        ("what works best for me is a table, then prose", "feedback", "table"),
+    ],
+)
+def test_v8_kinds_en(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I think we'll most likely move the queue to NATS",
+        "I'm pretty sure we're going to split the monolith next year",
+        "I guess we'll end up on GCP, the grant pays for it",
+        # "this year" is the plan's horizon, not the task at hand
+        "I think we're probably moving the wiki to Outline this year",
+    ],
+)
+def test_v8_an_opinion_lead_leaves_a_tentative_plan(text: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, cand.confidence) == ("project", "tentative"), cand
+    assert not cand.text.lower().startswith(("i think", "i'm pretty", "i guess"))
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        # 最好 / …就好了 as a standing instruction
+        ("提交前最好跑一遍单测。", "feedback", "单测"),
+        ("每次改完能说一下要不要重启就好了。", "feedback", "重启"),
+        # a thing kept in a plain place, a report made in a tool with a Chinese name
+        ("周报模板在共享盘那个文件夹里。", "reference", "共享盘"),
+        ("数据大屏是用帆软做的。", "reference", "帆软"),
+        # an event of the team on a date
+        ("年会定在 1 月 18 号。", "project", "年会"),
+        ("安全演练排在 9 月第三周。", "project", "安全演练"),
+        # an opinion lead before a hedged change
+        ("我感觉网关多半会换成 Envoy。", "project", "Envoy"),
+        ("我觉得文档站迟早要重写。", "project", "文档站"),
+        # a convention of how data travels
+        ("接口里的时间一律用时间戳传。", "project", "时间戳"),
+        # information routed through a named tool
+        ("客户工单统一走 Canny。", "reference", "Canny"),
+        ("季度复盘安排在三月最后一周。", "project", "复盘"),
+    ],
+)
+def test_v8_kinds_zh(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+V8_NEGATIVES = [
+    # someone else's taste, accented or plain names, and a role noun
+    "Inès swears by tabs",
+    "Bjørn loves long stand-ups",
+    "小吴写文档特别爱用表格。",
+    "产品经理非要每个按钮都加动画。",
+    # 特别 is not 别
+    "这个接口特别慢。",
+    # a wish or advice for this once
+    "it would help if you fixed this test first",
+    "能跑起来就好了。",
+    "明天能上线就好了。",
+    "你最好看看日志。",
+    # a doubt, an opinion about the moment
+    "not sure we even need a queue there",
+    "I think that's probably a caching bug",
+    "我觉得这可能是个缓存问题。",
+    # a result or a person in a place, not a pointer
+    "the result is in the sheet",
+    "结果在表格里。",
+    "消息我发在群里了。",
+    # a joke about the person's life, not a way of working
+    "a nap would make my life easier lol",
+    "I'm pretty sure I left the keys at home",
+    "部署都走 ArgoCD",
+    "这里改一下会更好。",
+]
+
+
+@pytest.mark.parametrize("text", V8_NEGATIVES)
+def test_v8_negatives(text: str) -> None:
+    assert extract(text) == []
+
+
+def test_v8_kinds_are_stored_by_a_real_memory_and_the_negatives_are_not(mem: Memory) -> None:
+    stored = _offline(
+        mem,
+        "it helps me a ton when you say which test covers the change",
+        "I think we'll probably move the CI to Buildkite",
+        "压测数据在共享盘那个表格里。",
+        *V8_NEGATIVES[:6],
+    )
+    got = sorted((r.type, r.confidence) for r in stored)
+    assert got == [("feedback", "confirmed"), ("project", "tentative"), ("reference", "confirmed")]
+    assert not any(word in r.statement for r in stored for word in ("Inès", "Bjørn", "小吴"))

@@ -88,7 +88,10 @@ _DISREGARD = re.compile(
 # v5: an event just told, or the person's own memory lapse — "never mind, I figured it out",
 # "I always forget the flags for tar", "我用 Python 写了个脚本" — not a standing fact
 _EN_EVENT = re.compile(
-    r"^(?:never ?mind|nvm)\b|\b(?:figured it out|forget|forgot|forgetting|can'?t remember)\b",
+    r"^(?:never ?mind|nvm)\b|\b(?:figured it out|forget|forgot|forgetting|can'?t remember)\b|"
+    # v8: "meeting on Friday, so I'll be slow to reply": the person's next hours (a dated
+    # life plan is a rule of its own, tried before the model)
+    r"\bi'?ll be (?:a bit |a little )?(?:slow|late|away|afk|offline|out|quiet|unavailable|back)\b",
     re.IGNORECASE,
 )
 _ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")
@@ -112,7 +115,12 @@ _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A
 # someone's opinion or suggestion ("my lead thinks we should …", "组长觉得应该 …") is not yet
 # how things are
 _EN_OPINION = re.compile(
-    r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b", re.I
+    r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
+    # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
+    r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"
+    r"^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
+    r"(?:if|whether)\b",
+    re.I,
 )
 _ZH_OPINION = re.compile(r"觉得|认为|建议|感觉|想让")
 

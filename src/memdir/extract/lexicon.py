@@ -54,6 +54,9 @@ class Lexicon:
     personal: re.Pattern[str]
     substance: re.Pattern[str]
     because: re.Pattern[str]
+    # v8: an opinion lead before a plan of the team ("I think we'll probably …", "我估计…"):
+    # it comes off, and what is left is read as a tentative statement
+    opinion: re.Pattern[str] = re.compile(r"(?!)")
 
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -97,7 +100,9 @@ _EN_DOCS = (
     r"on-?call|sprints?|backlog|experiments|translations|assets|postmortems|post-mortems|"
     r"outages|releases|deploys|standups?|retros?|minutes|questions|"
     # v5: credentials, conventions and definitions live somewhere too
-    r"creds|keys|api keys|passwords|templates?|guidelines|style guides?|definitions|conventions"
+    r"creds|keys|api keys|passwords|templates?|guidelines|style guides?|definitions|conventions|"
+    # v8: the kinds of watching a tool does — "uptime monitoring is in X"
+    r"monitoring|alerting|paging|analytics|observability|tracing"
 )
 _TOOLS = (
     r"Linear|Jira|Figma|Notion|Confluence|GitHub|GitLab|Slack|Google Drive|Google Docs|Trello|"
@@ -129,7 +134,18 @@ _EN_FACT_VERBS = (
     # v2: lifecycle and change verbs ("we're sunsetting the v1 API", "we replaced X with Y")
     r"(?:deprecat|retir|remov|replac|introduc|requir|enforc|phas)(?:e|es|ed|ing)(?: out)?|"
     r"(?:sunset|vendor|pin|mirror|monitor|squash|rebas|merg|freez|roll(?:ed|ing|s)? out)\w*|"
-    r"stopped using|no longer use|don'?t use|do not use|never use"
+    r"stopped using|no longer use|don'?t use|do not use|never use|"
+    # v8: where a plan lands and what it changes — "we'll likely end up on Azure", "we
+    # should rename the repo"
+    r"end(?:ed|ing|s)? up (?:on|with|using|going with|in)|(?:renam|rewrit|upgrad|split)"
+    r"(?:e|es|ed|ing|s|ting|ted|ts)?"
+)
+# v8: languages and UI frameworks — "dashboards are built in React" is about the code
+_CODE_NAMES = (
+    r"React|Vue|Angular|Svelte|Solid|Next(?:\.js)?|Nuxt|Remix|Flutter|SwiftUI|Jetpack|Compose|"
+    r"Go|Python|Java|Kotlin|Swift|Rust|TypeScript|JavaScript|JS|TS|Ruby|Rails|Django|Flask|"
+    r"FastAPI|PHP|Laravel|Elixir|Phoenix|Scala|C|C\+\+|C#|\.NET|Node(?:\.js)?|D3|Dash|Streamlit|"
+    r"Shiny|R|Qt|GTK|Tailwind|HTML|CSS"
 )
 # Softeners between "we" and the verb ("we're kind of thinking about moving off X"): they keep
 # the fact and make it tentative through the hedge pattern.
@@ -192,13 +208,18 @@ EN = Lexicon(
         r"(?:a |some |quick |a quick )?(?:bit of |little )?(?:context|background|intro|"
         r"introduction)(?:\s+(?:before we (?:start|begin)|first|for you))?|"
         r"for what it'?s worth|side note|fun fact|"
+        # v8: "before I forget —"
+        r"before i forget|while i remember|"
         # v5: a turn to the point after small talk — "anyway, …", "quick bg: …"
         r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
     ),
     question=_en(
         # v5: "When you write SQL, uppercase the keywords" is a rule with a condition, not a
         # question: "when" followed by a clause and a comma, with no question mark
-        r"\?\s*$|^\s*(?:(?:what|which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
+        r"\?\s*$|^\s*(?:(?:"
+        # v8: "what really helps me is when you …" states a preference
+        r"what(?!\s+(?:really\s+|actually\s+|honestly\s+)?(?:helps|works best|works for me)\b)|"
+        r"which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
         r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
         r"have|has|may i|might)\b(?!['’]t))"
     ),
@@ -210,7 +231,9 @@ EN = Lexicon(
         r"\b(?:in an ideal world|ideally|in theory|in a perfect world|with (?:a |more |an? )?"
         r"(?:bigger|larger|extra|more|better|bit more)\b)|"
         r"\b(?:we|i|you|they|it|that|this)(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
-        r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b)\w|"
+        r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b|"
+        # v8: "it'd be great if you …", "it would help if you …": a wish of the person
+        r"(?<=it'd )(?:be|help|save|make)\b|(?<=it would )(?:be|help|save|make)\b)\w|"
         r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
@@ -218,7 +241,9 @@ EN = Lexicon(
         r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
         r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b|"
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
-        r"^\s*(?:(?-i:[A-Z][a-z]+)|(?:my|our|the) (?:manager|boss|colleague|coworker|co-worker|"
+        # v8: a name with accents too ("Zoë", "José", "Søren")
+        r"^\s*(?:(?-i:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)|(?:my|our|the) (?:manager|boss|colleague|"
+        r"coworker|co-worker|"
         r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
         r"cofounder|co-founder|"
         # v7: any possessed someone ("our publisher loves …", "my landlord hates …"); a team,
@@ -233,7 +258,9 @@ EN = Lexicon(
         # "this project" is the project itself, not the task at hand
         r"\b(?:this(?!\s+(?:project|repo|repository|codebase|team|company|org|"
         # v7: "everywhere in this service": the project, named by its kind
-        r"service|app|system|product|monorepo)\b)|that|these|"
+        r"service|app|system|product|monorepo|"
+        # v8: "this year", "this quarter": the horizon of a plan, not the task at hand
+        r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|that|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
         r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
@@ -295,6 +322,17 @@ EN = Lexicon(
                 r"coordinated|configured|defined|recorded|maintained|listed|synced|shared)"
                 r"\s+(?:in|on|under|via|through)\s+(?:the\s+)?" + _NAME + r"(?:\s+\w+)?\s*(?:$|,|"
                 r"\s+under\s+\S)"
+                # v8: information routed through a tool we do not list — "support tickets all
+                # go through Zendesk", "alerts get sent to Opsgenie"
+                # (what a person reads: deploys or logs going through a tool are the project's
+                # plumbing — "prod deploys go through ArgoCD", "logs go to Loki")
+                r"|^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,2}(?:tickets|requests|questions|"
+                r"bugs|bug reports|issues|incidents|alerts|pages|feedback|complaints|"
+                r"escalations)\s+"
+                r"(?:all\s+|always\s+|usually\s+)?(?:go|get sent|are sent|get routed|"
+                r"are routed|get "
+                r"filed|are filed|get logged|are logged|get reported|are reported)\s+(?:through|to|"
+                r"into|via)\s+(?:the\s+)?" + _NAME + r"\b"
                 r"|^(?:the |our |all |all the )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,20}?"
                 r"\b(?:are|is|live|lives|sit|sits)\s+(?:in|on)\s+(?:the\s+)?"
                 + _NAME
@@ -325,6 +363,45 @@ EN = Lexicon(
                 r"reported|sent|posted|filed|recorded|listed|collected|published|routed|live|lives)"
                 r"\s+(?:to|in|on|into|under|through|via|over in)\s+(?:the\s+|our\s+)?"
                 r"(?-i:" + _TOOLS + r")\b"
+            ),
+        ),
+        # v8: a thing built in a tool that keeps things — "dashboards are built in Metabase",
+        # "the admin screens are made in Retool": what is built is a view or a form, so the
+        # tool is where the information lives, not what the code is written in
+        Rule(
+            "en.reference.built-in",
+            "reference",
+            _en(
+                r"^(?:(?:the|our|all|all the|all our)\s+)?(?:[\w-]+\s+){0,2}?(?:dashboards?|"
+                r"reports?|charts?|admin (?:panels?|screens?|pages?)|"
+                r"back-?office|forms?|surveys?|boards?|workflows?|automations?)\s+"
+                r"(?:are|is)\s+(?:all\s+)?(?:built|made|set up|done|created|kept)\s+(?:in|on|"
+                r"with)\s+"
+                # a language or a UI framework is what code is written in, not a place
+                r"(?:the\s+)?(?!(?:" + _CODE_NAMES + r")\b)" + _NAME
+            ),
+        ),
+        # v8: a plain thing kept in a plain place — "the onboarding checklist is in the wiki
+        # under Engineering", "load test numbers are in the sheet on the shared drive", "the
+        # release template is pinned in #releases": no docs noun is needed when the place is a
+        # kind of place with its whereabouts; a bug, an error or a value is never a pointer
+        Rule(
+            "en.reference.place",
+            "reference",
+            _en(
+                r"^(?!(?:(?:the|our|all|all the|all our)\s+)?(?:i|we|you|it|this|that|these|those|"
+                r"they|he|she|there|here|my|bug|error|problem|issue|typo|crash|value|fix|change|"
+                r"file|output|result|answer|config|setting|code)s?\b)"
+                r"(?:(?:the|our|all|all the|all our)\s+)?"
+                r"(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:are|is|live|lives|sit|"
+                r"sits)\s+(?:all\s+|always\s+)?(?:(?:pinned|kept|saved|stored|posted|written|"
+                r"listed|written up|bookmarked|collected)\s+)?(?:in|on|under)\s+(?:the\s+|our\s+|"
+                r"a\s+)?(?:#[\w-]+|(?:[\w-]+ )?"
+                r"(?:wiki|drive|sheet|spreadsheet|notion|confluence|folder|channel|vault|"
+                r"workspace|space|tracker|repo|repository))\b"
+                r"(?=.*\b(?:under|on|in|called|named)\s+\S|\s*(?:[#,]|$))"
+                r"|^(?:(?:the|our)\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+(?:are|is)\s+pinned\s+in\s+"
+                r"(?:the\s+)?#[\w-]+"
             ),
         ),
         # v7: a kind of document that is one file somewhere — "API spec is the openapi.yaml at
@@ -501,6 +578,31 @@ EN = Lexicon(
                 r"\b(?:works?|work) (?:much |way |a lot |far )?better for me\b"
             ),
         ),
+        # v8: a standing instruction said as what helps — "it helps me a lot when you say
+        # which file", "what really helps is when you link the docs", "it would be nice if you
+        # kept functions short", "the best way to work with me is to ask first", "a
+        # test plan with each change would make reviews way easier"
+        Rule(
+            "en.preference.helps",
+            "feedback",
+            _en(
+                r"^(?:honestly,? |tbh,? |fwiw,? )?(?:it |what |the thing that |something that )?"
+                r"(?:really |honestly |always |also )?(?:helps|would help|'d help)(?: me)?"
+                r"(?: (?:a lot|a ton|so much|tons|loads|massively|hugely|heaps|the most|most))?"
+                r"(?: is)? (?:when|if) you\b|"
+                r"^it(?:'d| would)(?: really| honestly)? (?:be (?:really |so |super |very )?"
+                r"(?:nice|great|helpful|awesome|ideal|lovely|amazing|good|best|better)|help(?: me)?"
+                r"(?: a lot| a ton| so much)?) (?:if|when) you\b|"
+                r"^what (?:really |usually |honestly )?(?:helps|works)(?: best)?(?: for me)?"
+                r"(?: most)? is\s+\w|"
+                r"^the best way to (?:work with me|help me)\s+is\s+"
+                r"(?:to\s+|when you\s+|if you\s+)?\w|"
+                r"^(?!(?:i|we|you|it|this|that|they|he|she|there)\b)(?:an?\s+|the\s+)?"
+                r"(?:[\w'-]+\s+){0,8}?(?:would|'d|really|always)\s+make (?:reviews?|reviewing|"
+                r"reading|code review|debugging|following along)\s+(?:so |way |much |a lot |far )?"
+                r"(?:easier|simpler|faster|quicker|nicer)"
+            ),
+        ),
         Rule(
             "en.preference.from-now-on",
             "feedback",
@@ -533,8 +635,10 @@ EN = Lexicon(
             "feedback",
             _en(
                 r"^(?:before|after|whenever|every time)\s+(?:you\s+)?(?:\w+\s+){0,2}?"
-                r"(?:commit|push|merg|deploy|releas|open|chang|edit|apply|appl|run|refactor|delet|touch|install|"
-                r"upgrad|writ|add|creat|rewrit|modif)\w*\b[^,]{0,50},\s*(?:please\s+)?(?:always\s+)?"
+                r"(?:commit|push|merg|deploy|releas|open|chang|edit|apply|appl|run|refactor|"
+                r"delet|touch|install|"
+                r"upgrad|writ|add|creat|rewrit|"
+                r"modif)\w*\b[^,]{0,50},\s*(?:please\s+)?(?:always\s+)?"
                 r"(?!(?:i|we|it|the|this|that|there)\b)\w+"
             ),
         ),
@@ -580,7 +684,10 @@ EN = Lexicon(
             _en(
                 r"^" + _PLEASE + r"(?:keep|make)\s+(?:your\s+|the\s+|all\s+)?(?:answers?|"
                 r"explanations?|responses?|replies|summaries|messages|commit messages|prs?|"
-                r"pull requests|functions|comments|code|docstrings|variable names|names)\s+\w"
+                r"pull requests|functions|comments|code|docstrings|variable names|names)\s+\w|"
+                # v8: "keep SQL keywords uppercase", "keep imports sorted"
+                r"^" + _PLEASE + r"keep\s+(?:[\w-]+\s+){1,3}?(?:upper-?case|lower-?case|sorted|"
+                r"alphabetical|short|brief|concise|minimal|consistent|small|simple|under \d+)\b"
             ),
         ),
         Rule(
@@ -596,9 +703,10 @@ EN = Lexicon(
             "project",
             _en(
                 r"^(?:we|our team|the team|this (?:project|repo|repository|codebase|team))\s*"
-                r"(?:'re|'ll|are|will|'ve|have)?\s*(?:(?:all|now|still|currently|mostly|only|always|"
+                r"(?:'re|'ll|are|will|'ve|have)?\s*(?:(?:all|now|still|currently|mostly|only|"
+                r"always|"
                 r"just|already|probably|likely|maybe|might|may|could|finally|mainly|primarily|"
-                r"officially|going to|gonna|plan to|want to|decided to|try to|be|"
+                r"officially|going to|gonna|plan to|want to|decided to|try to|be|should|"
                 + _EN_SOFTENERS
                 + r")\s+)*(?:"
                 + _EN_FACT_VERBS
@@ -737,4 +845,10 @@ EN = Lexicon(
     personal=_en(r"^(?:i|i'?m|i'?ve|i'?d|my|me)\b"),
     substance=re.compile(r"[A-Z0-9][\w.+#-]*|\S*[/._]\S+|`[^`]+`"),
     because=_en(r"\b(?:because|since|as|so that)\s+(?P<why>[^.;!?]{4,})"),
+    opinion=_en(
+        r"^(?:i (?:(?:really|honestly|kinda|kind of) )?(?:think|guess|believe|suspect|reckon|"
+        r"expect|feel like)|i'?m (?:fairly|pretty|quite|almost|mostly|reasonably) "
+        r"(?:sure|certain|confident)|my (?:guess|hunch|sense|feeling) is|i'?d (?:say|guess|bet))"
+        r"(?: that)?[,\s]+(?=(?:we|our|the team)\b)"
+    ),
 )

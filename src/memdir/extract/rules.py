@@ -41,10 +41,12 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v7"
+RULES_VERSION = "rules-v8"
 _DUMMY_IT = re.compile(
-    r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is)\s", re.IGNORECASE
+    r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
+# v8: the families whose "it" is the dummy of "it helps when you …" / "it'd be great if you …"
+_DUMMY_IT_RULES = (".ease", ".helps")
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
@@ -243,12 +245,17 @@ def _classify(
     if (asked := lex.standing_request.match(body)) is not None:
         body = asked.group("rule")  # "can you always show me the diff" → the rule itself
     body = _trim(body)
+    # v8: "I think we'll probably move to X", "我估计我们年底会…": the opinion lead goes and
+    # what is left is a tentative statement of the plan
+    opined = False
+    if (lead := lex.opinion.match(body)) is not None and lead.end() < len(body):
+        body, opined = body[lead.end() :], True
     # v3: a request the person made is kept even when it is a hypothetical or names someone
     # else ("remember that if the build fails, Dana gets paged"); a question still is not
     noise = lex.question.search(body) if explicit else _is_noise(body, lex)
     if not 2 <= len(body) <= MAX_SENTENCE or noise or (explicit and _EMPTY_REQUEST.match(body)):
         return None
-    tentative = bool(lex.hedge.search(body))
+    tentative = opined or bool(lex.hedge.search(body))
     body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
     for rule in lex.rules:
         m = rule.pattern.search(body)
@@ -263,7 +270,10 @@ def _classify(
         if not explicit and not correcting:
             # v6: the "it" of "it's easier for me when …" / "I find it easier to …" points at
             # nothing; the rest of the clause is still checked
-            probe = _DUMMY_IT.sub("", main, count=1) if rule.id.endswith(".ease") else main
+            dummy = rule.id.endswith(_DUMMY_IT_RULES)
+            probe = _DUMMY_IT.sub("", main, count=1) if dummy else main
+            if dummy:  # "… instead of describing it": that "it" is the thing just named
+                probe = re.sub(r"\bit\b", "", probe, flags=re.IGNORECASE)
             if rule.type == "user" or rule.id.startswith(_WE_RULES):
                 # v7: "data engineer here", "I'm a contractor here", "we do trunk-based dev
                 # here": with a person as the subject, "here" is the team, not the code
