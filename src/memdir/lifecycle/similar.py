@@ -130,6 +130,8 @@ _PHRASES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\b(?:turn|switch)\w*\s+off\b", re.I), " disable "),
     (re.compile(r"\b(?:grew|grown|growing) up\b", re.I), " grewup "),
     (re.compile(r"\b(?:brought|bringing) up\b", re.I), " broughtup "),
+    # "was raised in Toronto" is where someone grew up, not a value raised
+    (re.compile(r"\b(?:was|were|been) raised (?=in\b)", re.I), " grewup "),
     # a number and its unit are one value, spaced or not ("8am" / "8 am", "10MB" / "10 MB")
     (
         re.compile(
@@ -198,6 +200,8 @@ _SAME = {
     "delete": "delete deletes deleted remove removes removed 删除 删掉 移除",
     "image": "image images picture pictures photo photos 图片 照片",
     "tester": "tester testers qa 测试人员",
+    "theme": "theme themes mode modes 主题",
+    "prepare": "prepare prepares preparing prepared training 备战",
 }
 # relate-v4: light verbs and place fillers that carry no fact of their own in a memory ("is
 # managed with", "goes through", "是用…开发的", "放在…目录"): dropped before comparing, so
@@ -605,9 +609,13 @@ def _same_or_not(
 def _one_slot(ua: Sequence[str], ub: Sequence[str]) -> bool:
     """relate-v7: one short span of ``a`` stands where ``b`` has another, about a content word
     both state, whatever else one of them adds ("the user drinks their coffee black" / "the
-    user takes their coffee with milk"): a value in one slot, which no cosine vouches for."""
+    user takes their coffee with milk"); or the two differ only in slots filled differently,
+    each word in its place ("unit tests run on every push" / "integration tests run every
+    night"): values in a frame, which no cosine vouches for."""
     ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
     swapped = [op for op in ops if op[0] == "replace"]
+    if len(swapped) >= 2 and all(op[0] in ("equal", "replace") for op in ops):
+        return bool(set(ua) & set(ub) - _GENERIC)
     if len(swapped) != 1:
         return False
     _, i1, i2, j1, j2 = swapped[0]
