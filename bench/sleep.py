@@ -21,9 +21,9 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3 [--embedder use] [--llm]
-[--no-misses]`` scores sleep on the
-hand-written paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
+``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4
+[--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written paraphrase / conflict /
+look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
 
 ``python bench/sleep.py --store [--embedder use]`` runs sleep on a realistic store of a few
@@ -263,7 +263,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
     parser.add_argument(
         "--pairs",
-        choices=("dev", "heldout", "heldout2", "dev3", "heldout3"),
+        choices=("dev", "heldout", "heldout2", "dev3", "heldout3", "dev4", "heldout4"),
         help="score the labelled pairs",
     )
     parser.add_argument(

@@ -7,6 +7,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from conftest import snapshot
@@ -20,6 +21,7 @@ from memdir.errors import (
     ValidationError,
 )
 from memdir.lifecycle import apply_plan, plan_sleep, relate, take_snapshot
+from memdir.lifecycle.similar import mutual_nearest
 from memdir.paths import Scope
 
 NOW = datetime(2026, 6, 1, 12, 0, tzinfo=UTC)
@@ -635,3 +637,99 @@ def test_a_two_word_swap_in_one_frame_never_merges() -> None:
     assert relate(
         "The billing page is built with Svelte", "The onboarding wizard is built with Svelte", 0.8
     ) in ("unclear", "unrelated")
+
+
+# -- relate-v7: role swaps, moved values, and the store's nearest pairs (issue 22 §2) ----------
+@pytest.mark.parametrize(
+    ("a", "b", "cosine", "relation"),
+    [
+        # two roles exchanged around what relates them: two facts, however close the vectors
+        (
+            "Maya reviews Theo's pull requests",
+            "Theo reviews Maya's pull requests",
+            0.97,
+            "unrelated",
+        ),
+        ("小周带小吴", "小吴带小周", 0.96, "unrelated"),
+        (
+            "The payments service calls the ledger service",
+            "The ledger service calls the payments service",
+            0.98,
+            "unrelated",
+        ),
+        # … but a passive turns the roles round in the words, and a list in another order is one
+        ("Maya owns the billing service", "The billing service is owned by Maya", 0.9, "duplicate"),
+        ("The user speaks Dutch and Greek", "The user speaks Greek and Dutch", 0.95, "duplicate"),
+        # a preference turned round is a change of mind, not two roles
+        (
+            "Prefer composition over inheritance",
+            "Prefer inheritance over composition",
+            0.99,
+            "unclear",
+        ),
+        # a number changed while the rest only grows is a change, not a more specific wording
+        ("发布日期是五月一号", "发布日期推迟到五月八号", 0.8, "replace"),
+        ("The demo is on June 4", "The demo slipped to June 11", 0.8, "replace"),
+        # "on" / "off" ending a clause are values
+        ("Dark mode defaults to on", "Dark mode defaults to off", 0.95, "replace"),
+        # a number and its unit are one value; English number words are digits
+        ("The gym opens at 7am", "The gym opens at 7 am", 0.95, "duplicate"),
+        ("The user has two dogs", "User owns 2 dogs", 0.85, "duplicate"),
+        (
+            "The report takes about 20 minutes",
+            "the report runs for roughly 20 min",
+            0.85,
+            "duplicate",
+        ),
+        # words people swap for one another
+        (
+            "The client dashboard is built on Rails",
+            "Rails powers the customer dashboard",
+            0.8,
+            "duplicate",
+        ),
+        ("The user was raised in Lyon", "The user grew up in Lyon", 0.9, "duplicate"),
+    ],
+)
+def test_relate_v7_evidence(a: str, b: str, cosine: float, relation: str) -> None:
+    assert relate(a, b, cosine) == relation
+
+
+def test_relate_v7_the_store_vouches_for_a_pair_that_shares_no_word() -> None:
+    a, b = "The user is an insomniac", "User rarely sleeps well at night"
+    assert relate(a, b, 0.64) == "unrelated"
+    assert relate(a, b, 0.64, nearest=0.2) == "duplicate"  # each the other's nearest, by 0.2
+    # never below the near cosine, nor against a name or number on one side, or one slot filled
+    # differently in one frame
+    assert relate(a, b, 0.5, nearest=0.3) == "unrelated"
+    assert relate(a, "User sleeps 4 hours a night", 0.64, nearest=0.3) == "unrelated"
+    tea = ("The user drinks their tea plain", "The user takes their tea with honey")
+    assert relate(*tea, 0.7, nearest=0.3) != "duplicate"
+    slots = ("Unit tests run on every push", "Smoke tests run on every deploy")
+    assert relate(*slots, 0.7, nearest=0.4) != "duplicate"
+
+
+def test_mutual_nearest_is_each_others_closest_by_a_margin() -> None:
+    rows = np.array([[1, 0, 0], [0.96, 0.28, 0], [0, 1, 0], [0, 0.6, 0.8]], dtype=np.float32)
+    pairs = mutual_nearest(["a", "b", "c", "d"], rows)
+    # a and b: 0.96 apart from the next closest (b·c = 0.28); c and d: 0.6 - 0.28
+    assert pairs.keys() == {frozenset("ab"), frozenset("cd")}
+    assert pairs[frozenset("ab")] == pytest.approx(0.68, abs=1e-5)
+    assert pairs[frozenset("cd")] == pytest.approx(0.32, abs=1e-5)
+    assert mutual_nearest(["a", "b"], rows[:2]) == {}  # two memories: no third to be closer than
+
+
+def test_sleep_merges_words_apart_and_keeps_role_swaps_apart(sandbox: Path) -> None:
+    # a real store on the multilingual USE: a paraphrase that shares no content word merges on
+    # the store's evidence; two roles exchanged never do
+    m = Memory(embedder="use")
+    m.init()
+    old = m.remember("The user is an insomniac", type="user", created=ago(20))
+    new = m.remember("User rarely sleeps well at night", type="user", created=ago(2))
+    m.remember("Maya reviews Theo's pull requests", type="project", created=ago(20))
+    m.remember("Theo reviews Maya's pull requests", type="project", created=ago(2))
+    m.remember("The deploy pipeline runs on Buildkite", type="project", created=ago(9))
+    m.remember("The user prefers tea to coffee", type="user", created=ago(9))
+    planned = steps(m, offline=True, sessions=False)
+    merges = [set(names) for action, names in planned if action == "merge"]
+    assert merges == [{old.name, new.name}]

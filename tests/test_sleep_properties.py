@@ -117,3 +117,24 @@ def test_two_sleeps_racing_archive_each_memory_once(mem: Memory) -> None:
     assert len(store.archived().memory_names()) == 150
     archives = [c for c in store.log.entries() if c.op == "archive"]
     assert len(archives) == 150 and len({c.name for c in archives}) == 150
+
+
+NAMES = ["Ana", "Ben", "Chen", "Dara", "Eli", "小周", "阿强"]
+VERBS = ["reviews", "mentors", "backs up", "reports to", "calls", "covers for"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pair=st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True),
+    verb=st.sampled_from(VERBS),
+    tail=st.sampled_from(["", " on Mondays", " when on leave", "'s pull requests"]),
+)
+def test_two_roles_exchanged_are_never_one_fact(pair: list[str], verb: str, tail: str) -> None:
+    # relate-v7: "X verb Y…" and "Y verb X…" hold the same words in other roles — never merged,
+    # whatever the cosine or the store's nearest-pair evidence; the same sentence still is one
+    from memdir.lifecycle import relate
+
+    x, y = pair
+    a, b = f"{x} {verb} {y}{tail}", f"{y} {verb} {x}{tail}"
+    assert relate(a, b, 0.99, nearest=0.5) == "unrelated"
+    assert relate(a, a.lower(), 0.99) == "duplicate"

@@ -59,6 +59,7 @@ from .similar import (
     calibrated,
     candidate_pairs,
     content_tokens,
+    mutual_nearest,
     neighbour_pairs,
     normalise,
     relate,
@@ -314,13 +315,19 @@ def _pair_steps(
         if (a_name, b_name) not in found and (b_name, a_name) not in found:
             found[(a_name, b_name)] = cos
     relations: list[tuple[MemoryRecord, MemoryRecord, str, str | None]] = []
+    nearest = mutual_nearest(state.names, state.vectors)  # relate-v7: the store's evidence
     for (a_name, b_name), cos in sorted(found.items()):
         a, b = by_name.get(a_name), by_name.get(b_name)
         if a is None or b is None or a.type != b.type:
             continue
         if _when(a) and _when(b) and _when(b) < _when(a):  # type: ignore[operator]
             a, b = b, a  # relate reads b as the newer statement
-        relation: str = relate(a.statement, b.statement, calibrated(cos, threshold))
+        relation: str = relate(
+            a.statement,
+            b.statement,
+            calibrated(cos, threshold),
+            nearest=nearest.get(frozenset((a.name, b.name)), 0.0),
+        )
         text = None
         if judge is not None and normalise(a.statement) != normalise(b.statement):
             relation, text = judge.relate(a, b)

@@ -28,6 +28,15 @@ close fact; Chinese numbers read as digits ("十点" = "10 点", "星期天" = "
 stack's glossary makes two Chinese words for one thing one unit (线上 / 生产环境, 发版 / 上线);
 and a name either side writes, or two content words, is shared evidence beside the cosine.
 
+relate-v7 (developed on ``dev4.yaml``, ``dev3.yaml`` and ``dev.yaml``): the same words with two
+roles exchanged around what relates them ("Ana mentors Ben" / "Ben mentors Ana") are two facts
+(``_role_swap``), unless one side is passive ("… is reviewed by …"); a number changed while the
+rest only grows ("三月三号" / "推迟到三月十七号") is a change, not a more specific wording;
+"on"/"off" ending a clause are values ("default to on" / "… off"); a number and its unit are
+one value whether spaced or not ("8am" / "8 am"), English number words are their digits, and
+a few more canonical groups of the words people swap for one another (client/customer,
+bike/bicycle, adore/love, monthly/every month).
+
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
 
@@ -36,7 +45,8 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -49,12 +59,13 @@ __all__ = [
     "calibrated",
     "candidate_pairs",
     "content_tokens",
+    "mutual_nearest",
     "neighbour_pairs",
     "normalise",
     "relate",
 ]
 
-RELATION_RULES = "relate-v6"
+RELATION_RULES = "relate-v7"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -86,7 +97,10 @@ def content_tokens(text: str) -> list[str]:
 # -- relate-v3: evidence, not a word count ------------------------------------------------------
 # General equivalences of how people phrase memories (not a thesaurus: the words memory
 # statements are made of). Multi-word phrases first, then single words → one canonical word.
-_PHRASES = [
+# relate-v7: one unit however it is written ("40 minutes" / "40 min")
+_UNIT = {"minute": "min", "minutes": "min", "mins": "min", "hour": "h", "hours": "h"}
+_UNIT |= {"hr": "h", "hrs": "h"}
+_PHRASES: list[tuple[re.Pattern[str], str | Callable[[re.Match[str]], str]]] = [
     (re.compile(r"\bpull requests?\b", re.I), " pr "),
     (re.compile(r"\bcode reviews?\b", re.I), " review "),
     (re.compile(r"\btime ?zone\b", re.I), " timezone "),
@@ -99,6 +113,35 @@ _PHRASES = [
     (re.compile(r"\bcommit messages?\b", re.I), " commitmessage "),
     # "every commit" / "always … before committing": a habit said two ways
     (re.compile(r"\b(?:every|each)\b", re.I), " always "),
+    # relate-v7: "on"/"off" ending a clause, or after "turn"/"set"/"default (to)", are values
+    (
+        re.compile(
+            r"\b((?:turn|switch|set|default)\w*\s+(?:to\s+)?)?on\b(?=\s*(?:$|[.,;!?)]))", re.I
+        ),
+        r"\1 enable ",
+    ),
+    (
+        re.compile(
+            r"\b((?:turn|switch|set|default)\w*\s+(?:to\s+)?)?off\b(?=\s*(?:$|[.,;!?)]))", re.I
+        ),
+        r"\1 disable ",
+    ),
+    (re.compile(r"\b(?:turn|switch)\w*\s+on\b", re.I), " enable "),
+    (re.compile(r"\b(?:turn|switch)\w*\s+off\b", re.I), " disable "),
+    (re.compile(r"\b(?:grew|grown|growing) up\b", re.I), " grewup "),
+    (re.compile(r"\b(?:brought|bringing) up\b", re.I), " broughtup "),
+    # "was raised in Toronto" is where someone grew up, not a value raised
+    (re.compile(r"\b(?:was|were|been) raised (?=in\b)", re.I), " grewup "),
+    # a number and its unit are one value, spaced or not ("8am" / "8 am", "10MB" / "10 MB")
+    (
+        re.compile(
+            r"\b(\d+(?:\.\d+)?)\s*(am|pm|kb|mb|gb|tb|ms|km|kg|minutes?|mins?|hours?|hrs?|h)\b", re.I
+        ),
+        lambda m: f"{m.group(1)}{_UNIT.get(m.group(2).lower(), m.group(2).lower())}",
+    ),
+    # "monthly" is "every month": the time word, without its adverb ending
+    (re.compile(r"\b(hour|week|month|year|night)ly\b", re.I), r" always \1 "),
+    (re.compile(r"\bdaily\b", re.I), " always day "),
 ]
 # relate-v4: Chinese ways of saying "A, not B" / "A is better than B" (= prefer A, not B)
 _CJK_CONTRAST = [
@@ -107,7 +150,7 @@ _CJK_CONTRAST = [
 ]
 _SAME = {
     "like": "like likes liked prefer prefers preferred favor favors favour favours want wants "
-    "wanted love loves enjoy enjoys 喜欢 偏好 偏爱 倾向 爱 想要 希望 优先",
+    "wanted love loves enjoy enjoys adore adores fan fans 喜欢 偏好 偏爱 倾向 爱 想要 希望 优先",
     "user": "user 用户",
     "locate": "based located live lives living 住在 住 位于",
     "dislike": "dislike dislikes hate hates 讨厌 反感 不喜欢",
@@ -126,7 +169,7 @@ _SAME = {
     "never": "never 从不 从来不 永不",
     "allow": "allow allows allowed permit permitted 允许",
     "forbid": "forbid forbids forbidden disallow disallowed ban banned 禁止",
-    "enable": "enable enables enabled 开启 启用",
+    "enable": "enable enables enabled 开启 启用 打开",
     "disable": "disable disables disabled 关闭 禁用",
     "light": "light 浅色",
     "dark": "dark 深色",
@@ -135,21 +178,46 @@ _SAME = {
     # relate-v4: more of the words memory statements are made of
     "lint": "lint lints linter linters linting",
     "production": "production prod 线上 生产环境 生产",
-    "error": "error errors 报错 错误",
+    "error": "error errors exception exceptions 报错 错误 异常",
     "commitmessage": "commitmessage 提交信息",
     "api": "api apis 接口",
     "emoji": "emoji emojis 表情符号 表情",
     "releasenote": "releasenote 发布说明 版本说明 更新说明",
+    # relate-v7: English number words are values like their digits ("three bikes" / "3 bikes")
+    **{
+        str(i): w
+        for i, w in enumerate("_ _ two three four five six seven eight nine ten".split())
+        if i > 1
+    },
+    # relate-v7: words people swap for one another in memories (a reworded memory keeps its
+    # value: "client portal" is the "customer portal")
+    "customer": "customer customers client clients 客户",
+    "bike": "bike bikes bicycle bicycles 自行车 单车",
+    "office": "office offices workplace 办公室 办公楼",
+    "raise": "raise raised grewup broughtup 长大",
+    "option": "option options alternative alternatives choice choices 选项 选择",
+    "quick": "quick quickly fast rapid rapidly 快",
+    "delete": "delete deletes deleted remove removes removed 删除 删掉 移除",
+    "image": "image images picture pictures photo photos 图片 照片",
+    "tester": "tester testers qa 测试人员",
+    "theme": "theme themes mode modes 主题",
+    "prepare": "prepare prepares preparing prepared training 备战",
 }
 # relate-v4: light verbs and place fillers that carry no fact of their own in a memory ("is
 # managed with", "goes through", "是用…开发的", "放在…目录"): dropped before comparing, so
 # "前端用 React 开发" and "前端是 React 写的" compare equal. A fact needs more than these.
-_LIGHT_EN = frozenset(
-    """run runs ran running go goes went going handle handles handled handling manage manages
+_LIGHT_EN = (
+    frozenset(
+        """run runs ran running go goes went going handle handles handled handling manage manages
     managed managing via through into done make makes made has have had""".split()
-) | frozenset(  # filler people type around a fact, and the tails of contractions
-    """fyi btw basically actually really pretty quite generally typically normally currently
+    )
+    | frozenset(  # filler people type around a fact, and the tails of contractions
+        """fyi btw basically actually really pretty quite generally typically normally currently
     re ll ve d m""".split()
+    )
+    | frozenset(  # relate-v7: "takes about 40 minutes" / "runs for roughly 40 min"
+        "take takes took taking roughly approximately around".split()
+    )
 )
 _LIGHT_CJK = (
     "开发 编写 写成 写 记录 使用 采用 管理 发到 送到 推到 上报到 上报 发 送 放在 放 目录 下面 "
@@ -162,6 +230,8 @@ _CHANGED = frozenset(
     # relate-v6: the verbs of a change ("we replaced Kong with Envoy", "升级到 17 了")
     + "replaced replace replacing changed upgraded downgraded raised lowered bumped".split()
     + "升级到 升级 调整为 调整成 调到 迁到 迁移到 换到 改为 变成 变为".split()
+    # relate-v7: a date or a time moved ("slipped to March 17", "推迟到三月十七号")
+    + "slipped postponed delayed rescheduled 推迟到 推迟 延期到 延期 提前到".split()
 )
 
 
@@ -263,7 +333,7 @@ _DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇"
 # relate-v6: a Chinese number is a value like its digits ("十点" is "10 点", "三月十二号" is
 # "3 月 12 日", "星期天" is "周日") — but only where it counts something, so "一起", "一直" stay
 _CJK_COUNT = re.compile(
-    r"(?<![第])([〇零一二三四五六七八九十百千两]+)(?=[点月日号个次周天年岁度秒分钟时行位人条页层区倍万%])"
+    r"(?<![第])([〇零一二三四五六七八九十百千两]+)(?=[点月日号个次周天年岁度秒分钟时行位人条页层区倍万%辆台只本张件名套遍篇])"
 )
 _WEEKDAY = re.compile(r"(?:星期|礼拜|周)([一二三四五六日天])")
 
@@ -332,7 +402,7 @@ def _changed_marker(text: str, *, strict: bool = False) -> bool:
     return any(w in text for w in _CHANGED if len(w) > 1 and re.match(rf"[{_CJK}]", w))
 
 
-def relate(a: str, b: str, cosine: float | None = None) -> Relation:
+def relate(a: str, b: str, cosine: float | None = None, *, nearest: float = 0.0) -> Relation:
     """How statement ``b`` relates to statement ``a`` by the offline evidence (relate-v5):
 
     * a changed value — one short span swapped and everything else equal — is ``replace``
@@ -343,7 +413,14 @@ def relate(a: str, b: str, cosine: float | None = None) -> Relation:
       "回答"/"答复"), or one adding words to the other, or a close ``cosine`` of the same
       names with much shared content, is ``duplicate``;
     * anything else — notably two or more spans swapped (another subject *and* another value:
-      "frontend on Vercel" / "docs on Netlify") — is ``unrelated``: offline, two facts."""
+      "frontend on Vercel" / "docs on Netlify") — is ``unrelated``: offline, two facts.
+
+    ``nearest`` (relate-v7, ``mutual_nearest``): by how much each is the other's closest memory
+    in the store (0: it is not). A margin of ``MARGIN`` is evidence of one fact where the words
+    share little or nothing ("the user is lactose intolerant" / "dairy upsets the user's
+    stomach"); where two slots differ ("unit tests run on every push" / "integration tests run
+    every night") it takes twice that. Never when a name, number, negation, antonym or change
+    marker says otherwise."""
     if normalise(a) == normalise(b):
         return "duplicate"
     ua, ub = units(a), units(b)
@@ -351,6 +428,8 @@ def relate(a: str, b: str, cosine: float | None = None) -> Relation:
         return "unrelated"
     if ua == ub:
         return "duplicate"  # the same content in other function words
+    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+        return "unrelated"  # relate-v7: two roles exchanged ("A reviews B's PRs" / "B … A's")
     swap = _swap(ua, ub)
     if swap is not None and any(frozenset((x, y)) in ANTONYMS for x in swap[0] for y in swap[1]):
         return "replace"  # "always" → "never", "likes" → "dislikes": a change of mind
@@ -361,7 +440,44 @@ def relate(a: str, b: str, cosine: float | None = None) -> Relation:
         return _swapped(swap, a, b, cosine)
     if set(ua) == set(ub) and _negations(ua):
         return "unclear"  # the same words around a "not" in another order: which one is "not"?
-    return _same_or_not(ua, ub, a, b, cosine)
+    vouched = nearest if cosine is not None and cosine >= NEAR_COSINE else 0.0
+    return _same_or_not(ua, ub, a, b, cosine, vouched=vouched)
+
+
+def _role_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v7: ``b`` is ``a`` with two spans exchanged around a middle that says how they
+    relate ("Ana mentors Ben" / "Ben mentors Ana", "小红值班时小军做备份" / "小军值班时小红做备份"):
+    the same words, other roles — two facts that can both hold, never one. A middle of function
+    words or a negation only ("English and French", "classes, not functions") is no relation:
+    a list in another order, or a preference turned round (``_swap``'s and the negation's)."""
+    if len(ua) != len(ub) or ua == ub or sorted(ua) != sorted(ub):
+        return False
+    n = len(ua)
+    lead = next(i for i in range(n) if ua[i] != ub[i])  # the first span starts where they differ
+    for j in range(lead + 1, n):
+        first = list(ua[lead:j])
+        for k in range(j + 1, n):
+            middle = list(ua[j:k])
+            if not set(middle) - _GENERIC:
+                continue
+            for end in range(k + 1, n + 1):
+                second = list(ua[k:end])
+                if first != second and [*ua[:lead], *second, *middle, *first, *ua[end:]] == ub:
+                    return True
+    return False
+
+
+# a passive turns the roles round in the words ("Alice owns it" / "it is owned by Alice",
+# "packages are installed with pnpm" / "use pnpm for installing packages")
+_PASSIVE = re.compile(
+    r"\bby\b|\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|lt)\b"
+    r"|被|由",
+    re.IGNORECASE,
+)
+
+
+def _passive(text: str) -> int:
+    return len(_PASSIVE.findall(text))
 
 
 def _swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] | None:
@@ -404,14 +520,34 @@ def _swapped(swap: tuple[list[str], list[str]], a: str, b: str, cosine: float | 
 
 
 def _same_or_not(
-    ua: Sequence[str], ub: Sequence[str], a: str, b: str, cosine: float | None
+    ua: Sequence[str],
+    ub: Sequence[str],
+    a: str,
+    b: str,
+    cosine: float | None,
+    *,
+    vouched: float = 0.0,
 ) -> Relation:
     ua = [u for u in ua if u not in _NEGATING]
     ub = [u for u in ub if u not in _NEGATING]
     sa, sb = set(ua), set(ub)
     shared = sa & sb
-    if not shared:
-        return "unrelated"
+    # relate-v7: the store vouches for the pair (each the other's nearest by a margin) and
+    # nothing in the words says another fact: no name or number on one side only, no change
+    if (
+        any(_anchor(u, a) for u in sa - sb)
+        or any(_anchor(u, b) for u in sb - sa)
+        or _changed_marker(b, strict=True)
+        or any(frozenset((x, y)) in ANTONYMS for x in sa for y in sb)
+        or _one_slot(ua, ub)
+    ):
+        vouched = 0.0
+    if not shared or not shared - _GENERIC:
+        return "duplicate" if vouched >= MARGIN else "unrelated"
+    if _numbers_changed(ua, ub):
+        # relate-v7: each side has a number the other lacks ("三月三号" / "推迟到三月十七号"):
+        # a value changed, however much else one of them adds
+        return "replace" if _changed_marker(b) or cosine is None else "unclear"
     names_a = {u for u in sa if _anchor(u, a)}
     names_b = {u for u in sb if _anchor(u, b)}
     if (
@@ -444,7 +580,10 @@ def _same_or_not(
     # (Chinese compared by characters breaks into spans wherever a word is reworded, so there
     # a close cosine with most characters shared outweighs them: relate-v6)
     loose = both_cjk and cosine is not None and cosine >= NEAR_COSINE and cover >= 0.6
-    if _spans(ua, ub) >= 2 and (cosine is None or cosine < SAME_COSINE) and not loose:
+    spans = _spans(ua, ub)
+    if vouched >= (2 * MARGIN if spans >= 2 else MARGIN):
+        return "duplicate"
+    if spans >= 2 and (cosine is None or cosine < SAME_COSINE) and not loose:
         return "unrelated"  # another subject and another value: two facts
     # other words on both sides: the same fact only with a close cosine, or a fairly close
     # one and a name both state (relate-v4: "don't log customer emails" / "don't email
@@ -465,6 +604,37 @@ def _same_or_not(
     if cosine is None and cover >= 0.75 and len(shared) >= 2:
         return "duplicate"
     return "unrelated"
+
+
+def _one_slot(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v7: one short span of ``a`` stands where ``b`` has another, about a content word
+    both state, whatever else one of them adds ("the user drinks their coffee black" / "the
+    user takes their coffee with milk"); or the two differ only in slots filled differently,
+    each word in its place ("unit tests run on every push" / "integration tests run every
+    night"): values in a frame, which no cosine vouches for."""
+    ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+    swapped = [op for op in ops if op[0] == "replace"]
+    if len(swapped) >= 2 and all(op[0] in ("equal", "replace") for op in ops):
+        return bool(set(ua) & set(ub) - _GENERIC)
+    if len(swapped) != 1:
+        return False
+    _, i1, i2, j1, j2 = swapped[0]
+    left, right = set(ua[i1:i2]), set(ub[j1:j2])
+    limit = 3 if _script(" ".join((*left, *right))) else 2
+    if len(left) > limit or len(right) > limit or left & right:
+        return False
+    return bool(set(ua) & set(ub) - _GENERIC)
+
+
+def _numbers_changed(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """Each side has a number the other lacks, and besides the numbers one only adds words to
+    the other (so the numbers are what changed, not another subject's)."""
+    na = Counter(u for u in ua if _NUMERAL.match(u))
+    nb = Counter(u for u in ub if _NUMERAL.match(u))
+    if not (na - nb and nb - na):
+        return False
+    rest_a, rest_b = set(ua) - set(na), set(ub) - set(nb)
+    return rest_a <= rest_b or rest_b <= rest_a
 
 
 _GENERIC = frozenset({"user", "not", "no", "never", "always", "不", "别", "没"})
@@ -572,6 +742,41 @@ def neighbour_pairs(
                 continue
             out.setdefault(_ordered(names, x, y), float(matrix[x] @ matrix[y]))
     return [(a, b, cos) for (a, b), cos in out.items()]
+
+
+MARGIN = 0.1  # relate-v7: how much closer the two are to each other than to any third memory
+
+
+def mutual_nearest(
+    names: Sequence[str], matrix: np.ndarray[Any, Any]
+) -> dict[frozenset[str], float]:
+    """relate-v7: the pairs of memories each of which is the other's nearest vector, with how
+    much closer they are to each other than either is to any third memory — the store's own
+    evidence that two differently worded memories say one thing (``relate``'s ``nearest``)."""
+    n = len(names)
+    if n < 3:
+        return {}
+    best = np.empty(n, dtype=int)
+    top = np.empty(n)
+    second = np.empty(n)
+    for start in range(0, n, BLOCK):
+        block = matrix[start : start + BLOCK] @ matrix.T
+        rows = np.arange(block.shape[0])
+        block[rows, rows + start] = -np.inf  # a memory is not its own neighbour
+        two = np.argpartition(-block, 1, axis=1)[:, :2]
+        vals = np.take_along_axis(block, two, axis=1)
+        order = np.argsort(-vals, axis=1)
+        two = np.take_along_axis(two, order, axis=1)
+        vals = np.take_along_axis(vals, order, axis=1)
+        best[start : start + len(rows)] = two[:, 0]
+        top[start : start + len(rows)] = vals[:, 0]
+        second[start : start + len(rows)] = vals[:, 1]
+    out: dict[frozenset[str], float] = {}
+    for i in range(n):
+        j = int(best[i])
+        if i < j and best[j] == i:
+            out[frozenset((names[i], names[j]))] = float(top[i] - max(second[i], second[j]))
+    return out
 
 
 def _ordered(names: Sequence[str], i: int, j: int) -> tuple[str, str]:
