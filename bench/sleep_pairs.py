@@ -20,6 +20,8 @@ tuning (commit 7905ef1) and scored once with relate-v3; relate-v4 was developed 
 ``heldout2.yaml`` was committed before relate-v4 (commit 9e77d77) and scored once with it
 (951f97f); relate-v5 was then written against what it got wrong. ``heldout3.yaml`` was scored
 with ``--no-misses`` before and after relate-v6, which was developed on ``dev3.yaml`` and the rest.
+``heldout4.yaml`` was committed alone (d5224b4) and scored with ``--no-misses`` before and after
+relate-v7, which was developed on ``dev4.yaml`` (written after heldout4's first score) and the rest.
 """
 
 from __future__ import annotations
