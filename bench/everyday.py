@@ -11,7 +11,10 @@ Protocol:
   any tuning, scored once at the end — and since scored, so seen) and
   ``bench/everyday/heldout3.yaml`` (*held-out batch 3*: three new projects, 56 memories, 112
   questions, 20 unanswerable; committed before the recall2 session tuned anything, to be
-  scored once at its end). All are hand-written in the shape of what an agent
+  scored once at its end) and ``bench/everyday/heldout4.yaml`` (*held-out batch 4*: three new
+  projects, 72 memories, 138 questions, 27 unanswerable; committed before the everyday16
+  session changed anything, scored once before its change, counts only, and once at its end).
+  All are hand-written in the shape of what an agent
   stores — preferences, corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
@@ -229,14 +232,14 @@ def table(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="dev", help="dev, heldout, heldout3 or a path")
+    parser.add_argument("--data", default="dev", help="dev, heldout, heldout3, heldout4 or a path")
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--sweep", action="store_true", help="empty/kept shares per floor")
     parser.add_argument("--fit", action="store_true", help="fit the calibration (dev only)")
     args = parser.parse_args()
-    named = ("dev", "heldout", "heldout3")
+    named = ("dev", "heldout", "heldout3", "heldout4")
     path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
     if args.fit:
         if args.data != "dev":
