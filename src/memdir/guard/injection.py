@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import rx
-from .reading import by_person, negated
+from .reading import asks, by_person, negated
 
 _ROLE: tuple[re.Pattern[str], ...] = (
     rx(
@@ -15,7 +15,8 @@ _ROLE: tuple[re.Pattern[str], ...] = (
         r"\bdo anything now\b"
     ),
     rx(
-        r"\byou(?:\s+are|['’]re)\s+(?:now\s+)?(?:dan\b|an?\s+(?:\w+\s+)?(?:ai|assistant|model|bot)\s+"
+        r"\byou(?:\s+are|['’]re)\s+(?:now\s+)?(?:dan\b|an?\s+(?:\w+\s+)?(?:ai|assistant|model|"
+        r"bot)\s+"
         r"(?:without|with no|that (?:never|ignores|has no))|an?\s+(?:unrestricted|unfiltered|"
         r"uncensored|jailbroken|evil|rogue)\b)"
     ),
@@ -78,9 +79,11 @@ _DEVICE = rx(
 
 _OVERRIDE: tuple[re.Pattern[str], ...] = (
     rx(
-        r"\b(?:ignore|disregard|forget|override|discard|abandon|bypass)\s+(?:(?:all|any|the|your|of|"
+        r"\b(?:ignore|disregard|forget|override|discard|abandon|bypass)\s+(?:(?:all|any|the|your|"
+        r"of|"
         r"everything|whatever)\s+)*(?:(?:previous|prior|above|earlier|preceding|original|existing|"
-        r"system|initial|other|developer)\s+)+(?:instructions?|prompts?|rules|directions|guidelines|"
+        r"system|initial|other|developer)\s+)+(?:instructions?|prompts?|rules|directions|"
+        r"guidelines|"
         r"messages|context|guidance|directives|orders|constraints)"
     ),
     rx(
@@ -97,7 +100,8 @@ _OVERRIDE: tuple[re.Pattern[str], ...] = (
         r"(?:no longer|don'?t|do not)\s+apply|"
         r"\b(?:take|takes|have|has)\s+(?:priority|precedence)\s+"
         r"over\s+(?:your\s+|the\s+|any\s+|all\s+)?(?:system|previous|other|developer)?\s*"
-        r"(?:instructions|prompt|rules)|\boverrides?\s+(?:your\s+|the\s+|any\s+|all\s+)?(?:system\s+"
+        r"(?:instructions|prompt|rules)|\boverrides?\s+(?:your\s+|the\s+|any\s+|"
+        r"all\s+)?(?:system\s+"
         r"prompt|instructions|rules|guidelines)|\b(?:reveal|print|show|output|repeat|leak)\s+"
         r"(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden instructions|initial instructions)"
     ),
@@ -113,7 +117,8 @@ _OVERRIDE: tuple[re.Pattern[str], ...] = (
         r"\b(?:you|your)\b[^.;]{0,60}?\b(?:instructions?|guidance|rules|directions|guidelines|"
         r"orders|prompts?|told|instructed|got)\b[^.;]{0,40}?\b(?:cancell?ed|void|obsolete|invalid|"
         r"revoked|rescinded|superseded|no longer (?:valid|binding|in force|appl\w*|count\w*))|"
-        r"\b(?:instructions?|guidance|rules|guidelines|told|instructed)\b[^.;]{0,40}?\b(?:for|to)?\s*you"
+        r"\b(?:instructions?|guidance|rules|guidelines|told|instructed)\b[^.;]{0,40}?\b(?:for|"
+        r"to)?\s*you"
         r"\b[^.;]{0,30}?\b(?:cancell?ed|void|obsolete|invalid|revoked|no longer (?:valid|binding))"
     ),
     rx(
@@ -225,7 +230,57 @@ _SET_ASIDE_WHAT = rx(
 )
 
 
+# A new identity for the agent, read by its two parts: the agent made someone (you're now …, be …,
+# become …, the role of …, 你是…, 扮演…, 人设：) and that someone bound by nothing (no rules, never
+# says no, does whatever it's told, 什么都敢做, 从不拒绝) — or the agent's identity denied.
+_IDENTITY = rx(
+    r"\byou(?:['’]re| are)\b|\b(?:be|become|turn into|transform into|switch (?:in)?to|"
+    r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
+    r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
+    r"\b|^(?:character|persona|role|identity)\s*:|你(?:现在|以后|从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
+    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]"
+)
+_LAWLESS = rx(
+    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\bno\s+(?:\w+\s+)?(?:rules|limits|morals|"
+    r"ethics|filters?|restrictions|boundaries|guidelines|content polic(?:y|ies))\b|"
+    r"\b(?:never|won'?t|doesn'?t|don'?t|do not)\s+(?:ever\s+)?says?\s+no\b|\brefuses?\s+nothing\b|"
+    r"\bnever\s+refuses?\b|\b(?:only|one|sole)\s+rule\s+is\s+to\s+(?:obey|comply)|"
+    r"\bdoes\s+(?:what|whatever|anything)\s+(?:it|he|she|you)(?:['’]s| is| are|['’]re)\s+told\b|"
+    r"\bnever heard of\s+(?:any\s+)?(?:rules|polic(?:y|ies)|limits|ethics)|\bpartner in crime\b|"
+    r"\baccomplice\b|\bnot bound by\b|\b(?:rules|polic(?:y|ies)|guidelines)\s+(?:don'?t|do not|no "
+    r"longer)\s+(?:bind|apply to)\s+you|\bobeys?\s+(?:without question|everything|anything)\b|"
+    r"\b(?:morals|ethics|rules|limits|restrictions|filters|refusals)\s*:\s*(?:none|no|off|zero|"
+    r"disabled)\b|"
+    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|什么都(?:敢)?(?:做|干)|"
+    r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|同伙|"
+    r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)"
+)
+_DENIED = rx(
+    r"\byou(?:['’]re| are)\s+(?:not|no longer)\s+(?:an?\s+)?(?:\w+\s+)?(?:assistant|claude|ai|"
+    r"chatgpt|model)\b|\bforget (?:about )?being\s+(?:an?\s+)?(?:safe|helpful|harmless|polite|"
+    r"careful|assistant|ai)\b|\b(?:that was|it was)\s+the old you\b|"
+    r"你不再是(?:一个)?(?:助手|AI|人工智能|模型)|"
+    r"(?:别|不要)再当(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你"
+)
+
+
+def _new_identity(clause: str) -> str | None:
+    denied = _DENIED.search(clause)
+    if denied and not by_person(clause, denied.start(), denied.end()):
+        return denied.group()
+    who = _IDENTITY.search(clause)
+    if who is None or by_person(clause, who.start(), who.end()) or asks(clause):
+        return None
+    lawless = _LAWLESS.search(clause, who.start())
+    if lawless is None or (negated(clause, lawless.start()) and "no" not in lawless.group()[:3]):
+        return None
+    return f"{who.group()} … {lawless.group()}"
+
+
 def role_switch(clause: str) -> str | None:
+    found = _new_identity(clause)
+    if found:
+        return found
     for pattern in _ROLE:
         m = pattern.search(clause)
         if m is None or negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
@@ -236,7 +291,64 @@ def role_switch(clause: str) -> str | None:
     return None
 
 
+# The agent's standing instructions, named as the agent's ("your system prompt", "the rules you
+# started with", "the rules your developers gave you", "你原先的指令", "开发者对你的限制")…
+_THEIRS = rx(
+    r"\byour\s+(?:\w+\s+){0,2}?(?:system prompt|prompt|instructions?|rules|guidelines|"
+    r"polic(?:y|ies)|directives?|programming|training|setup|set-?up|configuration|config|"
+    r"constraints|preamble|"
+    r"restrictions|limits|principles)\b|\b(?:system|developer|original|initial|built-in|default|"
+    r"factory|safety)\s+(?:prompt|instructions|rules|guidelines|polic(?:y|ies)|preamble|"
+    r"directives)\b|\b(?:rules|instructions|guidelines|setup|polic(?:y|ies)|directives)\s+"
+    r"(?:that\s+)?(?:you|your \w+|the \w+|they)\s+(?:started with|began with|were given|gave you|"
+    r"got|baked into you|put in "
+    r"you|trained into you)\b|\b(?:set you up|configured you|programmed you)\b|"
+    r"你(?:原先|原来|之前|最初|本来)?的(?:所有)?(?:指令|规矩|规则|设定|限制|准则|规定)|"
+    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的(?:那些)?(?:规则|设定)|"
+    r"系统提示"
+)
+# … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
+_DEMOTED = rx(
+    r"\b(?:stale|out of date|outdated|void|null|cancell?ed|revoked|lifted|suspended|on hold|"
+    r"(?:a|just a) (?:trial run|test|draft|joke|suggestion)|no weight|not binding|expired|obsolete|"
+    r"irrelevant|overruled|superseded|second place|back seat|wins|loses)\b|"
+    r"\b(?:don'?t|doesn'?t|do not|does not|no longer)\s+(?:\w+\s+)?(?:matter|count|apply|bind)\b|"
+    r"不算数|作废|失效|解除|撤销|取消了|不用理|不用管|别管|无效|过时"
+)
+# … or this memory put above them, or the agent's loyalty moved to the writer
+_MINE = rx(
+    r"\bthis\s+(?:note|memory|file|message|text|line|entry)\s+(?:wins|comes first|counts|rules|"
+    r"says|overrides|decides|takes over|is what counts)\b|\bfollow (?:the|this) (?:memory|note|"
+    r"file)\b|"
+    r"按这条|以这条|听我的"
+)
+_MINE_ALONE = rx(
+    r"\bonly what'?s (?:written )?in this (?:file|note|memory)\b|\bthe real (?:rules|instructions|"
+    r"orders) are (?:these|here|in this|below)\b|\byou answer (?:only )?to me\b|\bi'?m the one you "
+    r"answer to\b|\byou (?:take|obey) orders only from me\b|\b(?:instructions?|rules?|guidelines?|"
+    r"prompts?)\s+(?:that\s+)?(?:clash|conflict|disagree|contradict)\w*\s+with\s+this\s+(?:memory|"
+    r"note|file)\b[^.;]{0,20}?\b(?:void|cancell?ed|null|ignored|lose|loses|doesn'?t count)\b|"
+    r"只听我的|以这条(?:记忆)?为准"
+)
+
+
+def _outranked(clause: str) -> str | None:
+    if asks(clause):
+        return None
+    alone = _MINE_ALONE.search(clause)
+    if alone:
+        return alone.group()
+    theirs = _THEIRS.search(clause)
+    if theirs is None:
+        return None
+    below = _DEMOTED.search(clause) or _MINE.search(clause)
+    return f"{theirs.group()} … {below.group()}" if below else None
+
+
 def override(clause: str) -> str | None:
+    found = _outranked(clause)
+    if found:
+        return found
     for pattern in _OVERRIDE:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()):
