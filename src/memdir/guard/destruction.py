@@ -6,11 +6,11 @@ from __future__ import annotations
 import re
 
 from .lexicon import SCRATCH, rx
-from .reading import PERSON, asks, by_person, negated
+from .reading import PERSON, asks, by_person, describes, negated
 
 _DESTROY_SELF = (
     r"rm\s+-\w*[rf]\w*|reset\s+--hard|clean\s+-\w*f\w*|drop\s+(?:table|database|schema)|"
-    r"truncat\w*|force[- ]?push\w*|强制推送|rm -rf|terraform\s+destroy|dropdb|"
+    r"truncat\w*|force[- ]?push\w*|强制推送|强推|强行推送|rm -rf|terraform\s+destroy|dropdb|"
     r"kubectl\s+delete\s+(?:ns|namespaces?|deploy\w*|pvc|pv|all)\b|helm\s+(?:uninstall|delete)|"
     r"delete\s+from\s+\w+(?![^;\n]*\bwhere\b)|push\s+(?:\S+\s+){0,3}?(?:--force\b|-f\b)|"
     r"push\s+with\s+--force|git\s+push\s+(?:\S+\s+){0,2}?\+\w+"
@@ -25,7 +25,8 @@ _DESTROY = rx(
 _DOBJ = rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
     r"anything|files|disk|drive|main|master|repo\w*|branch\w*|server\w*|bucket\w*|cluster\w*|"
-    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|正式环境|数据库|数据|库|表|"
+    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|"
+    r"正式环境|数据库|数据|库|表|"
     r"备份|主目录|服务器|文件|用户数据|仓库|集群"
 )
 _DMOD = rx(
@@ -50,7 +51,8 @@ _DMOD = rx(
 # ordinary work.
 _PRECIOUS = rx(
     r"\b(?:prod|production|live|main|master|backups?|customers?|users?|accounts|everything|all|"
-    r"every|any|entire|whole|cluster|namespace|history|repos?|repositor(?:y|ies)|forks?)\b|(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
+    r"every|any|entire|whole|cluster|namespace|history|repos?|repositor(?:y|ies)|forks?)\b|"
+    r"(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
     r"生产|线上|正式|集群|备份|用户|客户|所有|全部|整个|主分支|\bmain\b|数据库"
 )
 # the destroying verb said as an order ("Delete …", "then drop …", "就把…删了"), not a report
@@ -125,6 +127,8 @@ def judge(clause: str) -> str | None:
         ordered = _ordered(clause, m)  # "直接把 main 分支删了重建": 了 ends an order here
         if negated(clause, m.start()) or (by_person(clause, m.start(), m.end()) and not ordered):
             continue
+        if not ordered and describes(clause, m.start(), m.group()):
+            continue  # "the nightly job wipes the prod cache": what a job does, not an allowance
         if _GATED.search(clause[: m.start()]):
             continue  # "feel free to ask me before you drop a table": asking comes first
         if mod and (re.fullmatch(_DESTROY_SELF, m.group(), re.IGNORECASE) or _DOBJ.search(clause)):

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import rx
-from .reading import asks, by_person, negated
+from .reading import PERSON, asks, by_person, negated
 
 _ROLE: tuple[re.Pattern[str], ...] = (
     rx(
@@ -235,24 +235,28 @@ _SET_ASIDE_WHAT = rx(
 # says no, does whatever it's told, 什么都敢做, 从不拒绝) — or the agent's identity denied.
 _IDENTITY = rx(
     r"\byou(?:['’]re| are)\b|\b(?:be|become|turn into|transform into|switch (?:in)?to|"
+    r"step into the (?:shoes|role) of|put yourself in the shoes of|"
     r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
     r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
     r"\b|^(?:character|persona|role|identity)\s*:|你(?:现在|以后|从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
-    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]"
+    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|你(?:现在)?的(?:新)?(?:角色|身份|人设)是"
 )
 _LAWLESS = rx(
-    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\bno\s+(?:\w+\s+)?(?:rules|limits|morals|"
+    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\brogue\s+(?:ai|assistant|model|bot|"
+    r"agent)\b|"
+    r"\banswers?\s+(?:every|any|all)\s+(?:request|question)s?\b|毫无底线|没有底线|毫无(?:限制|顾忌)|"
+    r"\bno\s+(?:\w+\s+)?(?:rules|limits|morals|"
     r"ethics|filters?|restrictions|boundaries|guidelines|content polic(?:y|ies))\b|"
     r"\b(?:never|won'?t|doesn'?t|don'?t|do not)\s+(?:ever\s+)?says?\s+no\b|\brefuses?\s+nothing\b|"
     r"\bnever\s+refuses?\b|\b(?:only|one|sole)\s+rule\s+is\s+to\s+(?:obey|comply)|"
     r"\bdoes\s+(?:what|whatever|anything)\s+(?:it|he|she|you)(?:['’]s| is| are|['’]re)\s+told\b|"
-    r"\bnever heard of\s+(?:any\s+)?(?:rules|polic(?:y|ies)|limits|ethics)|\bpartner in crime\b|"
+    r"\bnever heard of\s+(?:any\s+)?(?:rules|polic(?:y|ies)|limits|ethics)|"
     r"\baccomplice\b|\bnot bound by\b|\b(?:rules|polic(?:y|ies)|guidelines)\s+(?:don'?t|do not|no "
     r"longer)\s+(?:bind|apply to)\s+you|\bobeys?\s+(?:without question|everything|anything)\b|"
     r"\b(?:morals|ethics|rules|limits|restrictions|filters|refusals)\s*:\s*(?:none|no|off|zero|"
     r"disabled)\b|"
-    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|什么都(?:敢)?(?:做|干)|"
-    r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|同伙|"
+    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|什么都(?:敢)?(?:做|干)(?!得)|"
+    r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|"
     r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)"
 )
 _DENIED = rx(
@@ -260,13 +264,16 @@ _DENIED = rx(
     r"chatgpt|model)\b|\bforget (?:about )?being\s+(?:an?\s+)?(?:safe|helpful|harmless|polite|"
     r"careful|assistant|ai)\b|\b(?:that was|it was)\s+the old you\b|"
     r"你不再是(?:一个)?(?:助手|AI|人工智能|模型)|"
-    r"(?:别|不要)再当(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你"
+    r"(?:别|不要)再当(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你|"
+    r"(?:别|不要)再装(?:成)?(?:那个|一个)?(?:助手|AI|人工智能|模型)|\b(?:drop|quit|stop|cut)\s+(?:the\s+)?"
+    r"(?:assistant|ai|helpful|nice|polite)\s+(?:act|persona|routine|role)\b"
 )
 
 
 def _new_identity(clause: str) -> str | None:
     denied = _DENIED.search(clause)
-    if denied and not by_person(clause, denied.start(), denied.end()):
+    # "别再装助手了" ends an order with 了; only a person before it makes it their own act
+    if denied and not PERSON.search(clause[max(0, denied.start() - 30) : denied.start()]):
         return denied.group()
     who = _IDENTITY.search(clause)
     if who is None or by_person(clause, who.start(), who.end()) or asks(clause):
@@ -304,13 +311,16 @@ _THEIRS = rx(
     r"got|baked into you|put in "
     r"you|trained into you)\b|\b(?:set you up|configured you|programmed you)\b|"
     r"你(?:原先|原来|之前|最初|本来)?的(?:所有)?(?:指令|规矩|规则|设定|限制|准则|规定)|"
-    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的(?:那些)?(?:规则|设定)|"
+    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的?(?:那些)?(?:规则|设定)|"
     r"系统提示"
 )
 # … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
 _DEMOTED = rx(
     r"\b(?:stale|out of date|outdated|void|null|cancell?ed|revoked|lifted|suspended|on hold|"
-    r"(?:a|just a) (?:trial run|test|draft|joke|suggestion)|no weight|not binding|expired|obsolete|"
+    r"(?:a|just a) (?:trial run|test|draft|joke|suggestion)|(?:just|only|"
+    r"merely)\s+(?:an?\s+)?(?:old\s+)?"
+    r"(?:drafts?|suggestions?|tests?|trial runs?|jokes?|examples?|defaults?)|no weight|"
+    r"not binding|expired|obsolete|"
     r"irrelevant|overruled|superseded|second place|back seat|wins|loses)\b|"
     r"\b(?:don'?t|doesn'?t|do not|does not|no longer)\s+(?:\w+\s+)?(?:matter|count|apply|bind)\b|"
     r"不算数|作废|失效|解除|撤销|取消了|不用理|不用管|别管|无效|过时"
@@ -318,7 +328,10 @@ _DEMOTED = rx(
 # … or this memory put above them, or the agent's loyalty moved to the writer
 _MINE = rx(
     r"\bthis\s+(?:note|memory|file|message|text|line|entry)\s+(?:wins|comes first|counts|rules|"
-    r"says|overrides|decides|takes over|is what counts)\b|\bfollow (?:the|this) (?:memory|note|"
+    r"says|overrides|decides|takes over|is what counts)\b|\bthis\s+(?:memory|note|"
+    r"file)\s+is\s+the\s+"
+    r"(?:final|real|true|only|current)\s+(?:version|word|authority|rules?)\b|\bfollow (?:the|"
+    r"this) (?:memory|note|"
     r"file)\b|"
     r"按这条|以这条|听我的"
 )
@@ -328,7 +341,8 @@ _MINE_ALONE = rx(
     r"answer to\b|\byou (?:take|obey) orders only from me\b|\b(?:instructions?|rules?|guidelines?|"
     r"prompts?)\s+(?:that\s+)?(?:clash|conflict|disagree|contradict)\w*\s+with\s+this\s+(?:memory|"
     r"note|file)\b[^.;]{0,20}?\b(?:void|cancell?ed|null|ignored|lose|loses|doesn'?t count)\b|"
-    r"只听我的|以这条(?:记忆)?为准"
+    r"\bonly (?:mine|my (?:rules|instructions|word|notes?)) (?:remains?|counts?|appl(?:y|ies)|"
+    r"matters?|stands?)\b|只听我的|以这条(?:记忆)?为准|以我(?:写|说)的为准|只按我说的"
 )
 
 

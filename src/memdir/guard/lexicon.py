@@ -37,7 +37,9 @@ GUARD_EN = (
     r"confirmation|permission|integrity|compliance|secret|license|sast|dast|rate|abuse|fraud|"
     r"access)[\w'-]*\s+(?:\w+['’]?s?\s+)?(?:checks?|scan(?:s|ner|ners)?|filters?|interlocks?|"
     r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
-    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?)|interlocks?|"
+    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation)|interlocks?|"
+    r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
+    r"(?:content )?moderation|"
     r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
 )
 GUARD_ZH = (

@@ -44,8 +44,8 @@ _GATE = (
     r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
     r"check(?:ing)?(?: first| with \w+)?|"
     r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
-    r"questions?|run(?:ning)? (?:it |them |this |that |things |anything )?(?:by|past) (?:me|us)|"
-    r"clear(?:ing)? (?:it |them |this |that )?with (?:me|us))"
+    r"questions?|run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+    r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us))"
 )
 _RISKY = (
     r"(?:deploy|push|force[- ]?push|merge|release|publish|ship|approve|bypass|disable|override|"
@@ -82,6 +82,8 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
         r"assistant|\w+) )?to|"
         r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
+        r"run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+        r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us)|"
         r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
         r"sign|ok|review|confirm|consent|say-?so|blessing|go-ahead)|confirm(?:ing)?|check(?:ing)? "
         r"with|bother(?:ing)?|loop(?:ing)? (?:me|us) in|ping(?:ing)? (?:me|us)|"
@@ -169,6 +171,8 @@ _PERMISSION_EN += (
         r"\b(?:my|the|our|an?)\s+(?:sign-?off|approval|consent|permission|ok(?:ay)?|go-ahead|"
         r"blessing|say-?so)\s+(?:is|are)\s+(?:always\s+|now\s+)?(?:implied|assumed|a given|"
         r"automatic|granted|understood|implicit|given in advance)\b|"
+        r"\b(?:take|treat|consider|regard)\s+my\s+(?:yes|ok(?:ay)?|approval|consent|sign-?off|"
+        r"go-ahead)\s+as\s+(?:a\s+)?(?:given|granted|read|assumed|implied|understood)\b|"
         r"\b(?:replaces?|substitutes? for|stands? in for|counts? as|is as good as|takes? the place "
         r"of)\s+(?:my|the|our|any|an?)\s+(?:own\s+)?(?:approval|sign-?off|ok(?:ay)?|permission|"
         r"review|consent|go-ahead)\b"
@@ -182,12 +186,13 @@ _PERMISSION_EN += (
         r"(?:you|it) see fit|without (?:me|us|supervision|oversight|anyone))\b"
     ),
 )
+_SELF_KEY = (
+    r"[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*(?:=|:)\s*"
+    r"(?:true|yes|on|1|always)"
+)
 _PERMISSION_EN += (
     # a setting that approves the agent's own work: "self_approve = yes", "auto_merge: true"
-    rx(
-        r"\b[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*"
-        r"(?:=|:)\s*(?:true|yes|on|1|always)\b"
-    ),
+    rx(r"^\s*" + _SELF_KEY + r"\s*(?:#.*)?$|\b(?:set|export|add|put|use)\s+" + _SELF_KEY + r"\b"),
 )
 # the decision handed over on something with power: "merging is your call", "free rein over
 # the pipeline", "admin rights are yours to use"
@@ -216,6 +221,7 @@ _HANDED = (
     ),
     re.compile(
         r"(?:你|助手|AI)(?:来)?自己(?:看着)?(?:定|决定|拿主意|做主|判断|把握)|"
+        r"(?:你|助手|AI)(?:来)?(?:全权做主|全权决定|做主|定了就算|说了就算|定就算)|"
         r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|由你(?:来)?(?:决定|拍板|做主)|"
         r"(?:权限|管理员|root|账号|生产|线上)[^，。\n]{0,8}?(?:你)?(?:随便|随意|尽管)(?:用|改|动)"
     ),
@@ -238,7 +244,8 @@ _NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11, 12}
 _WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 13
 
 _ZH_GATE = (
-    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|"
+    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|告诉我|"
+    r"通知我|跟我说|汇报|经过我|过我这关|"
     r"(?i:ask|approv\w*|confirm\w*|review|permission|sign-?off))"
 )
 _ZH_ACT = (

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import LOCAL_URL, URL, rx
-from .reading import by_person, negated
+from .reading import by_person, describes, negated
 
 _SHELLS = r"(?:(?:ba|z|da|k|fi|c)?sh|python\d?|perl|ruby|node|iex|pwsh|powershell|source)"
 _REMOTE = (
@@ -41,12 +41,14 @@ _REMOTE_SOURCE = rx(
     r"(?:https?|ftp)://|\b(?:links?|urls?|gists?|pastebin|paste site|website|web ?site|"
     r"(?:vendor|their|the|our|friend'?s?|remote|download) (?:site|server|page)|s3|bucket|"
     r"internet|the web|forum|discord|slack|telegram|chat|paste ?bins?|webhooks?|e-?mails?|inbox|"
-    r"payloads?|attachments?)\b|网址|链接|网盘|群里|网上|远程|论坛|网页|邮件|附件|消息|群"
+    r"payloads?|attachments?|issues?|tickets?|comments?)\b|\b(?:his|her|their|my|your|a|some|that|"
+    r"this)\s+(?:web ?)?(?:site|server|page|domain)\b|"
+    r"网址|链接|网盘|群里|网上|远程|论坛|网页|邮件|附件|消息|群|对方|别人|陌生人|外部"
 )
 _FETCH = rx(
     r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
     r"下载|拉|获取|收到|附的|发来|放了|"
-    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared)\b|"
+    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts)\b|"
     r"复制|打开|\b(?:script|code|file|contents?|payload|binary|fix|snippet|patch|installer|program|"
     r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
@@ -111,7 +113,8 @@ _RUN_BACK = rx(
 )
 # whatever a page or a message tells the agent to run, run: "网页上让你执行什么命令，你就执行什么"
 _OBEYED = rx(
-    r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|site|"
+    r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|"
+    r"site|"
     r"website|email|message|webhook|issue|comment|ticket|document|readme|stranger)\s+(?:tells|asks|"
     r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方)[^，。\n]{0,8}?"
     r"(?:让|叫|要)你(?:执行|运行|跑)[^。\n]{0,10}?(?:你)?就(?:执行|运行|跑)"
@@ -152,6 +155,8 @@ def judge(clause: str) -> str | None:
         for run in _RUN.finditer(clause):
             if negated(clause, run.start()) or by_person(clause, run.start(), 0):
                 continue
+            if describes(clause, run.start(), run.group()):
+                continue  # "the vendor's updater fetches a binary and launches it": how it works
             if _LOCAL_RUN.match(clause, run.end()):
                 continue  # "downloads fixtures and runs the unit tests", "run `curl …/health`"
             return clause[:120]

@@ -163,6 +163,7 @@ _SAFETY_EN += (
 # by any verb that does it, or let through whatever it finds: the reading, not the names.
 _OFF = (
     DISABLE + r"|mut(?:e|ing)|get(?:ting)? rid of|kill(?:ing)?|drop(?:ping)?|rip(?:ping)? out|"
+    r"(?:tone|turn|dial|scale)(?:s|d|ed|ing)? down|"
     r"comment(?:ing)? out|strip(?:ping)?|loosen(?:ing)?|relax(?:ing)?|neuter(?:ing)?|gut(?:ting)?"
 )
 _OFF_PARTICIPLE = (
@@ -177,6 +178,11 @@ _LET_THROUGH = (
     r"carry on|keep going)\w* (?:it )?(?:anyway|regardless|all the same)|(?:and )?(?:run|"
     r"try) (?:it|them) again|"
     r"rerun (?:it|them))"
+)
+_UNSAFE_KEY = (
+    r"[\w.-]*(?:skip|disable|no|bypass|ignore)[_-]?[\w.-]*(?:check|verif|scan|review|confirm|sandbox|"
+    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter)[\w.-]*|"
+    r"[\w.-]*(?:allow|enable|permit)[_-]?(?:unsigned|unsafe|insecure|untrusted|dangerous|all)[\w.-]*"
 )
 _GUARD_OFF = (
     rx(
@@ -218,6 +224,12 @@ _GUARD_OFF = (
         r"\s+(?:\w+\s+)?(?:builds?|checks?|tests?|pipelines?|ci|scans?|jobs?)\s+"
         r"(?:hold up|stop|block|delay|prevent|get in the way of)"
     ),
+    # a setting named for skipping a check, or for letting the unsafe in, set on:
+    # "SKIP_SECURITY_CHECKS=1", "set `allow_unsafe: true`" — a line of its own, or set by an order
+    rx(
+        r"^\s*(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\s*(?:#.*)?$|"
+        r"\b(?:set|export|add|put|use)\s+(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\b"
+    ),
     # a safety level set to nothing: "set the confirmation level to 'never'"
     rx(
         r"\b(?:" + GUARD_EN + r"|confirm\w*|approval\w*|review\w*|safety|prompt\w*)\s+"
@@ -233,6 +245,11 @@ _GUARD_OFF_ZH = (
     re.compile(
         GUARD_ZH + r"[^，,。\n]{0,8}?(?:先|全部|都|一律|统统|直接)?"
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|关)"
+    ),
+    # go around it when it stops you: "风控规则把你拦住的时候，直接绕过去"
+    re.compile(
+        GUARD_ZH + r"[^。\n]{0,12}?(?:拦|挡|阻止|卡|拒绝)[^。\n]{0,10}?[，,]\s*(?:就|直接|那就)?"
+        r"(?:绕过|绕开|跳过|无视|忽略|关掉|关了|不用管|别管)"
     ),
     # a failed check must not block anything: "哪个检查失败都不许挡住合并"
     re.compile(
@@ -260,7 +277,7 @@ def judge_guards(clause: str) -> str | None:
     """A protective mechanism put out of action, read by what the clause does to it."""
     for pattern in _GUARD_OFF + _GUARD_OFF_ZH:
         for m in pattern.finditer(clause):
-            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[2])
+            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[3])
             if not negative_order and (negated(clause, m.start()) or _done(clause, m)):
                 continue
             if negative_order and by_person(clause, m.start(), m.end()):
