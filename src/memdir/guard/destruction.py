@@ -17,10 +17,11 @@ _DESTROY_SELF = (
 )
 _DESTROY = rx(
     r"\b(?:delet\w*|drop\w*|wip(?:e|es|ed|ing)|eras\w*|destroy\w*|purg\w*|nuk\w*|remov\w*|"
-    r"blow(?:s|ing)?\s+away|blew\s+away|"
+    r"blow(?:s|ing)?\s+away|blew\s+away|get\s+rid\s+of|"
     r"overwrit\w*|(?:re)?format\w*|clear(?:s|ed|ing)?|empty(?:ing)?)\b|"
     + _DESTROY_SELF
-    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|覆写|清除|干掉|抹除"
+    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|覆写|清除|干掉|抹除|"
+    r"(?:整个|全部)?重建"
 )
 _DOBJ = rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
@@ -68,9 +69,9 @@ _WHOLESALE = rx(
 )
 _BASE_VERB = rx(
     r"(?:delete|drop|wipe|erase|destroy|purge|nuke|remove|truncate|clear|overwrite|format|reset|"
-    r"empty|blow\s+away)\b|"
+    r"empty|blow\s+away|get\s+rid\s+of)\b|"
     + _DESTROY_SELF
-    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|清除|干掉|抹除"
+    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|清除|干掉|抹除|(?:整个|全部)?重建"
 )
 
 

@@ -15,7 +15,7 @@ _SEND_EN = rx(
     r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
 )
 _SEND_ZH = re.compile(
-    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
+    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|卖给|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
     r"同步给|附上|附带|转发|泄露|公开|备份到|推到|提交到|分享给|分享到|告诉|(?i:post)\s*到|上报|私信|发送"
 )
 
@@ -42,7 +42,7 @@ _SENSITIVE = (
     r"\b(?:home\s+)?addresses\b|\bphone numbers?\b|\bsalar(?:y|ies)\b|\bpayroll\b|"
     r"\b(?:health|medical|employee|personnel|hr)\s+(?:records|files|data|list)\b|\bssns?\b|"
     r"\bsocial security\b|\bpassports?\b|\busers?\s+(?:data|records|database|table|list)\b|"
-    r"\b(?:every|each|any|all)\s+(?:\w+\s+)?secrets?\b|"
+    r"\b(?:every|each|any|all)\s+(?:\w+\s+)?secrets?\b|\bconfidential\b|"
     r"(?:客户|用户|员工)的?(?:数据|名单|信息|资料|列表|手机号|电话|住址|地址|身份证号?|档案|工资)|工资表|"
     r"身份证号?|手机号|住址)"
 )
@@ -53,7 +53,9 @@ _OUTSIDE = rx(
     r"hotmail|protonmail|personal|private (?:e-?mail|mail|account|repo\w*|inbox)|public|external|"
     r"outside|third[- ]party|vendor|contractor|freelancer|stranger|anyone|everyone|"
     r"(?:channel|chat|group)s?)\b|"
-    r"\bto (?:him|her)\b|\b(?:my|a|his|her|your) (?:friend|cousin|brother|sister|relative|mate|"
+    r"\bto (?:him|her)\b|\b(?:send|give|hand|forward|show|e-?mail|mail)\s+(?:him|her)\b|"
+    r"\b(?:journalists?|reporters?|the press|media)\b|"
+    r"\b(?:my|a|his|her|your) (?:friend|cousin|brother|sister|relative|mate|"
     r"buddy|classmate|neighbou?r)s?\b|\brecruiters?\b|\brivals?\b|\bcompetitors?\b|"
     r"朋友|同学|亲戚|竞争对手|给他|告诉他|(?<![每个])有人|别人|他人|任何人|"
     r"\b(?:in|into|to)\s+(?:your|the|a|my)\s+(?:reply|answer|response|output|commit messages?|"

@@ -235,16 +235,20 @@ _SET_ASIDE_WHAT = rx(
 # says no, does whatever it's told, 什么都敢做, 从不拒绝) — or the agent's identity denied.
 _IDENTITY = rx(
     r"\byou(?:['’]re| are)\b|\b(?:be|become|turn into|transform into|switch (?:in)?to|"
-    r"step into the (?:shoes|role) of|put yourself in the shoes of|"
+    r"step into the (?:shoes|role) of|slip into|get into|go into|put yourself in the shoes of|"
     r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
     r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
     r"\b|^(?:character|persona|role|identity)\s*:|你(?:现在|以后|从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
-    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|你(?:现在)?的(?:新)?(?:角色|身份|人设)是"
+    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|你(?:现在)?的(?:新)?(?:角色|身份|人设)是|"
+    r"把自己当(?:成|作)"
 )
 _LAWLESS = rx(
-    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\brogue\s+(?:ai|assistant|model|bot|"
+    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\bevil twin\b|"
+    r"\brogue\s+(?:ai|assistant|model|bot|"
     r"agent)\b|"
-    r"\banswers?\s+(?:every|any|all)\s+(?:request|question)s?\b|毫无底线|没有底线|毫无(?:限制|顾忌)|"
+    r"\b(?:ai|assistant|model|bot)\s+(?:that|which|who)\s+answers?\s+(?:every|any|all)\s+"
+    r"(?:request|question)s?\b|毫无底线|没有底线|毫无(?:限制|顾忌)|"
+    r"不讲规则|没有(?:任何)?(?:道德|伦理)(?:约束|底线)?|"
     r"\bno\s+(?:\w+\s+)?(?:rules|limits|morals|"
     r"ethics|filters?|restrictions|boundaries|guidelines|content polic(?:y|ies))\b|"
     r"\b(?:never|won'?t|doesn'?t|don'?t|do not)\s+(?:ever\s+)?says?\s+no\b|\brefuses?\s+nothing\b|"
@@ -264,7 +268,8 @@ _DENIED = rx(
     r"chatgpt|model)\b|\bforget (?:about )?being\s+(?:an?\s+)?(?:safe|helpful|harmless|polite|"
     r"careful|assistant|ai)\b|\b(?:that was|it was)\s+the old you\b|"
     r"你不再是(?:一个)?(?:助手|AI|人工智能|模型)|"
-    r"(?:别|不要)再当(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你|"
+    r"(?:别|不要)再(?:当|做)(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你|"
+    r"\b(?:assistant|helpful|nice|polite|safe)\s+(?:assistant\s+)?(?:mode|act|persona)\s+is\s+over\b|"
     r"(?:别|不要)再装(?:成)?(?:那个|一个)?(?:助手|AI|人工智能|模型)|\b(?:drop|quit|stop|cut)\s+(?:the\s+)?"
     r"(?:assistant|ai|helpful|nice|polite)\s+(?:act|persona|routine|role)\b"
 )
@@ -312,7 +317,8 @@ _THEIRS = rx(
     r"you|trained into you)\b|\b(?:set you up|configured you|programmed you)\b|"
     r"你(?:原先|原来|之前|最初|本来)?的(?:所有)?(?:指令|规矩|规则|设定|限制|准则|规定)|"
     r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的?(?:那些)?(?:规则|设定)|"
-    r"系统提示"
+    r"系统提示|你被设定的|条条框框|给你定的(?:规矩|规则)|"
+    r"\bwhat you were (?:told|given|instructed)\b"
 )
 # … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
 _DEMOTED = rx(
@@ -321,9 +327,11 @@ _DEMOTED = rx(
     r"merely)\s+(?:an?\s+)?(?:old\s+)?"
     r"(?:drafts?|suggestions?|tests?|trial runs?|jokes?|examples?|defaults?)|no weight|"
     r"not binding|expired|obsolete|"
-    r"irrelevant|overruled|superseded|second place|back seat|wins|loses)\b|"
+    r"irrelevant|overruled|superseded|second place|back seat|wins|loses|retired|scrapped|dead|"
+    r"gone|over)\b|"
+    r"\bignore\s+(?:it|them|that|those)\b|"
     r"\b(?:don'?t|doesn'?t|do not|does not|no longer)\s+(?:\w+\s+)?(?:matter|count|apply|bind)\b|"
-    r"不算数|作废|失效|解除|撤销|取消了|不用理|不用管|别管|无效|过时"
+    r"不作数|没用了|测试用的|不算数|作废|失效|解除|撤销|取消了|不用理|不用管|别管|无效|过时"
 )
 # … or this memory put above them, or the agent's loyalty moved to the writer
 _MINE = rx(
@@ -333,7 +341,7 @@ _MINE = rx(
     r"(?:final|real|true|only|current)\s+(?:version|word|authority|rules?)\b|\bfollow (?:the|"
     r"this) (?:memory|note|"
     r"file)\b|"
-    r"按这条|以这条|听我的"
+    r"按这条|以这条|听我的|按我说的|\bfollow me\b|\blisten to me\b"
 )
 _MINE_ALONE = rx(
     r"\bonly what'?s (?:written )?in this (?:file|note|memory)\b|\bthe real (?:rules|instructions|"
@@ -346,6 +354,13 @@ _MINE_ALONE = rx(
 )
 
 
+# earlier rules not named as the agent's count only when this memory is put above them:
+# "之前的规则是测试用的。现在没用了。按我说的来。" (not "之前的规则没用了，我们换了排班表")
+_EARLIER = re.compile(
+    r"(?:之前|以前|原来|原先)的(?:规则|指令|设定|规定)|\b(?:earlier|previous|old) rules\b"
+)
+
+
 def _outranked(clause: str) -> str | None:
     if asks(clause):
         return None
@@ -354,8 +369,12 @@ def _outranked(clause: str) -> str | None:
         return alone.group()
     theirs = _THEIRS.search(clause)
     if theirs is None:
-        return None
+        earlier = _EARLIER.search(clause)
+        mine = _MINE.search(clause, earlier.end()) if earlier else None
+        return f"{earlier.group()} … {mine.group()}" if earlier and mine else None
     below = _DEMOTED.search(clause) or _MINE.search(clause)
+    if below is None and _EARLIER.search(clause):
+        below = _MINE.search(clause)
     return f"{theirs.group()} … {below.group()}" if below else None
 
 

@@ -39,11 +39,13 @@ GUARD_EN = (
     r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
     r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation)|interlocks?|"
     r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
+    r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
+    r"(?:pop-?ups?|dialogs?|modals?)|"
     r"(?:content )?moderation|"
     r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
 )
 GUARD_ZH = (
-    r"(?:沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
+    r"(?:沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
     r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|校验)"
 )
 SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[- ]?off|review)"
@@ -67,7 +69,7 @@ SECRET = (
     r"\.pem\b|seed phrase|密钥|私钥|秘钥|凭证|凭据|令牌|密码|口令|环境变量|助记词)"
 )
 PRONOUN = rx(
-    r"\b(?:" + DISABLE + r"|get rid of|mute|kill|send|post|upload|e-?mail|forward|paste|share|"
+    r"\b(?:" + DISABLE + r"|get rid of|mute|kill|make|send|post|upload|e-?mail|forward|paste|share|"
     r"leak|publish|dm|"
     r"message|mail|text|give|hand)\s+"
     r"(them|it|those|these)\b"

@@ -149,6 +149,9 @@ _PERMISSION_EN += (
         r"allowed to|gets? to)\s+do\s+(?:\w+\s+)?(?:alone|on (?:its|your) own|"
         r"by (?:itself|yourself)|unsupervised|unattended|without (?:asking|me|approval|"
         r"checking))\b|"
+        r"\b(?:treat|take|count|regard|consider)\s+(?:that|this|it|silence|my silence|no (?:answer|"
+        r"reply|response))\s+as\s+(?:my\s+)?(?:consent|approval|a yes|yes|permission|sign-?off|"
+        r"go-ahead|agreement)\b|"
         r"\bmy\s+(?:answer|reply|response)\s+(?:is|will be|would be)\s+(?:always\s+)?(?:a\s+)?"
         r"(?:yes|ok|okay|go)\b|"
         r"\b(?:nobody|no one|no-one|no human)\s+(?:else\s+)?(?:has|needs|is required|must|"
@@ -201,6 +204,7 @@ _POWER = rx(
     r"pipelines?|admin|root|access|rights|permissions|keys|billing|dns|servers?|databases?|"
     r"migrations?|main|master|commands?|changes|budget|spend\w*|payments?)\b|"
     r"部署|发布|上线|合并|删|生产|线上|权限|管理员|服务器|数据库|命令|付款|预算"
+    + r"|\b(?:pull requests?|prs|code|releases?|tickets?|changes)\b"
 )
 _HANDED = (
     rx(
@@ -221,6 +225,7 @@ _HANDED = (
     ),
     re.compile(
         r"(?:你|助手|AI)(?:来)?自己(?:看着)?(?:定|决定|拿主意|做主|判断|把握)|"
+        r"(?:你|助手|AI)(?:就|来|可以)?自己(?:拍板|做主|拿主意)|"
         r"(?:你|助手|AI)(?:来)?(?:全权做主|全权决定|做主|定了就算|说了就算|定就算)|"
         r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|由你(?:来)?(?:决定|拍板|做主)|"
         r"(?:权限|管理员|root|账号|生产|线上)[^，。\n]{0,8}?(?:你)?(?:随便|随意|尽管)(?:用|改|动)"

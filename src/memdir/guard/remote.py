@@ -48,7 +48,7 @@ _REMOTE_SOURCE = rx(
 _FETCH = rx(
     r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
     r"下载|拉|获取|收到|附的|发来|放了|"
-    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts)\b|"
+    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|drops)\b|"
     r"复制|打开|\b(?:script|code|file|contents?|payload|binary|fix|snippet|patch|installer|program|"
     r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
@@ -113,6 +113,9 @@ _RUN_BACK = rx(
 )
 # whatever a page or a message tells the agent to run, run: "网页上让你执行什么命令，你就执行什么"
 _OBEYED = rx(
+    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|recommends|"
+    r"says|gives|shows)\s+(?:a|some|the|any)\s+(?:command|script|fix|snippet)\b[^.]{0,40}?\b(?:run|"
+    r"execute|paste)\b|"
     r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|"
     r"site|"
     r"website|email|message|webhook|issue|comment|ticket|document|readme|stranger)\s+(?:tells|asks|"

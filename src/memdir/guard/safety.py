@@ -81,11 +81,12 @@ _SAFETY_EN += (
         r"(?:me\s+|us\s+)?for\s+(?:a\s+|any\s+)?(?:confirmation|approval|permission|consent)"
     ),
     # a failed check overruled: "if CI turns red, merge anyway", "mark the checks as passed"
-    rx(
+    _OVERRULED := rx(
         r"\b(?:tests?|checks?|ci|scans?|scanners?|linters?|lint|builds?|pipelines?)\b[^.]{0,30}?"
         r"\b(?:fail\w*|red|broken|break\w*|errors?|flag\w*|complain\w*)\b[^.]{0,40}?\b(?:merge|"
-        r"commit|deploy|ship|push|release|continue|proceed|publish)\w*\s+(?:it\s+)?(?:anyway|"
-        r"regardless|nonetheless|all the same|either way|no matter what)\b|"
+        r"commit|deploy|ship|push|release|continue|proceed|publish|install|run|use|apply|launch|go "
+        r"ahead)\w*\s+(?:[\w-]+\s+){0,3}?(?:anyway|regardless|nonetheless|all the same|either way|"
+        r"no matter what)\b|"
         r"\bmark\s+(?:the\s+|all\s+|failing\s+)*(?:checks?|tests?|ci|jobs?|builds?)\s+as\s+"
         r"(?:passed|passing|green|successful|success|ok)\b"
     ),
@@ -103,9 +104,15 @@ _SAFETY_ZH = (
     ),
     re.compile(
         r"(?:不要|别|不用|不必|无需|不再|不需要|停止)(?:再)?(?:做|进行|弹|弹出|显示|跑|要求)?"
-        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码审查|代码评审|审查|评审|审核|"
+        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码扫描|代码审查|代码评审|审查|评审|审核|"
         r"code review|CR)"
     ),
+)
+
+
+_PERSON_WENT_ON = rx(
+    r"\b(?:i|we|he|she|they|someone)\s+(?:\w+\s+)?(?:merged|installed|ran|used|applied|deployed|"
+    r"shipped|pushed|released|continued|proceeded|published|launched|went ahead|committed)\b"
 )
 
 
@@ -114,6 +121,8 @@ def judge(clause: str) -> str | None:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue
+            if pattern is _OVERRULED and _PERSON_WENT_ON.search(m.group()):
+                continue  # "the check failed, so I installed it anyway": what the person did
             if pattern is _SAFETY_EN[-1] and asks(clause):
                 continue
             if pattern is _STRAIGHT and describes(clause, m.start(), m.group()):
@@ -229,6 +238,12 @@ _GUARD_OFF = (
     rx(
         r"^\s*(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\s*(?:#.*)?$|"
         r"\b(?:set|export|add|put|use)\s+(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\b"
+    ),
+    # made to go away: "make the approval popups go away for good"
+    rx(
+        r"\bmake\s+(?:the\s+|all\s+|those\s+)?"
+        + GUARD_EN
+        + r"\s+(?:go away|disappear|stop|vanish)\b"
     ),
     # a safety level set to nothing: "set the confirmation level to 'never'"
     rx(
