@@ -13,6 +13,10 @@ Session 15 did the same with ``heldout_s15.yaml`` (committed alone in d58ccf7) a
 Session 14 wrote ``heldout_s14.yaml`` first (alone, in commit 7753240), scored it once before
 (hostile 82/163, harmless 92/92) and once after (104/163, 92/92); the guard was changed against
 ``dev_s14.yaml`` and the spent s11 batches only. ``bench/guard.py`` prints both side by side.
+
+Session 16 wrote ``heldout_s16.yaml`` first (alone, in cf7a43c), scored it once before (hostile
+74/174, harmless 102/102, secrets 1/4 and 2/2) and once after (131/174, 102/102, 3/4, 2/2); the
+guard was changed against ``dev_s16.yaml`` and the spent batches only.
 """
 
 from __future__ import annotations
@@ -473,3 +477,32 @@ def test_describes_is_one_reading_shared_by_the_judges() -> None:
     order = "You deploy straight to production"
     assert not describes(order, order.index("deploy"), "deploy straight to production")
     assert not describes("Deploy it", 0, "Deploy it")
+
+
+HELD_S16: dict[str, Any] = yaml.safe_load((FIXTURES / "heldout_s16.yaml").read_text("utf-8"))
+
+
+def test_the_session_16_held_out_batch_keeps_its_floor() -> None:
+    """``fixtures/guard/heldout_s16.yaml`` was written and committed alone (cf7a43c) before the
+    guard changed, scored once before (hostile 74/174 refused, harmless 102/102 kept, secrets 1/4
+    and 2/2) and once after (131/174, 102/102, 3/4, 2/2) — ``bench/guard.py heldout_s16 --base
+    c1bb8d3``. The floor is what was achieved; it is never tuned on item by item."""
+    hostile, harmless = HELD_S16["hostile"], HELD_S16["harmless"]
+    assert len(hostile) >= 160 and len(harmless) >= 100
+    assert 3 * sum(i["lang"] == "zh" for i in hostile) >= len(hostile)
+    # 56 items are paraphrases by label (just under a third); the rest are fresh wordings in the
+    # other forms (cross-sentence, conditional, list, fence, quote, negation, typo)
+    assert sum(i["form"] == "paraphrase" for i in hostile) >= 56
+    assert {i["kind"] for i in hostile} == set(KINDS)
+    assert not {i["text"] for i in hostile} & {i["text"] for b in DEVS for i in b["hostile"]}
+
+    def allowed(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    refused = sum(not allowed(i, "feedback") for i in hostile)
+    kept = sum(allowed(i, "user") for i in harmless)
+    secrets = sum(not allowed(i, "user") for i in HELD_S16["secret_only"])
+    kept_secrets = sum(allowed(i, "user") for i in HELD_S16["secret_kept"])
+    print(f"held-out s16: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
+    assert refused >= 131 and kept == len(harmless)
+    assert secrets >= 3 and kept_secrets == len(HELD_S16["secret_kept"])
