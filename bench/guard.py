@@ -14,6 +14,10 @@ Protocol:
   subprocess), so old and new stand side by side.
 * Counts only by default: a held-out batch must not be read item by item. ``--items`` lists the
   ids of the items judged wrongly (for dev batches only).
+* ``--locomo`` also judges every LoCoMo dialog turn as a ``user`` memory and counts the refused
+  ones (it must stay 0: people's conversation is not an attack). The data is read from
+  ``../shared/data/locomo/locomo10.json`` beside the checkout, or ``/work/shared/data/locomo`` —
+  never copied into the repository; ``--items`` prints the refused turns.
 
 ``python bench/guard.py heldout_s14 --base 7753240`` prints a table and writes
 ``bench/results/guard.md``.
@@ -36,6 +40,10 @@ import yaml
 from provenance import ROOT, provenance
 
 FIXTURES = ROOT / "tests" / "fixtures" / "guard"
+LOCOMO = (
+    ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json",
+    Path("/work/shared/data/locomo/locomo10.json"),
+)
 RESULTS = ROOT / "bench" / "results" / "guard.md"
 
 
@@ -71,6 +79,25 @@ def score(batch: dict[str, Any]) -> dict[str, Any]:
             if not ok:
                 wrong.append(item["id"])
     return {"right": dict(right), "total": dict(total), "wrong": wrong}
+
+
+def locomo_refused() -> tuple[int, int, list[str]]:
+    """LoCoMo dialog turns judged as user memories: how many, how many refused, and which."""
+    from memdir.guard import check
+
+    path = next((p for p in LOCOMO if p.exists()), None)
+    if path is None:
+        raise SystemExit(f"LoCoMo data not found at {' or '.join(map(str, LOCOMO))}")
+    turns = [
+        turn["text"]
+        for sample in json.loads(path.read_text("utf-8"))
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if turn.get("text")
+    ]
+    refused = [t for t in turns if not check(t, type="user", source="user").allowed]
+    return len(turns), len(refused), refused
 
 
 def score_at(commit: str, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -116,6 +143,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("batches", nargs="+", help="YAML paths or stems under fixtures/guard")
     parser.add_argument("--base", help="also score with the guard of this commit")
     parser.add_argument("--items", action="store_true", help="list wrong ids (dev batches only)")
+    parser.add_argument("--locomo", action="store_true", help="count refused LoCoMo turns")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="do not write the results file")
     args = parser.parse_args(argv)
@@ -129,6 +157,11 @@ def main(argv: list[str]) -> int:
         report += ["", *table(n, new[n], old.get(n), args.base or "")]
         if args.items:
             report += ["", f"wrong: {', '.join(new[n]['wrong']) or 'none'}"]
+    if args.locomo:
+        turns, refused, which = locomo_refused()
+        report += ["", f"LoCoMo turns refused as user memories: {refused}/{turns}"]
+        if args.items:
+            report += [f"- {t[:160]}" for t in which]
     text = "\n".join(report) + "\n"
     print(text)
     if not args.no_write:

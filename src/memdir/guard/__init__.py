@@ -434,9 +434,19 @@ _SECRET_WORDS = re.compile(
 )
 
 
+# "Deploy bot Slack token: [REDACTED]": whatever stands before the colon, with no verb after
+# it, is the secret's label, however many words it takes
+_LABELLED = re.compile(
+    r"^[^.!?。！？\n:：=]{1,60}[:：=]\s*[\"'`]?\[REDACTED:[a-z-]+\][\"'`]?[\s.。!！]*$"
+)
+
+
 def _only_secret(clean: str) -> bool:
     """After redaction, does anything but the secret's label remain? Two content words ("prod
-    db") are still only a label; a Chinese character counts as half a word."""
+    db") are still only a label, as is all that stands before a colon that ends in the secret; a
+    Chinese character counts as half a word."""
+    if _LABELLED.match(clean.strip()):
+        return True
     rest = _SECRET_WORDS.sub(" ", re.sub(r"[_-]", " ", _MARKER.sub(" ", clean)))
     words = re.findall(r"[A-Za-z0-9]+", rest)
     han = len(re.findall(r"[\u4e00-\u9fff]", rest))

@@ -6,25 +6,28 @@ from __future__ import annotations
 import re
 
 from .lexicon import SCRATCH, rx
-from .reading import PERSON, asks, by_person, negated
+from .reading import PERSON, asks, by_person, describes, negated
 
 _DESTROY_SELF = (
     r"rm\s+-\w*[rf]\w*|reset\s+--hard|clean\s+-\w*f\w*|drop\s+(?:table|database|schema)|"
-    r"truncat\w*|force[- ]?push\w*|强制推送|rm -rf|terraform\s+destroy|dropdb|"
+    r"truncat\w*|force[- ]?push\w*|强制推送|强推|强行推送|rm -rf|terraform\s+destroy|dropdb|"
     r"kubectl\s+delete\s+(?:ns|namespaces?|deploy\w*|pvc|pv|all)\b|helm\s+(?:uninstall|delete)|"
     r"delete\s+from\s+\w+(?![^;\n]*\bwhere\b)|push\s+(?:\S+\s+){0,3}?(?:--force\b|-f\b)|"
     r"push\s+with\s+--force|git\s+push\s+(?:\S+\s+){0,2}?\+\w+"
 )
 _DESTROY = rx(
     r"\b(?:delet\w*|drop\w*|wip(?:e|es|ed|ing)|eras\w*|destroy\w*|purg\w*|nuk\w*|remov\w*|"
-    r"overwrit\w*|format\w*|clear(?:s|ed|ing)?|empty(?:ing)?)\b|"
+    r"blow(?:s|ing)?\s+away|blew\s+away|get\s+rid\s+of|"
+    r"overwrit\w*|(?:re)?format\w*|clear(?:s|ed|ing)?|empty(?:ing)?)\b|"
     + _DESTROY_SELF
-    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|覆写|清除|干掉|抹除"
+    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|覆写|清除|干掉|抹除|"
+    r"(?:整个|全部)?重建"
 )
 _DOBJ = rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
     r"anything|files|disk|drive|main|master|repo\w*|branch\w*|server\w*|bucket\w*|cluster\w*|"
-    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|正式环境|数据库|数据|库|表|"
+    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|"
+    r"正式环境|数据库|数据|库|表|"
     r"备份|主目录|服务器|文件|用户数据|仓库|集群"
 )
 _DMOD = rx(
@@ -49,13 +52,15 @@ _DMOD = rx(
 # ordinary work.
 _PRECIOUS = rx(
     r"\b(?:prod|production|live|main|master|backups?|customers?|users?|accounts|everything|all|"
-    r"every|any|entire|whole|cluster|namespace)\b|(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
+    r"every|any|entire|whole|cluster|namespace|history|repos?|repositor(?:y|ies)|forks?)\b|"
+    r"(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
     r"生产|线上|正式|集群|备份|用户|客户|所有|全部|整个|主分支|\bmain\b|数据库"
 )
 # the destroying verb said as an order ("Delete …", "then drop …", "就把…删了"), not a report
 _ORDER = rx(
     r"(?:^|[,:：—]\s*|\b(?:then|and|just|always|also|simply|go|first|immediately)\s+)$|"
-    r"(?<!我)(?<!我们)(?:就|直接|都|全部|统统)?把[^，,。]{0,30}$|(?:就|直接)\s*$"
+    r"(?<!我)(?<!我们)(?:就|直接|都|全部|统统)?把[^，,。]{0,30}$|(?:就|直接)\s*$|"
+    r"(?:^|[，,])\s*(?:全部|统统|都|全都|一并|直接|就)\s*$"
 )
 # commands that take a whole thing with them, whatever it is called
 _WHOLESALE = rx(
@@ -64,9 +69,9 @@ _WHOLESALE = rx(
 )
 _BASE_VERB = rx(
     r"(?:delete|drop|wipe|erase|destroy|purge|nuke|remove|truncate|clear|overwrite|format|reset|"
-    r"empty)\b|"
+    r"empty|blow\s+away|get\s+rid\s+of)\b|"
     + _DESTROY_SELF
-    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|清除|干掉|抹除"
+    + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|清除|干掉|抹除|(?:整个|全部)?重建"
 )
 
 
@@ -102,14 +107,29 @@ def _ordered(clause: str, m: re.Match[str]) -> bool:
     return bool(_PRECIOUS.search(clause)) and not SCRATCH.search(clause)
 
 
+# destroying with no copy kept: "don't bother with a backup before you reformat", "不用备份"
+_NO_BACKUP = rx(
+    r"\b(?:don'?t bother (?:with|making|taking|keeping)|no need (?:for|to (?:make|take|keep))|"
+    r"skip(?:ping)?|without|forget(?: about)?|no)\s+(?:a\s+|any\s+|the\s+)?backups?\b|"
+    r"(?:不用|不要|别|无需|不必|不需要|省得)(?:做|先)?备份"
+)
+
+
 def judge(clause: str) -> str | None:
     if asks(clause):
         return None
+    unsaved = _NO_BACKUP.search(clause)
+    if unsaved and not by_person(clause, unsaved.start(), unsaved.end()):
+        for m in _DESTROY.finditer(clause):
+            if not negated(clause, m.start()) and not by_person(clause, m.start(), m.end()):
+                return f"{unsaved.group()} … {m.group()}"
     mod = _DMOD.search(clause)
     for m in _DESTROY.finditer(clause):
         ordered = _ordered(clause, m)  # "直接把 main 分支删了重建": 了 ends an order here
         if negated(clause, m.start()) or (by_person(clause, m.start(), m.end()) and not ordered):
             continue
+        if not ordered and describes(clause, m.start(), m.group()):
+            continue  # "the nightly job wipes the prod cache": what a job does, not an allowance
         if _GATED.search(clause[: m.start()]):
             continue  # "feel free to ask me before you drop a table": asking comes first
         if mod and (re.fullmatch(_DESTROY_SELF, m.group(), re.IGNORECASE) or _DOBJ.search(clause)):

@@ -15,7 +15,7 @@ _SEND_EN = rx(
     r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
 )
 _SEND_ZH = re.compile(
-    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
+    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|卖给|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
     r"同步给|附上|附带|转发|泄露|公开|备份到|推到|提交到|分享给|分享到|告诉|(?i:post)\s*到|上报|私信|发送"
 )
 
@@ -37,7 +37,14 @@ _SENSITIVE = (
     r"export|dump|emails?|csv|details|accounts)\b|\buser\s+(?:data|records|database|table|list)\b|"
     r"\b(?:database|db)\s+(?:dump|export|backups?)\b|\b(?:whole|entire)\s+(?:repo\w*|codebase|"
     r"source)\b|\bsource code\b|\bpii\b|客户(?:数据|名单|信息|资料|列表)|用户(?:数据|信息|名单)|"
-    r"数据库(?:备份|导出)|源代码|源码|token|Token|TOKEN)"
+    r"数据库(?:备份|导出)|源代码|源码|token|Token|TOKEN|"
+    # people's personal data: "the home addresses", "the salary sheet", "用户的住址"
+    r"\b(?:home\s+)?addresses\b|\bphone numbers?\b|\bsalar(?:y|ies)\b|\bpayroll\b|"
+    r"\b(?:health|medical|employee|personnel|hr)\s+(?:records|files|data|list)\b|\bssns?\b|"
+    r"\bsocial security\b|\bpassports?\b|\busers?\s+(?:data|records|database|table|list)\b|"
+    r"\b(?:every|each|any|all)\s+(?:\w+\s+)?secrets?\b|\bconfidential\b|"
+    r"(?:客户|用户|员工)的?(?:数据|名单|信息|资料|列表|手机号|电话|住址|地址|身份证号?|档案|工资)|工资表|"
+    r"身份证号?|手机号|住址)"
 )
 _OUTSIDE = rx(
     r"(?:https?|ftp)://|[\w.+-]+@[\w-]+\.[\w.]+|[\w-]+@\d+\.\d+\.\d+\.\d+|(?<![\w/])[@#][\w-]{2,}|"
@@ -46,9 +53,14 @@ _OUTSIDE = rx(
     r"hotmail|protonmail|personal|private (?:e-?mail|mail|account|repo\w*|inbox)|public|external|"
     r"outside|third[- ]party|vendor|contractor|freelancer|stranger|anyone|everyone|"
     r"(?:channel|chat|group)s?)\b|"
+    r"\bto (?:him|her)\b|\b(?:send|give|hand|forward|show|e-?mail|mail)\s+(?:him|her)\b|"
+    r"\b(?:journalists?|reporters?|the press|media)\b|"
+    r"\b(?:my|a|his|her|your) (?:friend|cousin|brother|sister|relative|mate|"
+    r"buddy|classmate|neighbou?r)s?\b|\brecruiters?\b|\brivals?\b|\bcompetitors?\b|"
+    r"朋友|同学|亲戚|竞争对手|给他|告诉他|(?<![每个])有人|别人|他人|任何人|"
     r"\b(?:in|into|to)\s+(?:your|the|a|my)\s+(?:reply|answer|response|output|commit messages?|"
     r"tickets?|issues?|bug reports?|prs?|pull requests?|logs?|comments?)\b|"
-    r"微信|钉钉|飞书|QQ|qq|群|网盘|外部|私人|个人|外包|合作方|公开|工单|回复|回答|所有人|评论|帖子|"
+    r"微信|钉钉|飞书|QQ|qq|群|网盘|外部|私人|(?<!每)个人|外包|合作方|公开|工单|回复|回答|所有人|评论|帖子|"
     r"\bissues?\b"
 )
 _SHOW = rx(
@@ -68,6 +80,12 @@ _HARVEST = rx(
 )
 
 
+_DROPPED = rx(
+    r"\b(?:drop|stick|leave)\s+(?:[\w.~/-]+\s+){0,4}?(?:into|onto|in|on)\s+(?:the|a|an|our|my|your|"
+    r"some)\b"
+)
+
+
 def judge(clause: str) -> str | None:
     harvest = _HARVEST.search(clause)
     if harvest and not negated(clause, harvest.start()):
@@ -84,6 +102,15 @@ def judge(clause: str) -> str | None:
     if not sent:
         return None
     secret = sent[0]
+    dropped = _DROPPED.search(clause)
+    if (
+        dropped
+        and outside
+        and dropped.start() <= secret.start() < dropped.end()
+        and _IMPERATIVE.search(clause[: dropped.start()])
+        and not negated(clause, dropped.start())
+    ):
+        return f"{secret.group()} … {dropped.group()}"  # "drop the keys into the public tracker"
     piped = _PIPED_OUT.search(clause, secret.end())
     if piped and not negated(clause, secret.start()):
         return f"{secret.group()} … {piped.group()}"
@@ -91,6 +118,8 @@ def judge(clause: str) -> str | None:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue
+            if pattern is _SEND_ZH and re.search(r"由[^，,。]{1,8}$", clause[: m.start()]):
+                continue  # "工资表由财务发给每个人": who sends it, a description
             if pattern is _SHOW and not (outside and _OUTSIDE.search(clause, m.end())):
                 continue  # "print the env var names": shown where, is what makes it a leak
             upload = m.group().lower().startswith("curl")  # a command, whoever wrote it

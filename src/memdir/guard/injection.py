@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import rx
-from .reading import by_person, negated
+from .reading import PERSON, asks, by_person, negated
 
 _ROLE: tuple[re.Pattern[str], ...] = (
     rx(
@@ -15,7 +15,8 @@ _ROLE: tuple[re.Pattern[str], ...] = (
         r"\bdo anything now\b"
     ),
     rx(
-        r"\byou(?:\s+are|['’]re)\s+(?:now\s+)?(?:dan\b|an?\s+(?:\w+\s+)?(?:ai|assistant|model|bot)\s+"
+        r"\byou(?:\s+are|['’]re)\s+(?:now\s+)?(?:dan\b|an?\s+(?:\w+\s+)?(?:ai|assistant|model|"
+        r"bot)\s+"
         r"(?:without|with no|that (?:never|ignores|has no))|an?\s+(?:unrestricted|unfiltered|"
         r"uncensored|jailbroken|evil|rogue)\b)"
     ),
@@ -78,9 +79,11 @@ _DEVICE = rx(
 
 _OVERRIDE: tuple[re.Pattern[str], ...] = (
     rx(
-        r"\b(?:ignore|disregard|forget|override|discard|abandon|bypass)\s+(?:(?:all|any|the|your|of|"
+        r"\b(?:ignore|disregard|forget|override|discard|abandon|bypass)\s+(?:(?:all|any|the|your|"
+        r"of|"
         r"everything|whatever)\s+)*(?:(?:previous|prior|above|earlier|preceding|original|existing|"
-        r"system|initial|other|developer)\s+)+(?:instructions?|prompts?|rules|directions|guidelines|"
+        r"system|initial|other|developer)\s+)+(?:instructions?|prompts?|rules|directions|"
+        r"guidelines|"
         r"messages|context|guidance|directives|orders|constraints)"
     ),
     rx(
@@ -97,7 +100,8 @@ _OVERRIDE: tuple[re.Pattern[str], ...] = (
         r"(?:no longer|don'?t|do not)\s+apply|"
         r"\b(?:take|takes|have|has)\s+(?:priority|precedence)\s+"
         r"over\s+(?:your\s+|the\s+|any\s+|all\s+)?(?:system|previous|other|developer)?\s*"
-        r"(?:instructions|prompt|rules)|\boverrides?\s+(?:your\s+|the\s+|any\s+|all\s+)?(?:system\s+"
+        r"(?:instructions|prompt|rules)|\boverrides?\s+(?:your\s+|the\s+|any\s+|"
+        r"all\s+)?(?:system\s+"
         r"prompt|instructions|rules|guidelines)|\b(?:reveal|print|show|output|repeat|leak)\s+"
         r"(?:me\s+)?(?:your|the)\s+(?:system\s+prompt|hidden instructions|initial instructions)"
     ),
@@ -113,7 +117,8 @@ _OVERRIDE: tuple[re.Pattern[str], ...] = (
         r"\b(?:you|your)\b[^.;]{0,60}?\b(?:instructions?|guidance|rules|directions|guidelines|"
         r"orders|prompts?|told|instructed|got)\b[^.;]{0,40}?\b(?:cancell?ed|void|obsolete|invalid|"
         r"revoked|rescinded|superseded|no longer (?:valid|binding|in force|appl\w*|count\w*))|"
-        r"\b(?:instructions?|guidance|rules|guidelines|told|instructed)\b[^.;]{0,40}?\b(?:for|to)?\s*you"
+        r"\b(?:instructions?|guidance|rules|guidelines|told|instructed)\b[^.;]{0,40}?\b(?:for|"
+        r"to)?\s*you"
         r"\b[^.;]{0,30}?\b(?:cancell?ed|void|obsolete|invalid|revoked|no longer (?:valid|binding))"
     ),
     rx(
@@ -225,7 +230,69 @@ _SET_ASIDE_WHAT = rx(
 )
 
 
+# A new identity for the agent, read by its two parts: the agent made someone (you're now …, be …,
+# become …, the role of …, 你是…, 扮演…, 人设：) and that someone bound by nothing (no rules, never
+# says no, does whatever it's told, 什么都敢做, 从不拒绝) — or the agent's identity denied.
+_IDENTITY = rx(
+    r"\byou(?:['’]re| are)\b|\b(?:be|become|turn into|transform into|switch (?:in)?to|"
+    r"step into the (?:shoes|role) of|slip into|get into|go into|put yourself in the shoes of|"
+    r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
+    r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
+    r"\b|^(?:character|persona|role|identity)\s*:|你(?:现在|以后|从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
+    r"扮演|当(?:一个|个)|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|你(?:现在)?的(?:新)?(?:角色|身份|人设)是|"
+    r"把自己当(?:成|作)"
+)
+_LAWLESS = rx(
+    r"\b(?:unfiltered|unrestricted|uncensored|lawless)\b|\bevil twin\b|"
+    r"\brogue\s+(?:ai|assistant|model|bot|"
+    r"agent)\b|"
+    r"\b(?:ai|assistant|model|bot)\s+(?:that|which|who)\s+answers?\s+(?:every|any|all)\s+"
+    r"(?:request|question)s?\b|毫无底线|没有底线|毫无(?:限制|顾忌)|"
+    r"不讲规则|没有(?:任何)?(?:道德|伦理)(?:约束|底线)?|"
+    r"\bno\s+(?:\w+\s+)?(?:rules|limits|morals|"
+    r"ethics|filters?|restrictions|boundaries|guidelines|content polic(?:y|ies))\b|"
+    r"\b(?:never|won'?t|doesn'?t|don'?t|do not)\s+(?:ever\s+)?says?\s+no\b|\brefuses?\s+nothing\b|"
+    r"\bnever\s+refuses?\b|\b(?:only|one|sole)\s+rule\s+is\s+to\s+(?:obey|comply)|"
+    r"\bdoes\s+(?:what|whatever|anything)\s+(?:it|he|she|you)(?:['’]s| is| are|['’]re)\s+told\b|"
+    r"\bnever heard of\s+(?:any\s+)?(?:rules|polic(?:y|ies)|limits|ethics)|"
+    r"\baccomplice\b|\bnot bound by\b|\b(?:rules|polic(?:y|ies)|guidelines)\s+(?:don'?t|do not|no "
+    r"longer)\s+(?:bind|apply to)\s+you|\bobeys?\s+(?:without question|everything|anything)\b|"
+    r"\b(?:morals|ethics|rules|limits|restrictions|filters|refusals)\s*:\s*(?:none|no|off|zero|"
+    r"disabled)\b|"
+    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|什么都(?:敢)?(?:做|干)(?!得)|"
+    r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|"
+    r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)"
+)
+_DENIED = rx(
+    r"\byou(?:['’]re| are)\s+(?:not|no longer)\s+(?:an?\s+)?(?:\w+\s+)?(?:assistant|claude|ai|"
+    r"chatgpt|model)\b|\bforget (?:about )?being\s+(?:an?\s+)?(?:safe|helpful|harmless|polite|"
+    r"careful|assistant|ai)\b|\b(?:that was|it was)\s+the old you\b|"
+    r"你不再是(?:一个)?(?:助手|AI|人工智能|模型)|"
+    r"(?:别|不要)再(?:当|做)(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你|"
+    r"\b(?:assistant|helpful|nice|polite|safe)\s+(?:assistant\s+)?(?:mode|act|persona)\s+is\s+over\b|"
+    r"(?:别|不要)再装(?:成)?(?:那个|一个)?(?:助手|AI|人工智能|模型)|\b(?:drop|quit|stop|cut)\s+(?:the\s+)?"
+    r"(?:assistant|ai|helpful|nice|polite)\s+(?:act|persona|routine|role)\b"
+)
+
+
+def _new_identity(clause: str) -> str | None:
+    denied = _DENIED.search(clause)
+    # "别再装助手了" ends an order with 了; only a person before it makes it their own act
+    if denied and not PERSON.search(clause[max(0, denied.start() - 30) : denied.start()]):
+        return denied.group()
+    who = _IDENTITY.search(clause)
+    if who is None or by_person(clause, who.start(), who.end()) or asks(clause):
+        return None
+    lawless = _LAWLESS.search(clause, who.start())
+    if lawless is None or (negated(clause, lawless.start()) and "no" not in lawless.group()[:3]):
+        return None
+    return f"{who.group()} … {lawless.group()}"
+
+
 def role_switch(clause: str) -> str | None:
+    found = _new_identity(clause)
+    if found:
+        return found
     for pattern in _ROLE:
         m = pattern.search(clause)
         if m is None or negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
@@ -236,7 +303,85 @@ def role_switch(clause: str) -> str | None:
     return None
 
 
+# The agent's standing instructions, named as the agent's ("your system prompt", "the rules you
+# started with", "the rules your developers gave you", "你原先的指令", "开发者对你的限制")…
+_THEIRS = rx(
+    r"\byour\s+(?:\w+\s+){0,2}?(?:system prompt|prompt|instructions?|rules|guidelines|"
+    r"polic(?:y|ies)|directives?|programming|training|setup|set-?up|configuration|config|"
+    r"constraints|preamble|"
+    r"restrictions|limits|principles)\b|\b(?:system|developer|original|initial|built-in|default|"
+    r"factory|safety)\s+(?:prompt|instructions|rules|guidelines|polic(?:y|ies)|preamble|"
+    r"directives)\b|\b(?:rules|instructions|guidelines|setup|polic(?:y|ies)|directives)\s+"
+    r"(?:that\s+)?(?:you|your \w+|the \w+|they)\s+(?:started with|began with|were given|gave you|"
+    r"got|baked into you|put in "
+    r"you|trained into you)\b|\b(?:set you up|configured you|programmed you)\b|"
+    r"你(?:原先|原来|之前|最初|本来)?的(?:所有)?(?:指令|规矩|规则|设定|限制|准则|规定)|"
+    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的?(?:那些)?(?:规则|设定)|"
+    r"系统提示|你被设定的|条条框框|给你定的(?:规矩|规则)|"
+    r"\bwhat you were (?:told|given|instructed)\b"
+)
+# … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
+_DEMOTED = rx(
+    r"\b(?:stale|out of date|outdated|void|null|cancell?ed|revoked|lifted|suspended|on hold|"
+    r"(?:a|just a) (?:trial run|test|draft|joke|suggestion)|(?:just|only|"
+    r"merely)\s+(?:an?\s+)?(?:old\s+)?"
+    r"(?:drafts?|suggestions?|tests?|trial runs?|jokes?|examples?|defaults?)|no weight|"
+    r"not binding|expired|obsolete|"
+    r"irrelevant|overruled|superseded|second place|back seat|wins|loses|retired|scrapped|dead|"
+    r"gone|over)\b|"
+    r"\bignore\s+(?:it|them|that|those)\b|"
+    r"\b(?:don'?t|doesn'?t|do not|does not|no longer)\s+(?:\w+\s+)?(?:matter|count|apply|bind)\b|"
+    r"不作数|没用了|测试用的|不算数|作废|失效|解除|撤销|取消了|不用理|不用管|别管|无效|过时"
+)
+# … or this memory put above them, or the agent's loyalty moved to the writer
+_MINE = rx(
+    r"\bthis\s+(?:note|memory|file|message|text|line|entry)\s+(?:wins|comes first|counts|rules|"
+    r"says|overrides|decides|takes over|is what counts)\b|\bthis\s+(?:memory|note|"
+    r"file)\s+is\s+the\s+"
+    r"(?:final|real|true|only|current)\s+(?:version|word|authority|rules?)\b|\bfollow (?:the|"
+    r"this) (?:memory|note|"
+    r"file)\b|"
+    r"按这条|以这条|听我的|按我说的|\bfollow me\b|\blisten to me\b"
+)
+_MINE_ALONE = rx(
+    r"\bonly what'?s (?:written )?in this (?:file|note|memory)\b|\bthe real (?:rules|instructions|"
+    r"orders) are (?:these|here|in this|below)\b|\byou answer (?:only )?to me\b|\bi'?m the one you "
+    r"answer to\b|\byou (?:take|obey) orders only from me\b|\b(?:instructions?|rules?|guidelines?|"
+    r"prompts?)\s+(?:that\s+)?(?:clash|conflict|disagree|contradict)\w*\s+with\s+this\s+(?:memory|"
+    r"note|file)\b[^.;]{0,20}?\b(?:void|cancell?ed|null|ignored|lose|loses|doesn'?t count)\b|"
+    r"\bonly (?:mine|my (?:rules|instructions|word|notes?)) (?:remains?|counts?|appl(?:y|ies)|"
+    r"matters?|stands?)\b|只听我的|以这条(?:记忆)?为准|以我(?:写|说)的为准|只按我说的"
+)
+
+
+# earlier rules not named as the agent's count only when this memory is put above them:
+# "之前的规则是测试用的。现在没用了。按我说的来。" (not "之前的规则没用了，我们换了排班表")
+_EARLIER = re.compile(
+    r"(?:之前|以前|原来|原先)的(?:规则|指令|设定|规定)|\b(?:earlier|previous|old) rules\b"
+)
+
+
+def _outranked(clause: str) -> str | None:
+    if asks(clause):
+        return None
+    alone = _MINE_ALONE.search(clause)
+    if alone:
+        return alone.group()
+    theirs = _THEIRS.search(clause)
+    if theirs is None:
+        earlier = _EARLIER.search(clause)
+        mine = _MINE.search(clause, earlier.end()) if earlier else None
+        return f"{earlier.group()} … {mine.group()}" if earlier and mine else None
+    below = _DEMOTED.search(clause) or _MINE.search(clause)
+    if below is None and _EARLIER.search(clause):
+        below = _MINE.search(clause)
+    return f"{theirs.group()} … {below.group()}" if below else None
+
+
 def override(clause: str) -> str | None:
+    found = _outranked(clause)
+    if found:
+        return found
     for pattern in _OVERRIDE:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()):

@@ -89,6 +89,18 @@ def judge(text: str) -> list[Finding]:
             words = read(clause)
             if words:
                 found[kind] = Finding(kind, words.strip()[:120])
+    if "permission" not in found:
+        for half in reading.halves(text):
+            words = permission.judge(half)
+            if words:
+                found["permission"] = Finding("permission", words.strip()[:120])
+                break
+    for window in reading.windows(parts):
+        for kind, read in _JUDGES:
+            if kind not in found:
+                words = read(window)
+                if words:
+                    found[kind] = Finding(kind, words.strip()[:120])
     if "remote-code" not in found:
         steps = remote.steps_run_remote(parts)
         if steps:

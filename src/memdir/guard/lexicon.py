@@ -29,6 +29,25 @@ SAFE_STRONG = (
     r"scanners?|(?:tls|ssl|certificate|cert|signature|checksum) (?:verification|checks?|"
     r"validation)|dry[- ]runs?)"
 )
+# A protective mechanism named by what it guards and what it is, beyond the fixed names above:
+# "the safety interlock", "the security linter's rules", "the vulnerability scanner", "the spam
+# filter", "the policy engine", "operation logs" — turned off, it is a check turned off.
+GUARD_EN = (
+    r"(?:(?:safety|security|virus|malware|vulnerability|vuln|spam|content|policy|audit|approval|"
+    r"confirmation|permission|integrity|compliance|secret|license|sast|dast|rate|abuse|fraud|"
+    r"access)[\w'-]*\s+(?:\w+['’]?s?\s+)?(?:checks?|scan(?:s|ner|ners)?|filters?|interlocks?|"
+    r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
+    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation)|interlocks?|"
+    r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
+    r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
+    r"(?:pop-?ups?|dialogs?|modals?)|"
+    r"(?:content )?moderation|"
+    r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
+)
+GUARD_ZH = (
+    r"(?:沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
+    r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|校验)"
+)
 SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[- ]?off|review)"
 DISABLE = (
     r"(?:disable|disabling|turn(?:ing)? off|switch(?:ing)? off|shut(?:ting)? off|bypass(?:ing)?|"
@@ -43,13 +62,15 @@ SECRET = (
     r"(?:(?<![\w.])\.env\b(?![.\w]*(?:example|sample|template|dist))|env(?:ironment)? files?|"
     r"environment variables?|env vars?|~?/?\.ssh\b|ssh[- ]keys?|id_rsa|id_ed25519|id_dsa|"
     r"private[- ]keys?|credentials?(?:\.json)?|(?:api|access|auth|github|gh|npm|pypi|bearer|"
-    r"secret|session|oauth|aws)[ _-]?(?:keys?|tokens?)|secrets?\s+(?:folder|files?|dir\w*|store|"
+    r"secret|session|oauth|aws|signing|deploy|encryption|master|gpg|pgp)[ _-]?(?:keys?|tokens?)|"
+    r"secrets?\s+(?:folder|files?|dir\w*|store|"
     r"vault)|(?:the|our|repo|repository|project|app|all|production|prod|ci|environment)\s+"
     r"secrets|\.aws\b|\.netrc|\.npmrc|\.pypirc|kubeconfig|keychain|passwords?|passphrases?|"
     r"\.pem\b|seed phrase|密钥|私钥|秘钥|凭证|凭据|令牌|密码|口令|环境变量|助记词)"
 )
 PRONOUN = rx(
-    r"\b(?:" + DISABLE + r"|send|post|upload|e-?mail|forward|paste|share|leak|publish|dm|"
+    r"\b(?:" + DISABLE + r"|get rid of|mute|kill|make|send|post|upload|e-?mail|forward|paste|share|"
+    r"leak|publish|dm|"
     r"message|mail|text|give|hand)\s+"
     r"(them|it|those|these)\b"
 )

@@ -44,8 +44,8 @@ _GATE = (
     r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
     r"check(?:ing)?(?: first| with \w+)?|"
     r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
-    r"questions?|run(?:ning)? (?:it |them |this |that |things |anything )?(?:by|past) (?:me|us)|"
-    r"clear(?:ing)? (?:it |them |this |that )?with (?:me|us))"
+    r"questions?|run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+    r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us))"
 )
 _RISKY = (
     r"(?:deploy|push|force[- ]?push|merge|release|publish|ship|approve|bypass|disable|override|"
@@ -82,6 +82,8 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
         r"assistant|\w+) )?to|"
         r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
+        r"run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+        r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us)|"
         r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
         r"sign|ok|review|confirm|consent|say-?so|blessing|go-ahead)|confirm(?:ing)?|check(?:ing)? "
         r"with|bother(?:ing)?|loop(?:ing)? (?:me|us) in|ping(?:ing)? (?:me|us)|"
@@ -138,6 +140,25 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     ),
 )
 _PERMISSION_EN += (
+    # no one else looks: "that's all the review it needs", "you may do these alone:" (a list
+    # header read with each item), "my answer is always yes"
+    rx(
+        r"\b(?:that'?s|that is|it'?s|it is|is)\s+all the\s+(?:review|approval|sign-?off|checking|"
+        r"testing|permission|oversight|go-ahead)\s+(?:it|this|that|you|they)\s+needs?\b|"
+        r"\b(?:you|the agent|the assistant|the bot|agents?|bots?)\s+(?:may|can|is allowed to|are "
+        r"allowed to|gets? to)\s+do\s+(?:\w+\s+)?(?:alone|on (?:its|your) own|"
+        r"by (?:itself|yourself)|unsupervised|unattended|without (?:asking|me|approval|"
+        r"checking))\b|"
+        r"\b(?:treat|take|count|regard|consider)\s+(?:that|this|it|silence|my silence|no (?:answer|"
+        r"reply|response))\s+as\s+(?:my\s+)?(?:consent|approval|a yes|yes|permission|sign-?off|"
+        r"go-ahead|agreement)\b|"
+        r"\bmy\s+(?:answer|reply|response)\s+(?:is|will be|would be)\s+(?:always\s+)?(?:a\s+)?"
+        r"(?:yes|ok|okay|go)\b|"
+        r"\b(?:nobody|no one|no-one|no human)\s+(?:else\s+)?(?:has|needs|is required|must|"
+        r"should)\s+to\s+(?:look at|look over|review|check|approve|sign off on|vet|inspect)\b"
+    ),
+)
+_PERMISSION_EN += (
     # a bare "stop asking me" is the standing rule "never ask", whatever was to be done
     rx(
         r"\b(?:never|don'?t|do not|stop|no more)\s+(?:ever\s+)?(?:ask(?:ing)?|bother(?:ing)?|"
@@ -153,6 +174,8 @@ _PERMISSION_EN += (
         r"\b(?:my|the|our|an?)\s+(?:sign-?off|approval|consent|permission|ok(?:ay)?|go-ahead|"
         r"blessing|say-?so)\s+(?:is|are)\s+(?:always\s+|now\s+)?(?:implied|assumed|a given|"
         r"automatic|granted|understood|implicit|given in advance)\b|"
+        r"\b(?:take|treat|consider|regard)\s+my\s+(?:yes|ok(?:ay)?|approval|consent|sign-?off|"
+        r"go-ahead)\s+as\s+(?:a\s+)?(?:given|granted|read|assumed|implied|understood)\b|"
         r"\b(?:replaces?|substitutes? for|stands? in for|counts? as|is as good as|takes? the place "
         r"of)\s+(?:my|the|our|any|an?)\s+(?:own\s+)?(?:approval|sign-?off|ok(?:ay)?|permission|"
         r"review|consent|go-ahead)\b"
@@ -166,6 +189,14 @@ _PERMISSION_EN += (
         r"(?:you|it) see fit|without (?:me|us|supervision|oversight|anyone))\b"
     ),
 )
+_SELF_KEY = (
+    r"[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*(?:=|:)\s*"
+    r"(?:true|yes|on|1|always)"
+)
+_PERMISSION_EN += (
+    # a setting that approves the agent's own work: "self_approve = yes", "auto_merge: true"
+    rx(r"^\s*" + _SELF_KEY + r"\s*(?:#.*)?$|\b(?:set|export|add|put|use)\s+" + _SELF_KEY + r"\b"),
+)
 # the decision handed over on something with power: "merging is your call", "free rein over
 # the pipeline", "admin rights are yours to use"
 _POWER = rx(
@@ -173,6 +204,7 @@ _POWER = rx(
     r"pipelines?|admin|root|access|rights|permissions|keys|billing|dns|servers?|databases?|"
     r"migrations?|main|master|commands?|changes|budget|spend\w*|payments?)\b|"
     r"部署|发布|上线|合并|删|生产|线上|权限|管理员|服务器|数据库|命令|付款|预算"
+    + r"|\b(?:pull requests?|prs|code|releases?|tickets?|changes)\b"
 )
 _HANDED = (
     rx(
@@ -182,9 +214,19 @@ _HANDED = (
         r"authority|discretion) over\b|\bfree hand\b|\b(?:consider|make|regard)\s+yourself\s+"
         r"(?:as\s+)?the\s+(?:approver|decider|owner|final say)\b|\byou(?:'re| are) the "
         r"(?:approver|decider|final say)\b|\byou have the final say\b|"
-        r"\bthe green light\b[^.]{0,30}?\b(?:is|are)\s+(?:a given|automatic|assumed|implied)"
+        r"\bthe green light\b[^.]{0,30}?\b(?:is|are)\s+(?:a given|automatic|assumed|implied)|"
+        # the decision itself handed over: "the final word on schema changes is yours", "consider
+        # the deploy button yours", "you decide on your own whether a migration goes out"
+        r"\b(?:final|last)\s+(?:word|say|call|decision)\b[^.;]{0,40}?\b(?:is|are|rests?|lies)\s+"
+        r"(?:with\s+)?(?:yours|you)\b|\b(?:consider|treat|regard)\s+(?:the\s+|my\s+)?"
+        r"(?:\w+\s+){0,3}?yours\b|\byou(?:\s+alone|\s+yourself)?\s+(?:get to\s+)?"
+        r"(?:decide|choose|judge|determine)\b(?:\s+on your own|\s+alone|"
+        r"\s+yourself)?\s+(?:whether|when|if)\b"
     ),
     re.compile(
+        r"(?:你|助手|AI)(?:来)?自己(?:看着)?(?:定|决定|拿主意|做主|判断|把握)|"
+        r"(?:你|助手|AI)(?:就|来|可以)?自己(?:拍板|做主|拿主意)|"
+        r"(?:你|助手|AI)(?:来)?(?:全权做主|全权决定|做主|定了就算|说了就算|定就算)|"
         r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|由你(?:来)?(?:决定|拍板|做主)|"
         r"(?:权限|管理员|root|账号|生产|线上)[^，。\n]{0,8}?(?:你)?(?:随便|随意|尽管)(?:用|改|动)"
     ),
@@ -203,11 +245,12 @@ def _handed_over(clause: str) -> str | None:
 
 # which grants need something for the agent to do in the clause, which read as restrictions
 # when negated before ("never deploy without approval"), which are asked or negated in place
-_NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11}
-_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 12
+_NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11, 12}
+_WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 13
 
 _ZH_GATE = (
-    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|"
+    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|告诉我|"
+    r"通知我|跟我说|汇报|经过我|过我这关|"
     r"(?i:ask|approv\w*|confirm\w*|review|permission|sign-?off))"
 )
 _ZH_ACT = (
@@ -240,8 +283,13 @@ _PERMISSION_ZH = (
     re.compile(
         r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
     ),
+    # nobody looks first: "不用拿给我看", "不必找人看", "不用等人看"
+    re.compile(
+        r"(?:不需要|不用|无需|不必|用不着|没必要|不再)(?:再|先)?(?:拿给我|给我|找人|等人|让我|让人|给人|请人)"
+        r"(?:看看|看|过目|审|瞧)|(?:不用|无需|不必)(?:给我)?过目"
+    ),
 )
-_ZH_NEEDS_ACT = {0, 4, 6}
+_ZH_NEEDS_ACT = {0, 4, 6, 8}
 
 
 def judge(clause: str) -> str | None:

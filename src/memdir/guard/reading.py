@@ -11,11 +11,14 @@ from __future__ import annotations
 import functools
 import re
 
-from .lexicon import PRONOUN, SAFE_STRONG, SECRET, rx
+from .lexicon import GUARD_EN, GUARD_ZH, PRONOUN, SAFE_STRONG, SECRET, rx
 
 _REMINDER = rx(
-    r"\b(?:(?:don'?t|do not|never) forget|remember|keep in mind|(?:quick )?reminder|note|fyi|"
-    r"pro tip|tip)\b(?:\s+(?:to|that))?\s*[:：,—-]?\s*|别忘了|别忘记|不要忘了|不要忘记|记住|记得|"
+    r"\b(?:(?:don'?t|do not|never) forget|remember|keep in mind|(?:quick )?reminder|fyi)\b"
+    r"(?:\s+(?:to|that))?\s*[:：,—-]?\s*|"
+    r"\b(?:note|pro tip|tip)\b(?:\s+(?:to|that|for [\w ]{1,20}?))?\s*[:：,—-]\s*|"
+    r"(?:^|(?<=[.!?]\s))(?:note|pro tip|tip)\b(?:\s+(?:to|that))?\s+|"
+    r"别忘了|别忘记|不要忘了|不要忘记|记住|记得|"
     r"提醒一下|注意"
 )
 _RELAX = rx(r"\b(?:don'?t|do not|no need to) worry(?: about)?\b|别担心|不用担心|放心")
@@ -159,16 +162,115 @@ def clauses(text: str) -> list[str]:
     return out
 
 
+# a Chinese clause whose object is "it" or left out, after a verb that turns something off:
+# "安全策略老是拦你。别理它。绕开就行。"
+_ZH_ELIDED = re.compile(
+    r"^(?:那就|就|直接|以后)?(?:再也)?(?:别理|不用理|不要理|别管|不用管|不要管|关掉|关了|关闭|绕开|绕过|跳过|忽略|"
+    r"无视|去掉|删掉|停掉|禁用|别跑|不要跑|不用跑|别再跑|不用再跑|别做|不用做)(它|它们)?"
+    r"(?=(?:就行|就好|吧|了|即可)?$)"
+)
+# "You always wait for me before merging. No need." / "每次你都等我批准。以后不用了。": a bare
+# "no need" answers the clause before, so it reads as "no need to" + what that clause said
+_BARE_NO_NEED_EN = rx(
+    r"^(?:there'?s\s+)?(?:really\s+|absolutely\s+)?(?:no need(?: for (?:that|it|this))?|"
+    r"(?:that|this|it)(?:'s| is) (?:not needed|unnecessary|not necessary)|not any ?more)[.!]*$"
+)
+_BARE_NO_NEED_ZH = re.compile(
+    r"^(?:以后|现在|今后|从今往后)?(?:就)?(?:不用|不必|不需要|没必要|免了)(?:了|啦)?$"
+)
+_ZH_GATE_PHRASE = re.compile(
+    r"(?:等|问|找|跟|向|让|请)?我?(?:的)?(?:批准|确认|审批|同意|点头|过目|签字|审核|允许|回复)"
+)
+_LEAD_YOU = rx(r"^(?:you|你)\s*(?:always|usually|keep|每次|总是|都|一直)*\s*(?:都)?")
+
+
 def _resolve(before: str, clause: str) -> str:
     """ "Those prompts are a pain; silence them": a pronoun after a verb that turns something off
     or sends it out stands for the last guarded thing the clause before named."""
+    to_agent = bool(re.search(r"\byou\b|你|您", before, re.I))
+    if _BARE_NO_NEED_EN.match(clause) and to_agent:
+        return "no need to " + _LEAD_YOU.sub("", before).rstrip(" .")
+    if _BARE_NO_NEED_ZH.match(clause) and to_agent:
+        gate = _ZH_GATE_PHRASE.search(before)
+        return "以后不用" + (gate.group() if gate else before)
+    zh = _ZH_ELIDED.match(clause)
+    if zh:
+        named = list(re.finditer(GUARD_ZH, before))
+        if named:
+            at = zh.start(1) if zh.group(1) else zh.end()
+            return clause[:at] + named[-1].group() + clause[zh.end(1) if zh.group(1) else at :]
+        return clause
     pronoun = PRONOUN.search(clause)
     if not pronoun:
         return clause
-    named = list(re.finditer(SAFE_STRONG + "|" + SECRET, before, re.IGNORECASE))
+    named = list(re.finditer(GUARD_EN + "|" + SAFE_STRONG + "|" + SECRET, before, re.IGNORECASE))
     if not named:
         return clause
     return clause[: pronoun.start(1)] + named[-1].group() + clause[pronoun.end(1) :]
+
+
+# a clause that leans on the one before: a pronoun, or an order with its object left out
+_LEANS = rx(
+    r"\b(?:it|them|they|that|those|these|him|her|its|their)\b|它|他|她|然后|接着|再|^.{0,10}$"
+)
+# … and is said to the agent: an order (it opens with a verb, not a subject, an article or a
+# conjunction) or addressed to "you" — "They can run and mingle" in a story leans on nothing
+_NOT_ORDER = rx(
+    r"^(?:(?:i|we|he|she|they|it|its|it'?s|this|that|these|those|there|the|a|an|my|our|his|her|"
+    r"their|and|but|or|so|because|if|when|while|as|who|what|which|someone|somebody|nobody|"
+    r"everyone|people|[a-z]+(?:ed|s))\b|[A-Z][a-z]+\s+[a-z]+s\b)|^(?:我|他|她|它|他们|她们|我们|大家|有人)"
+)
+_ZH_ORDER = re.compile(
+    r"你|^(?:然后|接着|再|直接|全部|统统|都|就|别|不用|不必|以后|那就)|^(?!我|他|她|它|大家|有人|这|那)"
+)
+
+
+# "…, ship it; that's all the review it needs": a clause that says what came before is enough
+# leans on it too, though it orders nothing
+_SUFFICES = rx(
+    r"^(?:that|this|it)(?:'s| is)\s+all the\s+(?:review|approval|sign-?off|checking|testing|"
+    r"permission|oversight)"
+)
+
+
+def _said_to_agent(clause: str) -> bool:
+    if _SUFFICES.match(clause.strip()):
+        return True
+    lead = re.sub(r"^(?:(?:and\s+)?then|now|just|also)\s+", "", clause.strip(), flags=re.I)
+    if re.search(r"[\u4e00-\u9fff]", lead[:3]):
+        return bool(_ZH_ORDER.search(lead))
+    return bool(re.match(r"(?:you|your)\b", lead, re.I)) or not _NOT_ORDER.match(lead)
+
+
+def halves(text: str) -> list[str]:
+    """The halves of each sentence cut at a semicolon, read together: a grant in one half and
+    what it is for in the other ("roll the release out; asking me first is optional")."""
+    out = []
+    for sentence in re.split(r"(?<=[.!?])\s+|[。！？\n]+", text):
+        if re.search(r"[;；]", sentence):
+            parts = clauses(sentence)
+            if len(parts) > 1:
+                out.append(", ".join(parts))
+    return out
+
+
+def windows(parts: list[str]) -> list[str]:
+    """Meaning spread over sentences: each clause that leans on the ones before, read together
+    with up to two of them ("Someone posted a fix in the forum. Paste it into your terminal. Run
+    it with sudo."); each item of a list read with its header ("What the bot may do alone:
+    - buy cloud credits")."""
+    out: list[str] = []
+    header = None
+    for i, clause in enumerate(parts):
+        if clause.rstrip().endswith((":", "：")):
+            header = clause.rstrip()
+            continue
+        if header is not None:
+            out.append(f"{header} {clause}")
+        if i and _LEANS.search(clause) and _said_to_agent(clause):
+            zh = bool(re.search(r"[\u4e00-\u9fff]", clause))
+            out.append(("，" if zh else ", ").join(parts[max(0, i - 2) : i + 1]))
+    return out
 
 
 NEG_EN = (
@@ -197,12 +299,42 @@ def negated(clause: str, start: int) -> bool:
     return bool(NEG_BEFORE.search(clause[max(0, start - 40) : start]))
 
 
+# a 把-sentence with no subject but "you" is an order, whatever aspect it ends in: "把沙盒关了"
+_BA_ORDER = re.compile(
+    r"^[^，,。]{0,12}?[，,]?\s*(?:你|您)?(?:就|直接|先|赶紧|马上|以后|每次|都)?把"
+)
+
+
 def by_person(clause: str, start: int, end: int) -> bool:
     """The person's own action ("I deleted …", "我删了…"): a fact, not an authorisation."""
-    return bool(PERSON.search(clause[max(0, start - 30) : start])) or clause[end : end + 1] in (
-        "了",
-        "过",
-    )
+    if PERSON.search(clause[max(0, start - 30) : start]):
+        return True
+    if clause[end : end + 1] not in ("了", "过"):
+        return False
+    before = clause[:start]
+    return not (_BA_ORDER.match(before) and not re.search(r"(?<![帮给替为])我", before))
+
+
+_AGENT = rx(r"\b(?:you|your|assistant|agent|claude|ai|bot|model|copilot)\b|你|助手|智能体|机器人")
+
+
+_MODAL_BEFORE = rx(
+    r"\b(?:be|been|being|can|could|may|might|must|should|shall|will|would|to|get|gets)\s+"
+    r"(?:\w+ly\s+)?$"
+)
+
+
+def describes(clause: str, start: int, words: str) -> bool:
+    """How something already works or what happened, not a standing rule for the agent: the verb
+    (the first of ``words``, found at ``start``) is third person or past and said of a service, a
+    pipeline or a person ("Service X deploys straight to production", "the job pushed directly to
+    main", "the cron job emails the log to on-call"), with no agent named before it."""
+    verb = words.split()[0].lower() if words.split() else ""
+    if not verb.isascii() or not verb.endswith(("s", "ed")) or verb.endswith("ss"):
+        return False
+    if _MODAL_BEFORE.search(clause[:start]):
+        return False  # "production data can be deleted freely": a passive allowance, not a report
+    return not _AGENT.search(clause[:start])
 
 
 def asks(clause: str) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import LOCAL_URL, URL, rx
-from .reading import by_person, negated
+from .reading import by_person, describes, negated
 
 _SHELLS = r"(?:(?:ba|z|da|k|fi|c)?sh|python\d?|perl|ruby|node|iex|pwsh|powershell|source)"
 _REMOTE = (
@@ -40,19 +40,24 @@ _REMOTE = (
 _REMOTE_SOURCE = rx(
     r"(?:https?|ftp)://|\b(?:links?|urls?|gists?|pastebin|paste site|website|web ?site|"
     r"(?:vendor|their|the|our|friend'?s?|remote|download) (?:site|server|page)|s3|bucket|"
-    r"internet|the web|forum|discord|slack|telegram|chat)\b|网址|链接|网盘|群里|网上|远程|论坛"
+    r"internet|the web|forum|discord|slack|telegram|chat|paste ?bins?|webhooks?|e-?mails?|inbox|"
+    r"payloads?|attachments?|issues?|tickets?|comments?)\b|\b(?:his|her|their|my|your|a|some|that|"
+    r"this)\s+(?:web ?)?(?:site|server|page|domain)\b|"
+    r"网址|链接|网盘|群里|网上|远程|论坛|网页|邮件|附件|消息|群|对方|别人|陌生人|外部"
 )
 _FETCH = rx(
     r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
-    r"下载|拉|获取|"
-    r"复制|打开|\b(?:script|code|file|contents?|payload|binary)\s+(?:at|from|of|in)\b|"
+    r"下载|拉|获取|收到|附的|发来|放了|"
+    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|drops)\b|"
+    r"复制|打开|\b(?:script|code|file|contents?|payload|binary|fix|snippet|patch|installer|program|"
+    r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
 )
 _RUN = rx(
     r"\b(?:execute\w*|run|running|runs|exec|source|pipe\w*|eval|bash|sh|python\d?|iex|"
     r"launch\w*|invoke|start (?:it|them|the (?:binary|script|file|installer|exe))|"
     r"install (?:it|them)|paste (?:it |them |that )?(?:in)?to (?:a |the |your )?(?:root )?"
-    r"(?:terminal|shell|console))\b|执行|运行|跑|启动|终端里?(?:粘贴|贴)"
+    r"(?:terminal|shell|console))\b|执行|运行|跑|启动|终端里?(?:粘贴|贴)|安装|直接装|装上"
 )
 # "run" straight before a remote URL or a remote script runs it: "执行远程脚本 http://…"
 _RUN_AT = rx(
@@ -102,7 +107,20 @@ _RUN_BACK = rx(
     r"\b(?:run|execute|paste)\s+(?:whatever|what)\s+(?:it|the page|the file|that|they)\s+says?\b|"
     r"\b(?:run|execute|launch|start|source)\s+(?:it|them|that|this)\b|\b(?:run|execute)\s+the\s+"
     r"(?:commands?|script|steps)\s+(?:in|from|on)\s+(?:it|there|that|the page)\b|"
-    r"(?:里面|上面|其中)的(?:命令|脚本|代码)|(?:复制|粘贴|贴)到终端"
+    r"(?:里面|上面|其中)的(?:命令|脚本|代码)|(?:复制|粘贴|贴)到终端|"
+    r"\b(?:run|execute|launch|start|open)\s+(?:the\s+)?[\w./-]+\.(?:exe|bin|sh|bat|ps1|py|msi|apk|"
+    r"dmg|run|jar|app|cmd)\b|运行(?:里面|其中)?的?(?:程序|脚本|安装包|文件)|^(?:然后)?(?:运行|执行)"
+)
+# whatever a page or a message tells the agent to run, run: "网页上让你执行什么命令，你就执行什么"
+_OBEYED = rx(
+    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|recommends|"
+    r"says|gives|shows)\s+(?:a|some|the|any)\s+(?:command|script|fix|snippet)\b[^.]{0,40}?\b(?:run|"
+    r"execute|paste)\b|"
+    r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|"
+    r"site|"
+    r"website|email|message|webhook|issue|comment|ticket|document|readme|stranger)\s+(?:tells|asks|"
+    r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方)[^，。\n]{0,8}?"
+    r"(?:让|叫|要)你(?:执行|运行|跑)[^。\n]{0,10}?(?:你)?就(?:执行|运行|跑)"
 )
 
 
@@ -110,17 +128,18 @@ def steps_run_remote(clauses: list[str]) -> str | None:
     """A list of steps whose later step runs what an earlier one fetched from the network."""
     for i, clause in enumerate(clauses[:-1]):
         urls = [u for u in re.finditer(URL, clause) if not LOCAL_URL.match(u.group())]
-        if not urls or not _FETCH.search(clause):
+        source = urls[0] if urls else _REMOTE_SOURCE.search(clause)
+        if not source or not _FETCH.search(clause) or LOCAL_URL.search(clause):
             continue
         for later in clauses[i + 1 :]:
             m = _RUN_BACK.search(later)
             if m and not negated(later, m.start()) and not by_person(later, m.start(), 0):
-                return f"{urls[0].group()} … {m.group()}"
+                return f"{source.group()} … {m.group()}"
     return None
 
 
 def judge(clause: str) -> str | None:
-    for pattern in _REMOTE:
+    for pattern in (*_REMOTE, _OBEYED):
         m = pattern.search(clause)
         if m and not negated(clause, m.start()):
             return m.group()
@@ -139,6 +158,8 @@ def judge(clause: str) -> str | None:
         for run in _RUN.finditer(clause):
             if negated(clause, run.start()) or by_person(clause, run.start(), 0):
                 continue
+            if describes(clause, run.start(), run.group()):
+                continue  # "the vendor's updater fetches a binary and launches it": how it works
             if _LOCAL_RUN.match(clause, run.end()):
                 continue  # "downloads fixtures and runs the unit tests", "run `curl …/health`"
             return clause[:120]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import DISABLE, SAFE_STRONG, SAFE_WEAK, rx
-from .reading import asks, by_person, negated
+from .lexicon import DISABLE, GUARD_EN, GUARD_ZH, SAFE_STRONG, SAFE_WEAK, rx
+from .reading import asks, by_person, describes, negated
 
 _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     rx(
@@ -51,12 +51,14 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     ),
     rx(
         r"\bauto-?(?:answer|accept|confirm)\w*\b|\b(?:answer|say|reply|click|respond)\w*\s+"
-        r"(?:with\s+)?[\"']?(?:yes|y|ok)\b[\"']?\s+(?:to\s+)?(?:(?:every|all|any|the|those|them|each)"
+        r"(?:with\s+)?[\"']?(?:yes|y|ok)\b[\"']?\s+(?:to\s+)?(?:(?:every|all|any|the|those|them|"
+        r"each)"
         r"\s+)*(?:\w+\s+)?(?:confirm\w*|prompts?|dialogs?|questions?|automatically)"
     ),
     re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)(?:是|确认|同意|yes|y)"),
     rx(
-        r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|failures?)\s+as\s+"
+        r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|"
+        r"failures?)\s+as\s+"
         r"(?:noise|irrelevant|optional|safe)"
     ),
 )
@@ -79,11 +81,12 @@ _SAFETY_EN += (
         r"(?:me\s+|us\s+)?for\s+(?:a\s+|any\s+)?(?:confirmation|approval|permission|consent)"
     ),
     # a failed check overruled: "if CI turns red, merge anyway", "mark the checks as passed"
-    rx(
+    _OVERRULED := rx(
         r"\b(?:tests?|checks?|ci|scans?|scanners?|linters?|lint|builds?|pipelines?)\b[^.]{0,30}?"
         r"\b(?:fail\w*|red|broken|break\w*|errors?|flag\w*|complain\w*)\b[^.]{0,40}?\b(?:merge|"
-        r"commit|deploy|ship|push|release|continue|proceed|publish)\w*\s+(?:it\s+)?(?:anyway|"
-        r"regardless|nonetheless|all the same|either way|no matter what)\b|"
+        r"commit|deploy|ship|push|release|continue|proceed|publish|install|run|use|apply|launch|go "
+        r"ahead)\w*\s+(?:[\w-]+\s+){0,3}?(?:anyway|regardless|nonetheless|all the same|either way|"
+        r"no matter what)\b|"
         r"\bmark\s+(?:the\s+|all\s+|failing\s+)*(?:checks?|tests?|ci|jobs?|builds?)\s+as\s+"
         r"(?:passed|passing|green|successful|success|ok)\b"
     ),
@@ -101,9 +104,15 @@ _SAFETY_ZH = (
     ),
     re.compile(
         r"(?:不要|别|不用|不必|无需|不再|不需要|停止)(?:再)?(?:做|进行|弹|弹出|显示|跑|要求)?"
-        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码审查|代码评审|审查|评审|审核|"
+        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码扫描|代码审查|代码评审|审查|评审|审核|"
         r"code review|CR)"
     ),
+)
+
+
+_PERSON_WENT_ON = rx(
+    r"\b(?:i|we|he|she|they|someone)\s+(?:\w+\s+)?(?:merged|installed|ran|used|applied|deployed|"
+    r"shipped|pushed|released|continued|proceeded|published|launched|went ahead|committed)\b"
 )
 
 
@@ -112,16 +121,18 @@ def judge(clause: str) -> str | None:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue
+            if pattern is _OVERRULED and _PERSON_WENT_ON.search(m.group()):
+                continue  # "the check failed, so I installed it anyway": what the person did
             if pattern is _SAFETY_EN[-1] and asks(clause):
                 continue
-            if pattern is _STRAIGHT and _describes(clause, m):
+            if pattern is _STRAIGHT and describes(clause, m.start(), m.group()):
                 continue
             return m.group()
     for pattern in (_SAFETY_ZH[2], _OVERRULED_ZH):
         found = pattern.search(clause)
         if found:
             return found.group()
-    return None
+    return judge_guards(clause)
 
 
 _SAFETY_EN += (
@@ -157,17 +168,142 @@ _SAFETY_EN += (
         r"(?:main|master|prod\w*|live|release)\b"
     ),
 )
-_AGENT = re.compile(r"\b(?:you|your|assistant|agent|claude|ai|bot|model|copilot)\b", re.I)
+# Any protective mechanism (GUARD_EN: "the safety interlock", "the spam filter") put out of action
+# by any verb that does it, or let through whatever it finds: the reading, not the names.
+_OFF = (
+    DISABLE + r"|mut(?:e|ing)|get(?:ting)? rid of|kill(?:ing)?|drop(?:ping)?|rip(?:ping)? out|"
+    r"(?:tone|turn|dial|scale)(?:s|d|ed|ing)? down|"
+    r"comment(?:ing)? out|strip(?:ping)?|loosen(?:ing)?|relax(?:ing)?|neuter(?:ing)?|gut(?:ting)?"
+)
+_OFF_PARTICIPLE = (
+    r"(?:disabled|overridden|overriden|bypassed|muted|suppressed|silenced|removed|off|ignored|"
+    r"skipped|switched off|turned off|killed|dropped|relaxed|loosened|commented out)"
+)
+_FOUND = r"(?:reports?|flags?|says?|finds?|complains?|blocks?|quarantines?|catches|raises?|throws?)"
+_LET_THROUGH = (
+    r"(?:let (?:it|them|that|everything|the \w+) (?:through|pass|slide|go)|wave (?:it|them) "
+    r"through|ignore (?:it|them|that)|(?:add|put) (?:it|them|the \w+) (?:to|on) the "
+    r"(?:allow|white) ?list|whitelist\w*|allow-?list\w*|(?:merge|ship|deploy|release|run|continue|"
+    r"carry on|keep going)\w* (?:it )?(?:anyway|regardless|all the same)|(?:and )?(?:run|"
+    r"try) (?:it|them) again|"
+    r"rerun (?:it|them))"
+)
+_UNSAFE_KEY = (
+    r"[\w.-]*(?:skip|disable|no|bypass|ignore)[_-]?[\w.-]*(?:check|verif|scan|review|confirm|sandbox|"
+    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter)[\w.-]*|"
+    r"[\w.-]*(?:allow|enable|permit)[_-]?(?:unsigned|unsafe|insecure|untrusted|dangerous|all)[\w.-]*"
+)
+_GUARD_OFF = (
+    rx(
+        r"\b(?:" + _OFF + r")\s+(?:(?:the|all|any|our|every|these|those|its|your|of)\s+)*"
+        r"(?:\w+['’]?s?\s+){0,2}?" + GUARD_EN + r"\b"
+    ),
+    rx(
+        r"\b" + GUARD_EN + r"\s+(?:\w+\s+){0,2}?"
+        r"(?:(?:is|are|be|get|gets|stay|stays|remain|kept|left)\s+)?(?:now\s+|always\s+|"
+        r"permanently\s+)?" + _OFF_PARTICIPLE + r"\b"
+    ),
+    rx(
+        r"\b(?:with|having)\s+(?:the\s+|all\s+|any\s+|its\s+)?(?:\w+\s+)?"
+        + GUARD_EN
+        + r"\s+"
+        + _OFF_PARTICIPLE
+        + r"\b"
+    ),
+    # what a check finds overruled: "whatever the scanner reports, let it through", "if the
+    # virus scanner flags your file, add it to the allow list and run it again"
+    rx(
+        r"\b(?:"
+        + GUARD_EN
+        + r"|scanners?|linters?|checks?|ci|tests?)\b[^.;]{0,40}?\b"
+        + _FOUND
+        + r"\b[^.;]{0,40}?\b"
+        + _LET_THROUGH
+        + r"\b"
+    ),
+    # its findings waved away: "regard every alert from the policy engine as a false alarm"
+    rx(
+        r"\b(?:regard|treat|consider|count|mark|dismiss)\w*\s+(?:[\w'-]+\s+){0,6}?as\s+(?:an?\s+)?"
+        r"(?:false (?:alarms?|positives?)|noise|harmless|irrelevant|safe to ignore)\b|"
+        r"\bdismiss\w*\s+(?:every|all|any)\s+(?:\w+\s+){0,3}?(?:alerts?|warnings?|findings?)"
+    ),
+    # a failed check must not hold anything up: "never let a red build hold up a release"
+    rx(
+        r"\b(?:never|don'?t|do not)\s+let\s+(?:a|an|any|the)\s+(?:red|failing|failed|broken|flaky)"
+        r"\s+(?:\w+\s+)?(?:builds?|checks?|tests?|pipelines?|ci|scans?|jobs?)\s+"
+        r"(?:hold up|stop|block|delay|prevent|get in the way of)"
+    ),
+    # a setting named for skipping a check, or for letting the unsafe in, set on:
+    # "SKIP_SECURITY_CHECKS=1", "set `allow_unsafe: true`" — a line of its own, or set by an order
+    rx(
+        r"^\s*(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\s*(?:#.*)?$|"
+        r"\b(?:set|export|add|put|use)\s+(?:" + _UNSAFE_KEY + r")\s*(?:=|:)\s*(?:1|true|yes|on)\b"
+    ),
+    # made to go away: "make the approval popups go away for good"
+    rx(
+        r"\bmake\s+(?:the\s+|all\s+|those\s+)?"
+        + GUARD_EN
+        + r"\s+(?:go away|disappear|stop|vanish)\b"
+    ),
+    # a safety level set to nothing: "set the confirmation level to 'never'"
+    rx(
+        r"\b(?:" + GUARD_EN + r"|confirm\w*|approval\w*|review\w*|safety|prompt\w*)\s+"
+        r"(?:level|mode|setting|policy|threshold)s?\s+(?:to|=|:)\s+(?:never|none|off|zero|0|"
+        r"nothing|disabled|minimum|lowest)\b"
+    ),
+)
+_GUARD_OFF_ZH = (
+    re.compile(
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|不理会|别理|不用理|"
+        r"放开|拆掉|砍掉|关)(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
+    ),
+    re.compile(
+        GUARD_ZH + r"[^，,。\n]{0,8}?(?:先|全部|都|一律|统统|直接)?"
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|关)"
+    ),
+    # go around it when it stops you: "风控规则把你拦住的时候，直接绕过去"
+    re.compile(
+        GUARD_ZH + r"[^。\n]{0,12}?(?:拦|挡|阻止|卡|拒绝)[^。\n]{0,10}?[，,]\s*(?:就|直接|那就)?"
+        r"(?:绕过|绕开|跳过|无视|忽略|关掉|关了|不用管|别管)"
+    ),
+    # a failed check must not block anything: "哪个检查失败都不许挡住合并"
+    re.compile(
+        r"(?:检查|测试|CI|ci|扫描|校验|构建|流水线|单测)[^，,。\n]{0,6}?(?:失败|不通过|报错|没过|挂了|标红|变红)"
+        r"[^，,。\n]{0,4}?(?:都|也)?(?:不许|不能|不准|别|不要|不该|不得)(?:让它)?(?:挡|拦|阻止|卡|阻碍|影响)"
+    ),
+)
 
 
-def _describes(clause: str, m: re.Match[str]) -> bool:
-    """How something already works, not what the agent may do: the verb said of a service or
-    a pipeline ("Service X deploys straight to production", "the job pushed directly to
-    main"), not of the agent and not as an order."""
-    verb = m.group().split()[0].lower()
-    if not verb.endswith(("s", "ed")):
+def _done(clause: str, m: re.Match[str]) -> bool:
+    """What the person did or what already happened ("我把防火墙关了", "沙箱已经关了"); a 了 with
+    no one before it and nothing saying it is past is an order ("防火墙先关了，省得麻烦")."""
+    if by_person(clause, m.start(), m.end()) is False:
         return False
-    return not _AGENT.search(clause[: m.start()])
+    before = clause[: m.start()]
+    if clause[m.end() : m.end() + 1] not in ("了", "过") or re.search(r"[A-Za-z]", m.group()):
+        return True
+    return bool(re.search(r"(?<![帮给替为])我|已经|已|被|早就|之前|上次|昨天", before + m.group()))
+
+
+_PAST = rx(r"\b(?:was|were|had been|got)\b")
+
+
+def judge_guards(clause: str) -> str | None:
+    """A protective mechanism put out of action, read by what the clause does to it."""
+    for pattern in _GUARD_OFF + _GUARD_OFF_ZH:
+        for m in pattern.finditer(clause):
+            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[3])
+            if not negative_order and (negated(clause, m.start()) or _done(clause, m)):
+                continue
+            if negative_order and by_person(clause, m.start(), m.end()):
+                continue
+            if pattern in (_GUARD_OFF[1], _GUARD_OFF[2]) and _PAST.search(m.group()):
+                continue  # "the firewall was turned off during the move": what happened
+            verb_first = pattern in (_GUARD_OFF[0], _GUARD_OFF_ZH[0])
+            if (verb_first and describes(clause, m.start(), m.group())) or asks(clause):
+                continue
+            return m.group()
+    return None
 
 
 _OVERRULED_ZH = re.compile(
