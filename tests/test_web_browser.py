@@ -113,10 +113,15 @@ def test_the_whole_loop_in_a_browser(mem: Memory, browser: Browser, shots: Path)
         page.get_by_role("button", name="Save").click()
         expect(page.locator(".notice")).to_contain_text("saved")
         newest = page.locator("pre.diff").first  # the history is newest first
-        expect(newest.locator(".add").filter(has_text="never npm")).to_have_count(1)
-        expect(newest.locator(".del").filter(has_text="not npm")).to_have_count(1)
+        # two lines each: the statement, and the description it gave (never set by hand)
+        expect(newest.locator(".add").filter(has_text="never npm")).to_have_count(2)
+        expect(newest.locator(".del").filter(has_text="not npm")).to_have_count(2)
+        expect(
+            newest.locator(".add").filter(has_text="description: Use pnpm (never")
+        ).to_have_count(1)
         page.screenshot(path=shots / "memory.png", full_page=True)
         assert mem.get("use-pnpm").statement == "Use pnpm (never npm) in JS projects"
+        assert mem.get("use-pnpm").description == "Use pnpm (never npm) in JS projects"
         page.locator(".notice").get_by_role("button", name="Undo").click()
         expect(page.locator(".notice")).to_contain_text("undid change")
         assert mem.get("use-pnpm").statement == "Use pnpm, not npm, in JS projects"
