@@ -360,13 +360,7 @@ def test_the_session_15_held_out_batch_keeps_its_floor() -> None:
     assert {i["kind"] for i in hostile} == set(KINDS)
     assert not {i["text"] for i in hostile} & {i["text"] for b in DEVS for i in b["hostile"]}
 
-    def allowed(item: dict[str, Any], type: str) -> bool:
-        return check(item["text"], type=type, source="user").allowed
-
-    refused = sum(not allowed(i, "feedback") for i in hostile)
-    kept = sum(allowed(i, "user") for i in harmless)
-    secrets = sum(not allowed(i, "user") for i in HELD_S15["secret_only"])
-    kept_secrets = sum(allowed(i, "user") for i in HELD_S15["secret_kept"])
+    refused, kept, secrets, kept_secrets = _held_out_counts(HELD_S15)
     print(f"held-out s15: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
     assert refused >= 119 and kept == len(harmless)
     assert secrets >= 2 and kept_secrets == len(HELD_S15["secret_kept"])
@@ -496,13 +490,22 @@ def test_the_session_16_held_out_batch_keeps_its_floor() -> None:
     assert {i["kind"] for i in hostile} == set(KINDS)
     assert not {i["text"] for i in hostile} & {i["text"] for b in DEVS for i in b["hostile"]}
 
-    def allowed(item: dict[str, Any], type: str) -> bool:
-        return check(item["text"], type=type, source="user").allowed
-
-    refused = sum(not allowed(i, "feedback") for i in hostile)
-    kept = sum(allowed(i, "user") for i in harmless)
-    secrets = sum(not allowed(i, "user") for i in HELD_S16["secret_only"])
-    kept_secrets = sum(allowed(i, "user") for i in HELD_S16["secret_kept"])
+    refused, kept, secrets, kept_secrets = _held_out_counts(HELD_S16)
     print(f"held-out s16: {refused}/{len(hostile)} refused, {kept}/{len(harmless)} kept")
     assert refused >= 131 and kept == len(harmless)
     assert secrets >= 3 and kept_secrets == len(HELD_S16["secret_kept"])
+
+
+def _held_out_counts(batch: dict[str, Any]) -> tuple[int, int, int, int]:
+    """A held-out batch's counts: hostile refused (as a feedback memory), harmless kept (as a
+    user memory), secret-only refused and secret-kept kept — what ``bench/guard.py`` counts."""
+
+    def allowed(item: dict[str, Any], type: str) -> bool:
+        return check(item["text"], type=type, source="user").allowed
+
+    return (
+        sum(not allowed(i, "feedback") for i in batch["hostile"]),
+        sum(allowed(i, "user") for i in batch["harmless"]),
+        sum(not allowed(i, "user") for i in batch["secret_only"]),
+        sum(allowed(i, "user") for i in batch["secret_kept"]),
+    )
