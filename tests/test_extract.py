@@ -175,6 +175,47 @@ def _extract(mem: Memory, llm: ScriptedLLM, *turns: tuple[str, str | None]) -> A
     return m, m.extract_session(sid), sid
 
 
+def test_what_the_rules_keep_is_not_lost_when_the_model_plans_nothing(mem: Memory) -> None:
+    """The rules are the floor under a model (issue 21, L2): SmolLM2-135M plans nothing for a
+    stated preference the offline rules store; with a model configured it is stored all the
+    same, and the change log says the rules made it and what the model did."""
+    m, report, sid = _extract(
+        mem, ScriptedLLM(ops({"op": "NONE"})), ("I prefer answers in British English.", None)
+    )
+    assert [(r.statement, r.type, r.source) for r in m.list()] == [
+        ("I prefer answers in British English", "feedback", "user")
+    ]
+    assert [(o.status, o.op) for o in report.outcomes] == [("stored", "ADD")]
+    [change] = m.history()
+    assert "rules:" in (change.reason or "") and "left it out" in (change.reason or "")
+    assert sid in (change.reason or "")
+
+
+def test_the_floor_adds_nothing_the_model_said_in_its_own_words(mem: Memory) -> None:
+    planned = ops(
+        {"op": "ADD", "type": "feedback", "text": "Answers should be in British English"},
+        {"op": "ADD", "type": "project", "text": "Staging runs Redis 7", "source": "user",
+         "quote": "staging runs Redis 7"},
+    )  # fmt: skip
+    m, report, _ = _extract(
+        mem,
+        ScriptedLLM(planned),
+        ("I prefer answers in British English. By the way, staging runs Redis 7.", None),
+    )
+    assert sorted(r.statement for r in m.list()) == [
+        "Answers should be in British English",
+        "Staging runs Redis 7",
+    ]
+    assert [o.status for o in report.outcomes] == ["stored", "stored"]
+
+
+def test_the_floor_stores_nothing_from_a_turn_the_rules_find_nothing_in(mem: Memory) -> None:
+    m, report, _ = _extract(
+        mem, ScriptedLLM(ops({"op": "NONE"})), ("How do I reverse a list in Python?", None)
+    )
+    assert m.list() == [] and report.outcomes == []
+
+
 def test_add_update_delete_are_applied_through_the_store(mem: Memory) -> None:
     mem.remember("Deploys go through Jenkins", type="project", source="inferred")
     mem.remember("Use npm for JS", type="feedback", name="use-npm", source="inferred")

@@ -35,6 +35,7 @@ from ..records import default_scope, shorten, slugify
 from ..sessions import Session, find_session, list_sessions
 from . import revise, rules
 from .llm import PROMPT_VERSION, Existing, Operation, plan_turn
+from .revise import keys
 from .state import (
     ExtractState,
     Failure,
@@ -298,6 +299,34 @@ def _unplanned_revisions(
     return ops
 
 
+def _unplanned_facts(turn: Turn, previous: str | None, planned: list[Operation]) -> list[Operation]:
+    """With a model configured (issue 21, L2): the memories the offline rules find in the turn
+    that the model's plan says nothing of — no planned operation quotes the words a candidate
+    came from, and none says most of what it says. A small model misses stated preferences
+    (SmolLM2-135M plans nothing for "I prefer answers in British English"), and what the rules
+    would keep without a model must not be lost by configuring one: the rules are the floor.
+    Sentences the rules read as a change or a retraction are the revisions' (above)."""
+    quotes = [op.quote for op in planned if op.quote]
+    said = [keys(op.text) for op in planned if op.text]
+    ops: list[Operation] = []
+    for text in turn.user:
+        taken = [r.quote for r in revise.revisions(text, previous_assistant=previous)]
+        found = [
+            c
+            for c in rules.extract(text, previous_assistant=previous)
+            if not _overlaps(c.quote, taken)
+            and not _overlaps(c.quote, quotes)
+            and not _said(keys(c.text), said)
+        ]
+        ops += [_proposal(c) for c in _in_context(found, text)]
+    return ops
+
+
+def _said(words: set[str], said: list[set[str]]) -> bool:
+    """Whether one of ``said`` holds at least half of ``words``."""
+    return bool(words) and any(len(words & other) * 2 >= len(words) for other in said)
+
+
 class Extraction:
     """Extraction for one ``Memory`` (made by the facade; use its methods)."""
 
@@ -448,6 +477,7 @@ class Extraction:
         state: ExtractState,
         report: SessionReport,
     ) -> None:
+        floor: list[Operation] = []
         try:
             invalid: list[str] = []
             if llm is None:
@@ -456,6 +486,8 @@ class Extraction:
                 plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
                 ops, invalid = self._checked(writer, plan.operations, turn, report), plan.invalid
                 ops += _unplanned_revisions(writer, turn, previous, ops)
+                floor = _unplanned_facts(turn, previous, ops)
+                ops += floor
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,
@@ -477,6 +509,8 @@ class Extraction:
         ]
         method = f"{report.method}, {PROMPT_VERSION}" if llm else report.method
         why = f"session {session_id} turn {turn.key} ({method})"
+        ruled = f"session {session_id} turn {turn.key} (rules:{rules.RULES_VERSION}: {method} "
+        ruled += "left it out)"
         first = len(report.outcomes)
         for op in ops:
             if report.dry_run:
@@ -492,7 +526,8 @@ class Extraction:
                     )
                 )
             else:
-                report.outcomes.append(self._apply(writer, op, session_id, why))
+                by = ruled if any(op is f for f in floor) else why
+                report.outcomes.append(self._apply(writer, op, session_id, by))
         if not report.dry_run:
             self._log(session_id, turn, report, since=first)
 
