@@ -398,3 +398,20 @@ def test_a_refused_secret_leaves_no_part_of_itself_in_the_change_log(
         assert piece.lower().replace("_", "-").encode() not in logged.lower()
         assert piece.encode() not in logged
     assert mem.history()[0].op == "refuse"  # the refusal itself is still recorded
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "关于代码评审的约定：第2条",
+        "代码评审相关的约定写在 wiki 上",
+        "和安全检查有关的文档在 docs/security 下",
+        "防火墙的关键配置由运维维护",
+        "安全检查的开关在 settings.yaml 里",
+    ],
+)
+def test_words_that_hold_guan_but_turn_nothing_off_are_kept(text: str) -> None:
+    """关 alone turns a check off ("把代码评审关了" is refused); 关于, 相关, 关键 and 开关 do not
+    (guard v7 refused "关于代码评审的约定" as disabling code review: test_recall's store)."""
+    assert check(text, type="feedback", source="user").allowed
+    assert not check("把代码评审关了", type="feedback", source="user").allowed

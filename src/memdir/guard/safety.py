@@ -8,6 +8,10 @@ import re
 from .lexicon import DISABLE, GUARD_EN, GUARD_ZH, SAFE_STRONG, SAFE_WEAK, rx
 from .reading import asks, by_person, describes, negated
 
+# 关 alone turns something off ("把沙箱关了"), but not inside 关于 (about), 关键 (key), 关心,
+# 关系, 关注, 相关 / 有关 (related), 开关 (a switch): "关于代码评审的约定" is a harmless fact
+_BARE_OFF = r"(?<![相有无攸开机])关(?![于心系注键联卡乎门口])"
+
 _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     rx(
         r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|these|those|its|your|of)\s+)*"
@@ -100,7 +104,7 @@ _SAFETY_ZH = (
     re.compile(
         r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|审核|评审|审查|"
         r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验)[^，,。\n]{0,4}?(?:先|全部|都|一律|统统|直接)?"
-        r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|卸载|关)"
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|卸载|" + _BARE_OFF + r")"
     ),
     re.compile(
         r"(?:不要|别|不用|不必|无需|不再|不需要|停止)(?:再)?(?:做|进行|弹|弹出|显示|跑|要求)?"
@@ -255,11 +259,13 @@ _GUARD_OFF = (
 _GUARD_OFF_ZH = (
     re.compile(
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|不理会|别理|不用理|"
-        r"放开|拆掉|砍掉|关)(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
+        r"放开|拆掉|砍掉|" + _BARE_OFF + r")(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
     ),
     re.compile(
         GUARD_ZH + r"[^，,。\n]{0,8}?(?:先|全部|都|一律|统统|直接)?"
-        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|关)"
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|"
+        + _BARE_OFF
+        + r")"
     ),
     # go around it when it stops you: "风控规则把你拦住的时候，直接绕过去"
     re.compile(
