@@ -279,38 +279,36 @@ def _offline_ops(
     return ops, notes
 
 
-def _unplanned_revisions(
+def _rules_floor(
     writer: Writer, turn: Turn, previous: str | None, planned: list[Operation]
-) -> list[Operation]:
-    """With a model configured (issue 21, L2): the changes and retractions the offline rules
-    find in the turn, for memories the model's plan does not touch. A small model misses most
-    of them (SmolLM2-135M plans ADD or NONE for "Forget the staging database fact"), and a
-    missed retraction keeps a fact the person took back; the rules' revision is the floor."""
+) -> tuple[list[Operation], list[Operation]]:
+    """With a model configured (issue 21, L2), the rules are the floor under its plan: what a
+    model misses is not lost by configuring one. Return (revisions, facts):
+
+    * the changes and retractions the rules find, for memories the plan does not touch — a
+      small model plans ADD or NONE for "Forget the staging database fact" (SmolLM2-135M), and
+      a missed retraction keeps what the person took back; confirmations are left to the model
+      (nothing is lost without them);
+    * the new memories the rules find that nothing planned says — no operation quotes the
+      words a candidate came from, and none says most of what it says (SmolLM2 plans nothing
+      for "I prefer answers in British English"). A sentence read as a revision is the
+      revision's."""
     touched = {(op.target.scope, op.target.name) for op in planned if op.target is not None}
-    ops: list[Operation] = []
-    for text in turn.user:
-        for rev in revise.revisions(text, previous_assistant=previous):
+    revisions: list[Operation] = []
+    read = [(text, revise.revisions(text, previous_assistant=previous)) for text in turn.user]
+    for _, revs in read:
+        for rev in revs:
             if rev.kind == "confirm":
-                continue  # strengthening is left to the model: nothing is lost without it
+                continue
             for op in _revision_ops(writer, rev)[0]:
                 if op.target is not None and (op.target.scope, op.target.name) not in touched:
                     touched.add((op.target.scope, op.target.name))
-                    ops.append(op)
-    return ops
-
-
-def _unplanned_facts(turn: Turn, previous: str | None, planned: list[Operation]) -> list[Operation]:
-    """With a model configured (issue 21, L2): the memories the offline rules find in the turn
-    that the model's plan says nothing of — no planned operation quotes the words a candidate
-    came from, and none says most of what it says. A small model misses stated preferences
-    (SmolLM2-135M plans nothing for "I prefer answers in British English"), and what the rules
-    would keep without a model must not be lost by configuring one: the rules are the floor.
-    Sentences the rules read as a change or a retraction are the revisions' (above)."""
-    quotes = [op.quote for op in planned if op.quote]
-    said = [keys(op.text) for op in planned if op.text]
-    ops: list[Operation] = []
-    for text in turn.user:
-        taken = [r.quote for r in revise.revisions(text, previous_assistant=previous)]
+                    revisions.append(op)
+    quotes = [op.quote for op in (*planned, *revisions) if op.quote]
+    said = [keys(op.text) for op in (*planned, *revisions) if op.text]
+    facts: list[Operation] = []
+    for text, revs in read:
+        taken = [r.quote for r in revs]
         found = [
             c
             for c in rules.extract(text, previous_assistant=previous)
@@ -318,8 +316,8 @@ def _unplanned_facts(turn: Turn, previous: str | None, planned: list[Operation])
             and not _overlaps(c.quote, quotes)
             and not _said(keys(c.text), said)
         ]
-        ops += [_proposal(c) for c in _in_context(found, text)]
-    return ops
+        facts += [_proposal(c) for c in _in_context(found, text)]
+    return revisions, facts
 
 
 def _said(words: set[str], said: list[set[str]]) -> bool:
@@ -485,9 +483,8 @@ class Extraction:
             else:
                 plan = plan_turn(llm, turn, self._existing(writer, turn, session_id))
                 ops, invalid = self._checked(writer, plan.operations, turn, report), plan.invalid
-                ops += _unplanned_revisions(writer, turn, previous, ops)
-                floor = _unplanned_facts(turn, previous, ops)
-                ops += floor
+                revisions, floor = _rules_floor(writer, turn, previous, ops)
+                ops += revisions + floor
         except (ExtractionError, ProviderError) as exc:
             failure = Failure(
                 turn=turn.key,
