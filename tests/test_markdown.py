@@ -109,3 +109,70 @@ def test_set_fields_reads_back_and_keeps_other_lines(updates: dict[str, Any], cr
         ln for ln in parse(original).frontmatter.splitlines() if ln.split(":")[0] not in updates
     ]
     assert all(line in doc.frontmatter.splitlines() for line in untouched)
+
+
+def _yaml_wrote(key: str, value: Any) -> str:
+    """What PyYAML's own emitter writes for ``key: value`` (the fast path bypassed)."""
+    from memdir import markdown
+
+    fast, markdown._dump_fast = markdown._dump_fast, lambda key, value: None
+    try:
+        return markdown._dump_key(key, value, "\n")
+    finally:
+        markdown._dump_fast = fast
+
+
+_LETTERS = st.sampled_from(
+    list("aZq0 9_.,()/+-:#'\"[]{}!&*?|>%@`~=<\\\t")
+    + ["我", "们", "，", "：", "ー", "한", "é", "\u3000"]
+)
+_WORDS = st.lists(_LETTERS, max_size=24).map("".join)
+# mostly what the fast writer takes itself, so both of its answers are tried
+_SAFEISH = st.lists(st.sampled_from(list("aZq0 9_.,()/+-") + ["我", "，", "ー", ":"]), max_size=24)
+_TRICKY = st.sampled_from(
+    [
+        "yes",
+        "No",
+        "ON",
+        "off",
+        "null",
+        "Null",
+        "true",
+        "y",
+        "n",
+        "~",
+        "2026-12-03T17:26:01Z",
+        "2026-12-03",
+        "2026-12-03T17:26:01.5+08:00",
+        "12:30",
+        "0x1F",
+        "1_000",
+        ".inf",
+        "a: b",
+        "a #b",
+        "- a",
+        "a ",
+        " a",
+        "a  b",
+        "发版 前 先跑测试",
+        "pnpm, not npm",
+        "e2e/smoke-test",
+    ]
+)
+
+
+@settings(max_examples=600, deadline=None)
+@given(
+    st.one_of(
+        _WORDS,
+        _TRICKY,
+        st.integers(),
+        st.booleans(),
+        st.lists(st.one_of(_WORDS, _SAFEISH.map("".join), _TRICKY), max_size=4),
+    )
+)
+def test_the_fast_frontmatter_writer_writes_what_yaml_writes(value: Any) -> None:
+    """``_dump_key``'s own writer for plain values must give PyYAML's exact bytes, or step aside."""
+    from memdir.markdown import _dump_key
+
+    assert _dump_key("description", value, "\n") == _yaml_wrote("description", value)

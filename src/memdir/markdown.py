@@ -159,7 +159,47 @@ def _key_span(lines: list[str], key: str) -> tuple[int, int] | None:
     return None
 
 
+# what the emitter below writes unquoted and reads back as the same string: ``_plain`` writes
+# these itself (a memory's frontmatter is mostly such values, and PyYAML's pure-Python emitter is
+# most of the cost of writing a memory); tests/test_markdown.py checks it against ``yaml.dump``
+_CJK = "\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3\uff01-\uff5e"
+_PLAIN_BLOCK = re.compile(rf"[A-Za-z{_CJK}](?:[A-Za-z0-9_.,()/+\-{_CJK}]| (?! |$))*")
+_PLAIN_FLOW = re.compile(rf"[A-Za-z{_CJK}](?:[A-Za-z0-9_.()/+\-{_CJK}]| (?! |$))*")
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)?")
+_NOT_STR = frozenset("y n yes no true false on off null".split())  # resolved as bool or null
+_KEY = re.compile(r"[a-z_]+")
+_PLAIN_MAX = 1000  # longer lines: the emitter's own judgement
+
+
+def _plain(value: Any, pattern: re.Pattern[str]) -> str | None:
+    """``value`` as the dumper would write it unquoted, or ``None`` to let the dumper decide."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if not isinstance(value, str) or len(value) > _PLAIN_MAX or value.casefold() in _NOT_STR:
+        return None
+    if pattern.fullmatch(value) or (pattern is _PLAIN_BLOCK and _STAMP.fullmatch(value)):
+        return value
+    return None
+
+
+def _dump_fast(key: str, value: Any) -> str | None:
+    if not _KEY.fullmatch(key):
+        return None
+    if isinstance(value, list):
+        items = [_plain(v, _PLAIN_FLOW) for v in value]
+        if any(i is None or isinstance(v, bool | int) for i, v in zip(items, value, strict=True)):
+            return None
+        return f"{key}: [{', '.join(items)}]\n"  # type: ignore[arg-type]
+    text = _plain(value, _PLAIN_BLOCK)
+    return None if text is None else f"{key}: {text}\n"
+
+
 def _dump_key(key: str, value: Any, newline: str) -> str:
+    fast = _dump_fast(key, value)
+    if fast is not None:
+        return fast.replace("\n", newline)
     # lists of plain values read best in flow style (``tags: [a, b]``); everything else in block
     flow = isinstance(value, list) and not any(isinstance(v, dict | list) for v in value)
     text: str = yaml.dump(
