@@ -17,6 +17,7 @@ import difflib
 import itertools
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Iterable
 
 from ..errors import AmbiguousError, BadFileError, NotFoundError, UnsafeNameError
@@ -149,6 +150,21 @@ def _first_same(store: Store, candidates: list[str], wanted: str) -> MemoryRecor
     return None
 
 
+_LETTERS: dict[str, tuple[str, Counter[str]]] = {}
+_LETTERS_KEPT = 50_000  # descriptions remembered across writes (a server writes to the same lines)
+
+
+def _letters(description: str) -> tuple[str, Counter[str]]:
+    """``_loose(description)`` and its letter counts, kept for the next write's look-up."""
+    known = _LETTERS.get(description)
+    if known is None:
+        if len(_LETTERS) >= _LETTERS_KEPT:
+            _LETTERS.clear()
+        loose = _loose(description)
+        known = _LETTERS[description] = (loose, Counter(loose))
+    return known
+
+
 def _anchor(loose: str) -> str:
     """A piece a very similar line almost surely contains too: the start of its longest word
     (a heuristic that keeps the full comparison to a few lines; a miss only loses a hint)."""
@@ -165,14 +181,16 @@ def similar(
     bounded = []
     matcher = difflib.SequenceMatcher(None)
     matcher.set_seq2(mine)  # the side SequenceMatcher indexes, once for every line
+    letters = Counter(mine)
     for name, desc in (listing or Listing.of(store)).described(_anchor(mine)):
         if name == exclude:
             continue
-        loose = _loose(desc)
-        matcher.set_seq1(loose)
-        if matcher.real_quick_ratio() < SIMILAR_RATIO:  # lengths alone rule it out
+        loose, theirs = _letters(desc)
+        total = len(mine) + len(loose)
+        if 2 * min(len(mine), len(loose)) < SIMILAR_RATIO * total:  # lengths alone rule it out
             continue
-        bound = matcher.quick_ratio()  # the letters they share: at least the ratio
+        # the letters they share bound the ratio (what difflib's quick_ratio counts)
+        bound = 2 * sum(min(n, letters[c]) for c, n in theirs.items()) / total
         if bound >= SIMILAR_RATIO:
             bounded.append((-bound, name, loose))
     scored = []
