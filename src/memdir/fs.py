@@ -10,6 +10,7 @@ so none of them writes its own.
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import signal
@@ -118,21 +119,32 @@ def atomic_write(path: Path, data: bytes, *, sync_dir: bool = True, mode: int = 
         fsync_dir(path.parent)
 
 
-def append_jsonl(path: Path, record: dict[str, Any], *, sync: bool = True) -> None:
+def append_jsonl(
+    path: Path, record: dict[str, Any], *, sync: bool = True, own_lock: bool = False
+) -> None:
     """Append one JSON line (and fsync it, unless ``sync`` is off for a log whose last lines
-    may be lost in a crash); the caller holds the scope's lock.
+    may be lost in a crash); the caller holds the scope's lock — or, with ``own_lock``, the
+    file's own ``flock`` is taken for the append (a log that is only ever appended to, by
+    appenders that all lock it so: the recall log, whose appends need not queue behind writes).
 
     If a crash tore the previous line, a newline is written first so that this entry stays
     readable on its own.
     """
     line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    append_bytes(path, line.encode("utf-8"), sync=sync, own_lock=own_lock)
+
+
+def append_bytes(path: Path, data: bytes, *, sync: bool = True, own_lock: bool = False) -> None:
+    """``append_jsonl`` for lines already encoded (``data`` ends with a newline)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+b") as handle:
+        if own_lock:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)  # released when the file is closed
         if handle.tell() > 0:
             handle.seek(-1, os.SEEK_END)
             if handle.read(1) != b"\n":
                 handle.write(b"\n")
-        handle.write(line.encode("utf-8"))
+        handle.write(data)
         handle.flush()
         if sync:
             os.fsync(handle.fileno())

@@ -168,20 +168,6 @@ class StoreCore:
                         self._rendered, self._touched = None, None
 
     @contextmanager
-    def log_locked(self) -> Iterator[None]:
-        """The scope's lock for appending a line to a log under ``.history/`` (the recall log)
-        and nothing else. ``locked`` first parses every memory file for MEMORY.md, which a
-        recall on 10k memories paid in full (seconds) to log one line; a memory file written
-        under this lock would skip what ``locked`` prepares, so none may be."""
-        with self._thread_lock:
-            if self._depth:  # a write of ours holds the lock already
-                yield
-                return
-            self.dirs.history.mkdir(parents=True, exist_ok=True)
-            with fair_lock(self.dirs.lock):
-                yield
-
-    @contextmanager
     def batch(self) -> Iterator[None]:
         """Many writes under one lock: each file is still written atomically, but the directory
         is fsynced and MEMORY.md regenerated once, at the end."""

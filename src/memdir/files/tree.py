@@ -10,7 +10,7 @@ from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..fs import atomic_write, inside
+from ..fs import append_bytes, atomic_write, inside
 
 if TYPE_CHECKING:
     from ..history import ChangeLog
@@ -127,10 +127,15 @@ class FileTree:
             atomic_write(target, data)
 
     def append_logs(self, changes: bytes, recalls: bytes) -> None:
-        for name, extra in ((self.dirs.changes, changes), (self.dirs.recalls, recalls)):
-            if extra:
-                name.parent.mkdir(parents=True, exist_ok=True)
-                atomic_write(name, (_read(name) or b"") + extra)
+        if changes:
+            self.dirs.changes.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(self.dirs.changes, (_read(self.dirs.changes) or b"") + changes)
+        if recalls:  # appended under its own lock, as recalls append to it (recall_log.py)
+            append_bytes(
+                self.dirs.recalls,
+                recalls if recalls.endswith(b"\n") else recalls + b"\n",
+                own_lock=True,
+            )
 
     def write(self, rel: str, data: bytes) -> None:
         path = inside(self.dirs.memory, self.dirs.memory / rel)
