@@ -19,7 +19,11 @@ write holds no thread — and the scope's own lock still serialises it against o
 (``--processes``, the CLI). A user's writes all run on one thread (the user's *writer*, the
 thread with the fewest writers when the user was loaded), through the same facade: a store
 re-renders only the lines of MEMORY.md a write touched when it was the last to write it (else it
-re-reads every file), so one writing facade per user keeps every write incremental.
+re-reads every file), so one writing facade per user keeps every write incremental. **Writes
+that queued run as one batch** (``Users._grouped``, at most ``GROUP``): one scope lock and one
+MEMORY.md rewrite for all of them, each caller answered with its own result or error once the
+batch is on disk — under load a write otherwise waits for every write before it to pay the
+lock and the fsyncs alone.
 
 **A bounded set of loaded users.** At most ``max_users`` users are loaded (least recently used
 first out); a user with a call in flight is never released. Releasing one closes its facades'
@@ -34,6 +38,7 @@ facade that failed is dropped, so the next call opens the storage afresh.
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 import threading
 from collections import OrderedDict, deque
@@ -52,6 +57,7 @@ __all__ = ["UNAVAILABLE", "Pool", "Users"]
 
 T = TypeVar("T")
 THREADS = 8  # measured by bench/serve.py on 2 cores: more threads only queue for the GIL
+GROUP = 32  # writes of one user run as one batch at most (each waits for the whole batch)
 MAX_USERS = 256  # users kept loaded; each costs a facade per thread that served it
 
 
@@ -159,6 +165,7 @@ class _Thread:
 
 
 _Job = tuple[Callable[[_Thread], Any], "Future[Any]"]
+_Queued = tuple[Callable[["Memory"], Any], "asyncio.Future[Any]"]
 
 
 @dataclass(eq=False)
@@ -168,6 +175,7 @@ class _Lane:
     user: str
     writer: _Thread  # the thread all of this user's writes run on
     writes: asyncio.Lock = field(default_factory=asyncio.Lock)
+    queued: deque[_Queued] = field(default_factory=deque)  # writes waiting to run (grouped)
     busy: int = 0
     ready: bool = False  # its scopes were created (``Memory.init``) by the first facade
     opening: threading.Lock = field(default_factory=threading.Lock)
@@ -228,10 +236,51 @@ class Users:
         try:
             if lane.backend is not None and not getattr(lane.backend, "serial_writes", True):
                 return await self._run(lane, fn)
-            async with lane.writes:
-                return await self._run(lane, fn, on=lane.writer)
+            return await self._grouped(lane, fn)
         finally:
             self._leave(lane)
+
+    async def _grouped(self, lane: _Lane, fn: Callable[[Memory], T]) -> T:
+        """Queue the write; whoever holds the user's write lock runs every write queued by
+        then (up to ``GROUP``) as one batch on the writer thread (``Memory.batch``: one lock
+        per scope, one MEMORY.md rewrite), so writes that waited for each other share that
+        cost instead of paying it in turn. Each caller gets its own result or error once the
+        batch ended (its write is on disk when the call returns)."""
+        done: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        lane.queued.append((fn, done))
+        async with lane.writes:
+            # (our write may be in a batch already running: a holder cancelled while it ran)
+            while not done.done() and lane.queued:
+                group = [lane.queued.popleft() for _ in range(min(GROUP, len(lane.queued)))]
+                calls = [f for f, _ in group]
+                job = asyncio.ensure_future(
+                    self._run(lane, functools.partial(_one_batch, calls=calls), on=lane.writer)
+                )
+                # the outcomes reach their callers even if this caller goes away meanwhile
+                job.add_done_callback(functools.partial(self._settle, lane, group))
+                await asyncio.wait([job])
+        return await done
+
+    def _settle(
+        self, lane: _Lane, group: list[_Queued], job: asyncio.Future[list[tuple[bool, Any]]]
+    ) -> None:
+        """Hand each caller of ``group`` its outcome from the batch ``job`` ran."""
+        if job.cancelled():
+            outcomes: list[tuple[bool, Any]] = [(False, asyncio.CancelledError())] * len(group)
+        elif job.exception() is not None:
+            outcomes = [(False, job.exception())] * len(group)
+        else:
+            outcomes = job.result()
+        for (_, waiting), (ok, value) in zip(group, outcomes, strict=True):
+            if waiting.done():  # its caller was cancelled
+                continue
+            if ok:
+                waiting.set_result(value)
+            else:
+                waiting.set_exception(value)
+        if any(not ok and isinstance(v, UNAVAILABLE) for ok, v in outcomes):
+            # the storage failed under the writer's facade: open it afresh next time
+            self._pool.submit(lambda t: self._drop(t, lane), on=lane.writer)
 
     def close(self) -> None:
         with self._lock:
@@ -278,10 +327,14 @@ class Users:
                 return fn(memory)
         except UNAVAILABLE:
             # the storage failed under this facade: open it afresh next time
-            dropped = thread.memories.pop(lane.user, None)
-            if dropped is not None:
-                _close(dropped)
+            self._drop(thread, lane)
             raise
+
+    @staticmethod
+    def _drop(thread: _Thread, lane: _Lane) -> None:
+        dropped = thread.memories.pop(lane.user, None)
+        if dropped is not None:
+            _close(dropped)
 
     def _open(self, lane: _Lane) -> Memory:
         home = self.home(lane.user)
@@ -302,6 +355,41 @@ class Users:
                 memory.init()
                 lane.ready = True
         return memory
+
+
+def _one_batch(memory: Memory, *, calls: list[Callable[[Memory], Any]]) -> list[tuple[bool, Any]]:
+    """Run ``calls`` in one ``Memory.batch``: ``(True, result)`` or ``(False, error)`` each.
+    A call refused for what it asked (a memdir error about its own input: invalid, refused,
+    not found, taken) raised before it wrote, and the batch goes on; any other failure (the
+    disk, the lock) ends the batch there — the store forgets what it assumed — and the calls
+    after it run one at a time."""
+    outcomes: list[tuple[bool, Any]] = []
+    try:
+        with memory.batch():
+            for call in calls:
+                try:
+                    outcomes.append((True, call(memory)))
+                except _ITS_OWN as error:
+                    outcomes.append((False, error))
+    except Exception as error:  # noqa: BLE001 - handed to the caller whose write it was
+        if len(outcomes) == len(calls):  # the batch's own end failed: every call with it
+            return [(False, error)] * len(calls)
+        outcomes.append((False, error))
+        for call in calls[len(outcomes) :]:
+            try:
+                outcomes.append((True, call(memory)))
+            except Exception as failed:  # noqa: BLE001 - likewise
+                outcomes.append((False, failed))
+    return outcomes
+
+
+# what a call can be refused for that leaves the store as it was (it raised before writing)
+_ITS_OWN = (
+    errors.ValidationError,
+    errors.NotFoundError,
+    errors.AmbiguousError,
+    errors.ConflictError,
+)
 
 
 def _release_all(thread: _Thread) -> None:

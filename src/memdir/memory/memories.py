@@ -13,7 +13,7 @@ import copy
 import dataclasses
 import inspect
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, Self, get_args, runtime_checkable
 
@@ -412,6 +412,16 @@ class MemoryBase:
 
     save = remember
 
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Many writes as one: inside, every scope's lock is held once and MEMORY.md rewritten
+        once, at the end (each file is still written atomically, each change still logged).
+        What ``remember_many`` and the REST server's grouped writes use."""
+        with contextlib.ExitStack() as stack:
+            for scope in self.scopes():
+                stack.enter_context(self.store(scope).batch())
+            yield
+
     def remember_many(
         self,
         items: Iterable[Mapping[str, Any]],
@@ -428,9 +438,7 @@ class MemoryBase:
         batch goes on — what an importer wants. The records written are returned."""
         items = builtins.list(items)
         out: builtins.list[MemoryRecord] = []
-        with contextlib.ExitStack() as stack:
-            for scope in self.scopes():
-                stack.enter_context(self.store(scope).batch())
+        with self.batch():
             for position, item in enumerate(items):
                 try:
                     _check_item(position, item)
