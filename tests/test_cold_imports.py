@@ -33,10 +33,10 @@ HEAVY = ("numpy", "yaml", "sqlite3", "memdir.memory", "memdir.guard", "memdir.in
 SERVERS = ("fastapi", "uvicorn", "starlette", "mcp", "pydantic", "httpx", "memdir.http")
 
 
-def loaded(*args: str, watched: tuple[str, ...]) -> list[str]:
+def loaded(*args: str, watched: tuple[str, ...], stdin: str = "") -> list[str]:
     result = subprocess.run(
         [sys.executable, "-c", PROBE, ",".join(watched), *args],
-        capture_output=True, text=True, check=False,
+        capture_output=True, text=True, check=False, input=stdin,
     )  # fmt: skip
     assert result.returncode == 0, result.stderr
     found: list[str] = json.loads(result.stderr.strip().splitlines()[-1])
@@ -64,6 +64,22 @@ def test_recall_compiles_no_guard_and_starts_no_server(sandbox: Path) -> None:
     loaded(*remember, watched=())
     watched = (*SERVERS, "memdir.guard", "memdir.observe.stats", "memdir.cli.memories")
     assert loaded("recall", "which package manager?", watched=watched) == []
+
+
+def test_mcp_over_stdio_answers_without_the_sdk(sandbox: Path) -> None:
+    """``serve --mcp`` speaks stdio itself (``mcp_stdio``): the SDK (a second of CPU to import)
+    and the web stack stay unloaded while it answers the handshake and a recall."""
+    asked = [
+        {"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},
+        {
+            "id": 2,
+            "method": "tools/call",
+            "params": {"name": "recall", "arguments": {"query": "x"}},
+        },
+    ]
+    lines = "".join(json.dumps({"jsonrpc": "2.0", **m}) + "\n" for m in asked)
+    watched = ("mcp", "mcp_types", "starlette", "uvicorn", "fastapi", "httpx", "memdir.http")
+    assert loaded("serve", "--mcp", watched=watched, stdin=lines) == []
 
 
 def test_the_lazy_table_names_each_command_where_it_is_defined() -> None:

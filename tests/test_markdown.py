@@ -123,12 +123,11 @@ def _yaml_wrote(key: str, value: Any) -> str:
 
 
 _LETTERS = st.sampled_from(
-    list("aZq0 9_.,()/+-:#'\"[]{}!&*?|>%@`~=<\\\t")
-    + ["我", "们", "，", "：", "ー", "한", "é", "\u3000"]
+    [*"aZq0 9_.,()/+-:#'\"[]{}!&*?|>%@`~=<\\\t", "我", "们", "，", "：", "ー", "한", "é", "\u3000"]
 )
 _WORDS = st.lists(_LETTERS, max_size=24).map("".join)
 # mostly what the fast writer takes itself, so both of its answers are tried
-_SAFEISH = st.lists(st.sampled_from(list("aZq0 9_.,()/+-") + ["我", "，", "ー", ":"]), max_size=24)
+_SAFEISH = st.lists(st.sampled_from([*"aZq0 9_.,()/+-", "我", "，", "ー", ":"]), max_size=24)
 _TRICKY = st.sampled_from(
     [
         "yes",

@@ -4,6 +4,7 @@ in-process for the finer points (annotations, errors, concurrent calls)."""
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -92,6 +93,92 @@ def test_stdio_round_trip_through_the_sdk_client(sandbox: Path) -> None:
             await _round_trip(client, sandbox / "home")
 
     anyio.run(main)
+
+
+def test_the_stdio_loop_lists_the_sdk_servers_very_tools(mem: Memory) -> None:
+    """``serve --mcp`` (memdir's own stdio loop, ``mcp_stdio``) and the SDK's server show one
+    set of tools: the same names, descriptions, input and output schemas and annotations."""
+    from memdir.mcp import build_tools
+    from memdir.mcp_stdio import _Served
+
+    own = {t.name: _Served.of(t).listing for t in build_tools(mem).tools}
+
+    async def body(client: Client) -> None:
+        for tool in (await client.list_tools()).tools:
+            sdk = tool.model_dump(by_alias=True, exclude_none=True, mode="json")
+            assert own.pop(tool.name) == sdk, tool.name
+        assert own == {}
+
+    _with_client(mem, body)
+
+
+class _Stdio:
+    """``memdir serve --mcp`` as a subprocess, spoken to in raw JSON-RPC lines."""
+
+    def __init__(self, sandbox: Path) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "memdir.cli", "serve", "--mcp"],
+            env={**os.environ, **_env(sandbox)},
+            cwd=sandbox / "project",
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+
+    def send(self, line: str) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def ask(self, ident: int, method: str, params: dict[str, Any] | None = None) -> Any:
+        body = {"jsonrpc": "2.0", "id": ident, "method": method, "params": params or {}}
+        self.send(json.dumps(body))
+        return self.answer()
+
+    def answer(self) -> Any:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()  # the server answers every request: no wait needed
+        assert line, self.proc.stderr.read().decode() if self.proc.stderr else ""
+        return json.loads(line)
+
+    def close(self) -> tuple[int, str]:
+        assert self.proc.stdin is not None and self.proc.stderr is not None
+        self.proc.stdin.close()
+        code = self.proc.wait(timeout=HANG_GUARD_S)
+        return code, self.proc.stderr.read().decode()
+
+
+def test_the_stdio_loop_answers_bad_messages_and_goes_on(sandbox: Path) -> None:
+    """Not JSON, an unknown method, a bad argument, an unknown tool, a tool's own failure: each
+    gets its answer in words, the server goes on, and closing stdin ends it cleanly."""
+    server = _Stdio(sandbox)
+    try:
+        started = server.ask(1, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {}})
+        assert started["result"]["protocolVersion"] == "2025-06-18"
+        assert started["result"]["serverInfo"]["name"] == "memdir"
+        server.send(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}))
+        server.send("{not json")
+        assert server.answer()["error"]["code"] == -32700
+        assert server.ask(2, "server/discover")["error"]["code"] == -32601
+        assert server.ask(3, "ping") == {"jsonrpc": "2.0", "id": 3, "result": {}}
+        bad = server.ask(4, "tools/call", {"name": "recall", "arguments": {"top_k": 0}})
+        assert bad["result"]["isError"] and "query" in bad["result"]["content"][0]["text"]
+        unknown = server.ask(5, "tools/call", {"name": "nope", "arguments": {}})
+        assert (
+            unknown["result"]["isError"]
+            and "Unknown tool" in unknown["result"]["content"][0]["text"]
+        )
+        missing = server.ask(6, "tools/call", {"name": "forget", "arguments": {"name": "absent"}})
+        assert missing["result"]["isError"]
+        assert "absent" in missing["result"]["content"][0]["text"]
+        stored = server.ask(
+            7, "tools/call", {"name": "remember", "arguments": {"text": "Use pnpm", "type": "user"}}
+        )
+        assert stored["result"]["structuredContent"]["name"] == "use-pnpm"
+    finally:
+        code, errors = server.close()
+    assert code == 0, errors
+    assert [r.name for r in Memory(home=sandbox / "home").list()] == ["use-pnpm"]
 
 
 def _free_port() -> int:

@@ -146,12 +146,15 @@ def serve(
     _one_blas_thread()
     _warm_in_background()
     if use_mcp:
+        if not use_http:  # stdio: memdir's own loop, no SDK or web stack to load first
+            from ..mcp import build_tools
+            from ..mcp_stdio import serve_stdio
+
+            serve_stdio(build_tools(memory(ctx), warm=True))
+            return
         from ..mcp import build_server, http_app
 
         server = build_server(memory(ctx), warm=True)
-        if not use_http:
-            server.run()  # stdio: no web stack to load
-            return
         try:
             mcp_app = http_app(server, host=host, token=token)
         except ValidationError as exc:
