@@ -46,6 +46,11 @@ Protocol:
   them); scored once on the rules of c1bb8d3 (numbers only, misses unread) and once at the end
   on the frozen rules-v8, ``--before c1bb8d3`` giving the old numbers again. Same target.
   Development sets s16 and s16b were written for rules-v8 (s16b after its first commit).
+* **Batches 15 and 16** were scored once on rules-v8 (before and after) and are development data
+  for rules-v9 (session 17). **Fresh batches 17 and 18**: 80 utterances each, half Chinese,
+  written and committed alone before any rules-v9 change (and before the extractor ran on
+  them); scored once on the rules of f3d4a38 (numbers only, misses unread) and once at the end
+  on the frozen rules-v9, ``--before f3d4a38`` giving the old numbers again. Same target.
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
@@ -133,13 +138,21 @@ DEV = {
     "dev session 16b: written after the first rules-v8 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s16b.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 15: written before rules-v8, scored once before and once after": (
+    # Session 17: batches 15 and 16 were scored once before and once after rules-v8 and are
+    # spent (development data for rules-v9); s17 and s17b were written fresh for rules-v9.
+    "batch 15: scored on rules-v8, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_15.yaml"
     ),
-    "held-out batch 16: written before rules-v8, scored once before and once after": (
+    "batch 16: scored on rules-v8, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_16.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 17: written before rules-v9, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_17.yaml"
+    ),
+    "held-out batch 18: written before rules-v9, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_18.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95
