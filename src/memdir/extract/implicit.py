@@ -28,8 +28,9 @@ from functools import cache
 from pathlib import Path
 
 from ..records import MemoryType
-from .lexicon import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS, Lexicon
-from .lexicon_zh import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
+from .lexicon_types import Lexicon
+from .lexicon_words import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS
+from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
 
 __all__ = [
     "MODEL_PATH",
