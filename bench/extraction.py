@@ -146,6 +146,9 @@ DEV = {
     "batch 16: scored on rules-v8, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_16.yaml"
     ),
+    "dev session 17: written fresh for rules-v9": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s17.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 17: written before rules-v9, scored once before and once after": (
