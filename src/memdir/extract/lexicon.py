@@ -72,6 +72,12 @@ EN = Lexicon(
         # v5: a turn to the point after small talk — "anyway, …", "quick bg: …"
         r"anyway|anyways|(?:quick )?bg|so yeah|oh and|and also)\b[\s,:—–-]*)+"
     ),
+    # v9: "which services need a security review is listed in the wiki" states where a list is
+    embedded=_en(
+        r"^(?P<wh>(?:which|what|who)\b[^?]{3,60}?)(?=\s+(?:is|are)\s+(?:all\s+)?(?:listed|"
+        r"documented|written down|written up|tracked|kept|noted|spelled out|described|recorded)"
+        r"\b[^?]*$)"
+    ),
     question=_en(
         # v5: "When you write SQL, uppercase the keywords" is a rule with a condition, not a
         # question: "when" followed by a clause and a comma, with no question mark
@@ -119,7 +125,11 @@ EN = Lexicon(
         # v7: "everywhere in this service": the project, named by its kind
         r"service|app|system|product|monorepo|"
         # v8: "this year", "this quarter": the horizon of a plan, not the task at hand
-        r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|that|these|"
+        r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|"
+        # v9: not the "that" of a relative clause or a "that"-clause: "comments that just
+        # repeat the code", "make sure that you …"
+        r"(?<!s )that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
+        r"it)\b)|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
         r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"

@@ -23,7 +23,10 @@ FEEDBACK: tuple[Rule, ...] = (
             r"hate|dislike|can'?t stand|want you to|need you to)\b"
             # "I love it when it works" is small talk; "I hate it when you …" is feedback
             r"(?!\s+(?:it\s+)?when\b(?!\s+you\b))|"
-            r"^i'?d (?:rather|prefer)\b|"
+            # v9: never the person's own plan ("I'd rather not talk about it") nor a bare
+            # "I'd rather you didn't" with nothing after it
+            r"^i'?d (?:rather|prefer)\b(?!\s+not\s+(?!(?:have|see|get|use|be)\b)\w)"
+            r"(?!\s+(?:you\s+)?(?:didn'?t|did not|not|don'?t)\s*(?:[,.!;]|$))|"
             r"^(?:my )?preference is\b"
         ),
     ),

@@ -124,6 +124,25 @@ PROJECT: tuple[Rule, ...] = (
             r"\d[\d.,]*\s?(?:k|m|b|tb|gb|%|x)?\b"
         ),
     ),
+    # v9: a cadence of the team's work — "the dependency audit happens at the start of every
+    # month", "we cut a release every other Tuesday", "retro is every two weeks"; never the
+    # person's own ("I run every morning") nor a complaint with no subject ("every other day
+    # something breaks")
+    Rule(
+        "en.project.cadence",
+        "project",
+        _en(
+            r"^(?!(?:i|you|he|she|they|it|this|that|there|every|each)\b)(?:(?:the|our)\s+)?"
+            r"(?:[\w./-]+\s+){0,5}?(?:happens?|runs?|is|are|goes out|ships?|rotates?|resets?|"
+            r"(?:is|are|gets?)\s+(?:held|run|done|due|scheduled|cut|reviewed|rotated))\s+"
+            r"(?:(?:on|at)\s+)?(?:the\s+)?(?:start|end|beginning|first|last|1st)?\s*(?:\w+\s+)?"
+            r"(?:of\s+)?(?:every|each)\s+(?:other\s+|two\s+|three\s+|\d+\s+)?(?:day|week|month|"
+            r"quarter|year|sprint|release|weekday|monday|tuesday|wednesday|thursday|friday|"
+            r"saturday|sunday|morning|night|evening)s?\b|"
+            r"^we\s+(?:[\w-]+\s+){1,4}?(?:every|each)\s+(?:other\s+|two\s+|three\s+|\d+\s+)?"
+            r"(?:week|month|quarter|sprint|monday|tuesday|wednesday|thursday|friday)s?\b"
+        ),
+    ),
     Rule(
         "en.project.decided",
         "project",

@@ -25,7 +25,9 @@ REFERENCE: tuple[Rule, ...] = (
         "en.reference.location",
         "reference",
         _en(
-            r"^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r")\b.{0,30}?"
+            # v9: results and records are kept somewhere too ("experiment results go in …")
+            r"^(?:the |our |all |all the |any )?(?:[\w-]+ ){0,3}(?:" + _EN_DOCS + r"|results|"
+            r"records|recordings|reports|numbers)\b.{0,30}?"
             r"\b(?:are|is|live|lives|get|gets|go|goes|kept|stored|tracked|filed|logged|"
             r"managed|written|documented|posted|announced|shared|discussed|synced)\b"
             r"(?:\s+(?:tracked|filed|logged|kept|stored|managed|written|documented|posted|"
@@ -102,11 +104,42 @@ REFERENCE: tuple[Rule, ...] = (
         _en(
             r"^(?:(?:the|our|all|all the|all our)\s+)?(?:[\w-]+\s+){0,2}?(?:dashboards?|"
             r"reports?|charts?|admin (?:panels?|screens?|pages?)|"
+            # v9: "admin tools are built in Retool"
+            r"(?:admin|internal|ops|support)\s+(?:tools?|apps?|ui)|"
             r"back-?office|forms?|surveys?|boards?|workflows?|automations?)\s+"
             r"(?:are|is)\s+(?:all\s+)?(?:built|made|set up|done|created|kept)\s+(?:in|on|"
             r"with)\s+"
             # a language or a UI framework is what code is written in, not a place
             r"(?:the\s+)?(?!(?:" + _CODE_NAMES + r")\b)" + _NAME
+        ),
+    ),
+    # v9: a list said by its question — "which services need a security review is listed in
+    # the wiki" (the question word is masked for the question check, Lexicon.embedded)
+    Rule(
+        "en.reference.wh-listed",
+        "reference",
+        _en(
+            r"^(?:which|what|who)\b[^?]{3,60}?\s+(?:is|are)\s+(?:all\s+)?(?:listed|documented|"
+            r"written down|written up|tracked|kept|noted|spelled out|described|recorded)\s+"
+            r"(?:in|on|under)\s+(?:the\s+|our\s+)?\S"
+        ),
+    ),
+    # v9: what a watching or recording tool holds, by the tool's name — "uptime checks are in
+    # Checkly", "error tracking is in Bugsnag"; never a format or a language ("the logs are
+    # in UTC", "results are in JSON")
+    Rule(
+        "en.reference.kept-in",
+        "reference",
+        _en(
+            r"^(?!(?:i|we|you|he|she|they|it|this|that)\b)(?:(?:the|our|all)\s+)?(?:[\w-]+\s+){0,2}?"
+            r"(?:checks|tracking|monitoring|reports|results|records|recordings|notes|numbers|"
+            r"metrics|stats|analytics|alerts|logs|errors|crashes|exceptions|traces|uptime)\s+"
+            r"(?:are|is|live|lives)\s+(?:all\s+)?(?:in|on)\s+(?:the\s+)?"
+            r"(?!(?:"
+            + _CODE_NAMES
+            + r"|UTC|GMT|JSON|CSV|YAML|XML|English|Chinese|ms|seconds)\b)"
+            + _NAME
+            + r"\b"
         ),
     ),
     # v8: a plain thing kept in a plain place — "the onboarding checklist is in the wiki

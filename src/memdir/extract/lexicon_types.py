@@ -53,6 +53,10 @@ class Lexicon:
     # v8: an opinion lead before a plan of the team ("I think we'll probably …", "我估计…"):
     # it comes off, and what is left is read as a tentative statement
     opinion: re.Pattern[str] = re.compile(r"(?!)")
+    # v9: a question word inside a statement ("哪些服务要先过评审，我已经写在 wiki 里了", "改完告诉
+    # 我动了哪些文件", "which services need review is listed in the wiki"): the span of the
+    # group ``wh`` has its question words masked before ``question`` is asked
+    embedded: re.Pattern[str] = re.compile(r"(?!)")
 
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

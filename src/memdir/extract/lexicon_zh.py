@@ -12,7 +12,7 @@ from .lexicon_zh_feedback import DONT_OF_WORK, FEEDBACK
 from .lexicon_zh_project import CONVENTION, PROJECT
 from .lexicon_zh_refs import REFERENCE
 from .lexicon_zh_user import HABIT, STATE, USER
-from .lexicon_zh_words import _ZH_DEICTIC
+from .lexicon_zh_words import _ZH_DEICTIC, _ZH_WISH
 
 __all__ = ["ZH"]
 
@@ -49,6 +49,8 @@ ZH = Lexicon(
         # v5: an announcement of what follows — "先交代一下", "跟你说一声", "简单说下", "话说"
         r"(?:先|简单|跟你|和你|我先|顺便|自我|先自我)?(?:说|讲|交代|介绍|提)(?:一)?(?:下|声)(?:背景)?|话说|"
         r"早[～~]*|嗨|哈喽|你好|"
+        # v9: "说起来我家是双胞胎" — a turn of the talk, no content of its own
+        r"说起来|"
         # v7: "其实…" opening a later sentence ("哈哈是的。其实我去年才开始写代码")
         r"其实(?=我(?!们)))[，,：:～~\s]*)+"
     ),
@@ -58,8 +60,27 @@ ZH = Lexicon(
         r"^(?:什么|怎么|为什么|哪|谁|几)|(?:什么时候|什么样|为什么|为啥|怎么办|怎么样|多少|哪里|哪个|"
         r"哪些)"
     ),
+    # v9: a wish about the work ("要是能把完整堆栈一起贴出来就好了") is a preference, not a
+    # hypothetical (zh.preference.wish)
     hypothetical=re.compile(
-        r"^\s*(?:如果|假设|假如|要是|万一|倘若|设想|比如|假定|即使|就算)|的话[，,]"
+        r"^\s*(?!"
+        + _ZH_WISH
+        + r")(?:如果|假设|假如|要是|万一|倘若|设想|比如|假定|即使|就算)|的话[，,]"
+    ),
+    embedded=re.compile(
+        r"(?P<wh>"
+        # after a verb of telling or listing: "改完告诉我动了哪些配置项", "列一下改了哪些文件"
+        r"(?:告诉我|跟我说|说一下|说明|列(?:一下|出来|出|清楚)?|写(?:清楚|明|出来|上|一下)|"
+        r"标(?:一下|明|出|清楚)|注明|记下|整理|区分|汇报)[^，。,？?]{0,8}?(?:哪些|哪个|哪里|什么|多少)"
+        r"(?![^。]*[吗呢][。！!\s]*$)|"
+        # a topic clause, then a statement about it: "哪些接口要限流，我已经在 README 里列了",
+        # "什么时候发版由测试说了算，我们不定日子"; never "用哪个库比较好，你推荐一下"
+        r"^(?![^，,]*(?:好|合适|行|对)(?:一点|一些|些)?[，,])[^，,。？?]*?(?:哪些|哪个|什么时候|什么)"
+        r"[^，,。？?]*(?=[，,]\s*(?!你|帮|请|推荐|告诉我|说说|给我|能不能|可不可以)[^？?]+$)|"
+        # the subject of who decides: "什么时候合主干由架构组说了算"
+        r"^[^，,。？?]*?(?:哪些|哪个|什么时候|什么)[^，,。？?]*?(?=由[^，。,？?]{1,8}?(?:说了算|决定|拍板))|"
+        # inside a wish or an instruction: "每次改完能跑一下哪些测试受影响就好了"
+        r"^[^？?]*?(?=就(?:太|更|最|很)?好了[^？?吗呢]*$|就行了?[。！!]*$|就可以了?[。！!]*$))"
     ),
     reported=re.compile(
         r"(?:他|她|他们|她们|同事|老板|领导|经理|朋友|别人|有人|客户|老师|大家)"
@@ -90,7 +111,9 @@ ZH = Lexicon(
         r"(?P<rule>.+?)[吗嘛呢]?[?？]?$"
     ),
     trouble=re.compile(
-        r"报错(?!日志|信息)|崩溃(?!日志|报告|信息|数据|率|上报)|挂了|卡住|卡死|超时了|出错|跑不起来|起不来|失败了|不工作|不好使|有问题|坏了"
+        r"报错(?!日志|信息)|崩溃(?!日志|报告|信息|数据|率|上报)|挂了|卡住|卡死|超时了|出错|跑不起来|起不来|失败了|不工作|不好使|"
+        # v9: "有问题找行政" says whom to ask, it reports no trouble
+        r"有问题(?![找就问请随])|坏了"
     ),
     rules=(*REFERENCE, *USER, CONVENTION, HABIT, *FEEDBACK, *PROJECT, DONT_OF_WORK, STATE),
     imperative=re.compile(

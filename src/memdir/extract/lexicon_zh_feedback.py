@@ -12,11 +12,21 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import Rule
-from .lexicon_zh_words import _ZH_WHEN
+from .lexicon_zh_words import _ZH_EVERY, _ZH_WHEN, _ZH_WISH
 
 __all__ = ["DONT_OF_WORK", "FEEDBACK"]
 
 FEEDBACK: tuple[Rule, ...] = (
+    # v9: a wish about the work (see _ZH_WISH) and what is made for the person — "给我的示例代码
+    # 要能直接跑", "写给我的脚本别依赖 bash"
+    Rule("zh.preference.wish", "feedback", re.compile(r"^" + _ZH_WISH)),
+    Rule(
+        "zh.preference.for-me",
+        "feedback",
+        re.compile(
+            r"^(?:你)?(?:写|发|做)?给我的[^，。,]{1,10}?(?:都)?(?:要|得|必须|最好|别|不要|尽量)\S"
+        ),
+    ),
     Rule(
         "zh.preference.like",
         "feedback",
@@ -45,7 +55,8 @@ FEEDBACK: tuple[Rule, ...] = (
         "feedback",
         re.compile(
             r"^(?!我(?!们)|你|他|她|这|那)(?![^。]*(?:" + _ZH_WHEN + r"))[^，。,]{0,12}?最好"
-            r"(?!的|是|还是|别管|先)[^，。,]{2,}|"
+            # v9: 最好先…再… is a sequence, a standing rule ("最好先跑一遍单测再提交"); 再说 is not
+            r"(?!的|是|还是|别管|先(?![^。]*再(?!说)))[^，。,]{2,}|"
             # …就好了 / …会比较好 with a cue that it is every time, not this once
             r"^(?!我(?!们)|你|他|她|这|那)(?![^。]*(?:" + _ZH_WHEN + r"))"
             r"(?=[^。]*(?:每次|每个|每段|每一|以后|今后|之前|的时候|都|(?<![这那哪])里|回答|回复))"
@@ -84,10 +95,23 @@ FEEDBACK: tuple[Rule, ...] = (
             r"^(?!.*(?:"
             + _ZH_WHEN
             + r"))(?:每次)?(?:在)?[^，。,]{1,15}?(?:之前|以前|前|之后|后|的时候|时)"
-            r"(?:都|请|一定|务必)?(?:要|得)?先\s*\S|"
+            # v9: "改配置之前最好先备份一下"
+            r"(?:都|请|一定|务必|最好)?(?:要|得)?先\s*\S|"
             # v3: "改完代码先跑一下 make lint 再给我看" — done with X, first Y
             r"^(?!.*(?:" + _ZH_WHEN + r"))(?:每次)?\S{1,4}?完\S{0,8}?(?:都|请|一定|务必)?"
             r"(?:要|得)?先\s*\S.*再"
+        ),
+    ),
+    # v9: what to report after a kind of work — "改完之后告诉我动了哪些配置项", "每次部署完跟我说
+    # 一下改了什么"; something is told ("告诉我一声" alone is a one-off)
+    Rule(
+        "zh.preference.after-tell",
+        "feedback",
+        re.compile(
+            r"^(?!.*(?:"
+            + _ZH_WHEN
+            + r"))(?:每次)?[^，。,]{1,10}?(?:完|之后|以后|后)(?:都|请|记得)?"
+            r"(?:要)?(?:告诉我|跟我说(?:一下)?|列一下|说一下|说明|汇报|通知我)(?!一声|一下)[^，。,]{3,}"
         ),
     ),
     # v7: a limit or a default for a kind of work — "PR 控制在三百行以内", "解释控制在一段话
@@ -115,7 +139,9 @@ FEEDBACK: tuple[Rule, ...] = (
         re.compile(
             # v3: "咱们的日志统一收到 ELK 里" is how things are, not an instruction
             # v5: and "我们系统里金额一律用分" (a "we" before 统一/一律) is a convention too
-            r"^(?!\S{0,8}?(?:我们|咱们|团队|公司|项目)\S{0,8}?(?:统一|一律))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
+            # v9: nor a schedule ("依赖升级每个月初统一做" is when the team does it)
+            r"^(?![^。]*" + _ZH_EVERY + r")"
+            r"(?!\S{0,8}?(?:我们|咱们|团队|公司|项目)\S{0,8}?(?:统一|一律))\S{1,12}?(?:都要|都得|都必须|一律|统一|务必|必须|请用|请使用|要用|都用|一定要)\S"
         ),
     ),
 )

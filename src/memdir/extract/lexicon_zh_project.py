@@ -13,9 +13,10 @@ import re
 
 from .lexicon_types import Rule
 from .lexicon_words import _ZH_PARTS
-from .lexicon_zh_words import _ZH_WHEN
+from .lexicon_zh_words import _ZH_EVERY, _ZH_WHEN
 
 __all__ = ["CONVENTION", "PROJECT"]
+
 
 # v7: how data is represented across the project, said as a fact — "数据库里的时间一律存
 # UTC", "整个代码库里金额都用整数分存", "用户 ID 全部是雪花算法生成的": a convention of
@@ -70,9 +71,16 @@ PROJECT: tuple[Rule, ...] = (
         "zh.project.cadence",
         "project",
         re.compile(
-            r"^(?!我(?!们)|你|他|她)[^，。,]{0,12}?(?:每|隔)(?:[一二两三四五六七八九十\d]+)?个?"
-            r"(?:天|周|星期|月|小时|季度|年|周[一二三四五六日]|工作日)[^，。,]{0,10}?(?:发(?:一次)?版|"
-            r"发布|上线|部署|跑|迭代|备份|同步|执行|更新|复盘|值班|对账|结算)|"
+            # v9: never a complaint ("每两天就要加一次班，烦死了"); more kinds of work, and
+            # with a subject named first any verb of doing ("技术分享隔周周四下午搞一次")
+            r"^(?![^。]*(?:烦|累死|好累|受不了|崩溃|头疼|郁闷))(?:"
+            r"(?!我(?!们)|你|他|她)[^，。,]{0,12}?"
+            + _ZH_EVERY
+            + r"[^，。,]{0,10}?(?:发(?:一次)?版|"
+            r"发布|上线|部署|跑|迭代|备份|同步|执行|更新|复盘|值班|对账|结算|"
+            r"轮换|轮值|提测|评审|巡检|扫描|例会|汇报|清理|归档|发(?:一个|个|一次|一版|一份))|"
+            r"(?!我(?!们)|你|他|她|每|隔)[^，。,]{2,12}?" + _ZH_EVERY + r"[^，。,]{0,10}?"
+            r"(?:开|搞|做|发|出|交))|"
             r"^(?:我们|咱们|团队)?[一二两三四五六七八九十\d]+(?:周|个月|天)一(?:个|次)?"
             r"(?:迭代|版|sprint|冲刺)"
         ),
@@ -88,6 +96,15 @@ PROJECT: tuple[Rule, ...] = (
             r"提前到|是|在|于|从)\s*)?(?:\d{1,2}|[一二三四五六七八九十]{1,3})\s*月\s*(?:份)?\s*"
             r"(?:\d{1,2}\s*[号日]|[一二三四五六七八九十\d]{1,3}\s*[号日]|第?[一二三四五]\s*周|"
             r"[上中下]旬|初|底|中|最后一(?:周|天))"
+        ),
+    ),
+    # v9: who decides or owns a kind of work — "什么时候发版由测试那边说了算", "线上变更归 SRE 审批"
+    Rule(
+        "zh.project.owned-by",
+        "project",
+        re.compile(
+            r"^(?!我(?!们)|你|他|她|这|那)[^，。,]{2,14}?(?:由|归)[^，。,]{1,8}?(?:说了算|决定|负责|"
+            r"拍板|审批|来定)"
         ),
     ),
     # v2: what kind of team or codebase this is — "我们是单仓库", "我们是 Python 技术栈"
@@ -115,8 +132,10 @@ PROJECT: tuple[Rule, ...] = (
         "zh.project.amount",
         "project",
         re.compile(
-            r"^(?!我(?!们)|你|他|她)\S{1,12}?(?:大概|大约|差不多|将近|接近|一共|总共|峰值)(?:有|是)?"
-            r"\s*(?:每(?:秒|天|月|周))?\s*(?:[0-9][0-9.,]*|[一二三四五六七八九十两百千万亿]{2,}|"
+            # v9: a rate said plainly — "官网一天也就两千来个访问"
+            r"^(?!我(?!们)|你|他|她)\S{1,12}?(?:大概|大约|差不多|将近|接近|一共|总共|峰值|"
+            r"(?<=[天周月年])(?:也就|才|只有|能有))(?:有|是)?"
+            r"\s*(?:每(?:秒|天|月|周))?\s*(?:[0-9][0-9.,]*|[几一二三四五六七八九十两百千万亿]{2,}|"
             r"[一二三四五六七八九十两](?=[个台人条张次]))\s*"
             # v7: any noun after the number, or none ("峰值大概两万"); never a time of day
             r"(?:[A-Za-z%]+|[个万千亿条次台人行]|(?![点号分秒])[\u4e00-\u9fff]|$)"
