@@ -149,6 +149,9 @@ DEV = {
     "dev session 17: written fresh for rules-v9": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s17.yaml"
     ),
+    "dev session 17b: written after the first rules-v9 commit": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s17b.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 17: written before rules-v9, scored once before and once after": (
