@@ -328,6 +328,14 @@ def test_v8_kinds_are_stored_by_a_real_memory_and_the_negatives_are_not(mem: Mem
         # a rate said plainly, a family
         ("后台一天也就几百个请求。", "project", "几百"),
         ("说起来我家是龙凤胎，周末基本不在线。", "user", "龙凤胎"),
+        # s17b's round: a hesitation before a rule, a kind of work after its cadence, errors
+        # looked at in a tool, records kept in a tool, a list a document holds
+        ("那个，发版之前最好先通知一下客服再发。", "feedback", "客服"),
+        ("代码审计每半年一次。", "project", "代码审计"),
+        ("域名续费每年年底检查一遍。", "project", "域名续费"),
+        ("小程序的报错都看 Sentry。", "reference", "Sentry"),
+        ("会员信息都登记在微盟后台里。", "reference", "微盟"),
+        ("哪个分支对应哪个环境，语雀里有篇文档写着", "reference", "语雀"),
     ],
 )
 def test_v9_kinds_zh(text: str, type_: str, contains: str) -> None:
@@ -374,6 +382,8 @@ V9_NEGATIVES = [
     "every other week something in CI breaks, sigh",
     # a format or a language is no tool
     "the logs are in UTC",
+    "构建又报错了。",
+    "文档里写着：先别升级。",
     "问题看日志就知道了。",
 ]
 

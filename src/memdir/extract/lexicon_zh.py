@@ -51,6 +51,8 @@ ZH = Lexicon(
         r"早[～~]*|嗨|哈喽|你好|"
         # v9: "说起来我家是双胞胎" — a turn of the talk, no content of its own
         r"说起来|"
+        # v9: a hesitation, "那个，…" / "那个 …" (never 那个 before its noun)
+        r"那个(?=[，,\s])|"
         # v7: "其实…" opening a later sentence ("哈哈是的。其实我去年才开始写代码")
         r"其实(?=我(?!们)))[，,：:～~\s]*)+"
     ),
@@ -84,7 +86,8 @@ ZH = Lexicon(
     ),
     reported=re.compile(
         r"(?:他|她|他们|她们|同事|老板|领导|经理|朋友|别人|有人|客户|老师|大家)"
-        r"(?:都|也|还|就)?(?:说|讲|告诉|提到|觉得|认为|表示|反馈)|写着|说[“\"「『]|"
+        # v9: 写着 quotes what follows; at the end ("飞书里有个文档写着") it only says where
+        r"(?:都|也|还|就)?(?:说|讲|告诉|提到|觉得|认为|表示|反馈)|写着(?![。！!\s]*$)|说[“\"「『]|"
         r"^\s*(?:他|她|他们|她们|别人)|"
         # v5: someone else's taste — "小王喜欢用 tab", "老李特别喜欢…", "客户喜欢…"
         r"^\s*(?:(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐)|同事|老板|"
@@ -111,7 +114,8 @@ ZH = Lexicon(
         r"(?P<rule>.+?)[吗嘛呢]?[?？]?$"
     ),
     trouble=re.compile(
-        r"报错(?!日志|信息)|崩溃(?!日志|报告|信息|数据|率|上报)|挂了|卡住|卡死|超时了|出错|跑不起来|起不来|失败了|不工作|不好使|"
+        # v9: "报错都看 Fundebug" names a kind of information, not a failure
+        r"报错(?!日志|信息|都|统一|一般)|崩溃(?!日志|报告|信息|数据|率|上报)|挂了|卡住|卡死|超时了|出错|跑不起来|起不来|失败了|不工作|不好使|"
         # v9: "有问题找行政" says whom to ask, it reports no trouble
         r"有问题(?![找就问请随])|坏了"
     ),

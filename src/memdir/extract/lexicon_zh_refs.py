@@ -94,10 +94,21 @@ REFERENCE: tuple[Rule, ...] = (
         re.compile(
             r"^(?!我|你|他|她|这|那)[^，。,]{0,8}?(?:"
             + _ZH_DOCS
-            + r"|性能|指标|埋点|链路|数据|报表|统计)"
+            + r"|性能|指标|埋点|链路|数据|报表|统计|报错|错误|异常|崩溃)"
             r"[^，。,]{0,2}?(?:都|统一|一般|一律|主要)?(?:去)?(?:看|查)\s*"
             r"(?!一|起|情况|看|下|着|了|到|不|清|明|得|懂|你|我|他|这|那|是|的|" + _ZH_DOCS + r")"
             r"(?:[A-Za-z][\w.+-]*|[\u4e00-\u9fff]{2,4}?)\s*(?:里|上)?(?:看|查)?\s*(?=$|[，,])"
+        ),
+    ),
+    # v9: anything written down in a tool, by its name — "门店数据统一记在有赞后台里", "客户
+    # 资料都登记在销帮帮上": 记在 says it is recorded there (never "记在脑子里")
+    Rule(
+        "zh.reference.recorded-in",
+        "reference",
+        re.compile(
+            r"^(?!我|你|他|她|这|那)[^，。,]{2,12}?(?:都|统一|一般|一律)?(?:记在|记录在|录在|登记在|录入到?)"
+            r"\s*(?!脑子|心|这|那|哪)(?:" + _TOOLS + r"|[A-Za-z][\w.+-]*|[\u4e00-\u9fff]{2,6}?)\s*"
+            r"(?:里|上|中)"
         ),
     ),
     # v9: a statement about a topic, then where the person wrote it down — "哪些接口要限流，我已经
