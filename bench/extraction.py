@@ -152,6 +152,9 @@ DEV = {
     "dev session 17b: written after the first rules-v9 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s17b.yaml"
     ),
+    "dev session 17c: written after the second rules-v9 commit": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s17c.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 17: written before rules-v9, scored once before and once after": (
