@@ -336,6 +336,12 @@ def test_v8_kinds_are_stored_by_a_real_memory_and_the_negatives_are_not(mem: Mem
         ("小程序的报错都看 Sentry。", "reference", "Sentry"),
         ("会员信息都登记在微盟后台里。", "reference", "微盟"),
         ("哪个分支对应哪个环境，语雀里有篇文档写着", "reference", "语雀"),
+        # s17c's round: a topic asked, then where it is marked; a team meeting on a cadence;
+        # a subject with a space; an order of parts
+        ("哪些配置能热更新，配置中心里都有标记", "reference", "配置中心"),
+        ("咱们每周五下午有个分享会。", "project", "分享会"),
+        ("h5 一天大概三万次访问", "project", "三万"),
+        ("写文档先写结论，背景放最后。", "feedback", "结论"),
     ],
 )
 def test_v9_kinds_zh(text: str, type_: str, contains: str) -> None:
@@ -351,6 +357,7 @@ def test_v9_kinds_zh(text: str, type_: str, contains: str) -> None:
         ("don't write docstrings that restate the function name", "feedback", "docstrings"),
         ("the license review happens at the end of every quarter", "project", "license review"),
         ("we publish the SDK every other Monday", "project", "every other Monday"),
+        ("the demo tenant gets reset every Friday night", "project", "demo tenant"),
         ("crash reports are in Instabug, workspace 'mobile'", "reference", "Instabug"),
         ("the internal tools are built in Budibase", "reference", "Budibase"),
         ("which endpoints are rate limited is documented in the API repo", "reference", "API"),
@@ -379,6 +386,7 @@ V9_NEGATIVES = [
     # declining, with nothing to keep
     "I'd rather you didn't, the old version is fine",
     "I'd rather not get into the politics of it",
+    "要是你能直接连生产库就好了，可惜不行",
     "every other week something in CI breaks, sigh",
     # a format or a language is no tool
     "the logs are in UTC",

@@ -134,7 +134,7 @@ PROJECT: tuple[Rule, ...] = (
         _en(
             r"^(?!(?:i|you|he|she|they|it|this|that|there|every|each)\b)(?:(?:the|our)\s+)?"
             r"(?:[\w./-]+\s+){0,5}?(?:happens?|runs?|is|are|goes out|ships?|rotates?|resets?|"
-            r"(?:is|are|gets?)\s+(?:held|run|done|due|scheduled|cut|reviewed|rotated))\s+"
+            r"(?:is|are|gets?)\s+(?:held|run|done|due|scheduled|cut|reviewed|rotated|[a-z]+ed))\s+"
             r"(?:(?:on|at)\s+)?(?:the\s+)?(?:start|end|beginning|first|last|1st)?\s*(?:\w+\s+)?"
             r"(?:of\s+)?(?:every|each)\s+(?:other\s+|two\s+|three\s+|\d+\s+)?(?:day|week|month|"
             r"quarter|year|sprint|release|weekday|monday|tuesday|wednesday|thursday|friday|"

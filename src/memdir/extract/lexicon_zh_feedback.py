@@ -102,6 +102,17 @@ FEEDBACK: tuple[Rule, ...] = (
             r"(?:要|得)?先\s*\S.*再"
         ),
     ),
+    # v9: an order of parts for a kind of work — "回答问题先说结论，细节放后面"
+    Rule(
+        "zh.preference.order",
+        "feedback",
+        re.compile(
+            r"^(?!我(?!们)|你|他|她|这|那)(?!.*(?:"
+            + _ZH_WHEN
+            + r"))[^，。,]{2,10}?先[^，。,]{1,10}[，,]\s*"
+            r"[^，。,]{1,8}?(?:放|写|留|讲|说)(?:在)?(?:后面|后边|最后|下面)"
+        ),
+    ),
     # v9: what to report after a kind of work — "改完之后告诉我动了哪些配置项", "每次部署完跟我说
     # 一下改了什么"; something is told ("告诉我一声" alone is a one-off)
     Rule(
