@@ -155,6 +155,9 @@ DEV = {
     "dev session 17c: written after the second rules-v9 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s17c.yaml"
     ),
+    "dev session 17d: look-alikes, written after the third rules-v9 commit": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s17d.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 17: written before rules-v9, scored once before and once after": (
