@@ -342,6 +342,9 @@ def test_v8_kinds_are_stored_by_a_real_memory_and_the_negatives_are_not(mem: Mem
         ("咱们每周五下午有个分享会。", "project", "分享会"),
         ("h5 一天大概三万次访问", "project", "三万"),
         ("写文档先写结论，背景放最后。", "feedback", "结论"),
+        # s17d's round
+        ("每周四上午我们组有个周会。", "project", "周会"),
+        ("哪些任务要加告警，调度平台上都有配置", "reference", "调度平台"),
     ],
 )
 def test_v9_kinds_zh(text: str, type_: str, contains: str) -> None:
@@ -387,6 +390,11 @@ V9_NEGATIVES = [
     "I'd rather you didn't, the old version is fine",
     "I'd rather not get into the politics of it",
     "要是你能直接连生产库就好了，可惜不行",
+    # look-alikes: a complaint or a joke with a cadence, a toy set up, hearsay
+    "每次发版都出事，头疼。",
+    "部门每年都发粽子哈哈",
+    "那个模型是用纸板搭的，挺好玩",
+    "the printer gets fixed every month apparently",
     "every other week something in CI breaks, sigh",
     # a format or a language is no tool
     "the logs are in UTC",

@@ -126,6 +126,8 @@ _EN_OPINION = re.compile(
     r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
     # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
     r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"
+    # v9: hearsay is no fact either — "the machine gets cleaned every Friday apparently"
+    r"\bapparently\b|"
     r"^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
     r"(?:if|whether)\b",
     re.I,

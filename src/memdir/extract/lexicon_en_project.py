@@ -132,7 +132,9 @@ PROJECT: tuple[Rule, ...] = (
         "en.project.cadence",
         "project",
         _en(
-            r"^(?!(?:i|you|he|she|they|it|this|that|there|every|each)\b)(?:(?:the|our)\s+)?"
+            # (hearsay or a joke is small talk: "… every Friday apparently lol")
+            r"^(?!.*\b(?:apparently|lol|lmao|haha)\b)"
+            r"(?!(?:i|you|he|she|they|it|this|that|there|every|each)\b)(?:(?:the|our)\s+)?"
             r"(?:[\w./-]+\s+){0,5}?(?:happens?|runs?|is|are|goes out|ships?|rotates?|resets?|"
             r"(?:is|are|gets?)\s+(?:held|run|done|due|scheduled|cut|reviewed|rotated|[a-z]+ed))\s+"
             r"(?:(?:on|at)\s+)?(?:the\s+)?(?:start|end|beginning|first|last|1st)?\s*(?:\w+\s+)?"

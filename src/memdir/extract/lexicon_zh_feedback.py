@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import Rule
-from .lexicon_zh_words import _ZH_EVERY, _ZH_WHEN, _ZH_WISH
+from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_EVERY, _ZH_WHEN, _ZH_WISH
 
 __all__ = ["DONT_OF_WORK", "FEEDBACK"]
 
@@ -74,7 +74,13 @@ FEEDBACK: tuple[Rule, ...] = (
     Rule(
         "zh.preference.always",
         "feedback",
-        re.compile(r"^(?:请)?(?:每次|每回|每当|总是|一律|始终|永远|一定要|务必|必须)\S"),
+        # v9: never a complaint ("每次开会都拖堂，受不了")
+        re.compile(
+            r"^(?![^。]*(?:"
+            + _ZH_COMPLAINT
+            + r"))(?:请)?(?:每次|每回|每当|总是|一律|始终|永远|一定要|"
+            r"务必|必须)\S"
+        ),
     ),
     Rule(
         "zh.preference.dont",

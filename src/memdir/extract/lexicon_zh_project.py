@@ -13,7 +13,7 @@ import re
 
 from .lexicon_types import Rule
 from .lexicon_words import _ZH_PARTS
-from .lexicon_zh_words import _ZH_EVERY, _ZH_WHEN
+from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_EVERY, _ZH_WHEN
 
 __all__ = ["CONVENTION", "PROJECT"]
 
@@ -73,7 +73,7 @@ PROJECT: tuple[Rule, ...] = (
         re.compile(
             # v9: never a complaint ("每两天就要加一次班，烦死了"); more kinds of work, and
             # with a subject named first any verb of doing ("技术分享隔周周四下午搞一次")
-            r"^(?![^。]*(?:烦|累死|好累|受不了|崩溃|头疼|郁闷))(?:"
+            r"^(?![^。]*(?:" + _ZH_COMPLAINT + r"))(?:"
             r"(?!我(?!们)|你|他|她)[^，。,]{0,12}?"
             + _ZH_EVERY
             + r"[^，。,]{0,10}?(?:发(?:一次)?版|"
@@ -81,9 +81,12 @@ PROJECT: tuple[Rule, ...] = (
             r"轮换|轮值|提测|评审|巡检|扫描|例会|汇报|清理|归档|发(?:一个|个|一次|一版|一份))|"
             r"(?!我(?!们)|你|他|她|每|隔)[^，。,]{2,12}?" + _ZH_EVERY + r"[^，。,]{0,10}?"
             r"(?:开|搞|做|发|出|交|检查|盘点|过一遍|一次|一回|重置|清空)|"
-            # a meeting the team has — "我们每周一早上有个站会"
-            r"(?:我们|咱们|团队|[^，。,]{0,6}组)"
+            # a meeting the team has — "我们每周一早上有个站会", "每周三下午我们组有个读书会"
+            r"(?:(?:我们|咱们|团队|[^，。,]{0,6}组)"
             + _ZH_EVERY
+            + r"|"
+            + _ZH_EVERY
+            + r"[^，。,]{0,4}?(?:我们|咱们|团队)?[^，。,]{0,2}?组?)"
             + r"[^，。,]{0,6}?有(?:一)?个?[^，。,]{0,4}?"
             r"(?:会|分享|评审|复盘))|"
             r"^(?:我们|咱们|团队)?[一二两三四五六七八九十\d]+(?:周|个月|天)一(?:个|次)?"

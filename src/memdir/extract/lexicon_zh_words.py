@@ -62,3 +62,6 @@ _ZH_EVERY = (
     r"(?:(?:每|隔)(?:[一二两三四五六七八九十\d]+|半)?个?(?:天|周|星期|月|小时|季度|年|周[一二三四五六日]|"
     r"工作日)|双周)"
 )
+# v9: a complaint or a joke — "每两天就要加一次班，烦死了", "每次开会都拖堂，受不了", "…哈哈":
+# a mood about how things go, never a fact of the team nor a rule for the agent
+_ZH_COMPLAINT = r"烦|累死|好累|受不了|崩溃|头疼|郁闷|哈哈|笑死"
