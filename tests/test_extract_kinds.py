@@ -297,3 +297,113 @@ def test_v8_kinds_are_stored_by_a_real_memory_and_the_negatives_are_not(mem: Mem
     got = sorted((r.type, r.confidence) for r in stored)
     assert got == [("feedback", "confirmed"), ("project", "tentative"), ("reference", "confirmed")]
     assert not any(word in r.statement for r in stored for word in ("Inès", "Bjørn", "小吴"))
+
+
+# -- rules-v9 (session 17): shapes batches 15/16 still missed -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        # a question word inside a statement
+        ("哪些表要加分区，我都写在 wiki 里了。", "reference", "wiki"),
+        ("哪个服务连哪个库，Confluence 上有张表。", "reference", "Confluence"),
+        ("改完之后告诉我改了哪些接口，我好通知前端。", "feedback", "接口"),
+        ("每次发版前能列一下改了哪些表就好了。", "feedback", "哪些表"),
+        ("什么时候合主干由架构组说了算。", "project", "架构组"),
+        # 最好先…再…, and 最好 inside a rule tied to a recurring step
+        ("最好先在本地跑通再推到远端。", "feedback", "本地"),
+        ("删数据之前最好先导出一份。", "feedback", "导出"),
+        # cadences
+        ("我们每两周做一次版本评审。", "project", "每两周"),
+        ("依赖升级每个月初统一做。", "project", "依赖升级"),
+        ("架构评审隔周周三下午开。", "project", "架构评审"),
+        # a tool with a Chinese name, by shape
+        ("链路追踪看观测云，服务名是 pay-api。", "reference", "观测云"),
+        ("报销流程是在宜搭上配出来的。", "reference", "宜搭"),
+        ("供应商资料统一记在纷享销客里。", "reference", "纷享销客"),
+        # a wish, and what is made for the person
+        ("你要是能顺手把单测也补上就太好了。", "feedback", "单测"),
+        ("给我的 SQL 要带上注释，别只丢一句。", "feedback", "SQL"),
+        # a rate said plainly, a family
+        ("后台一天也就几百个请求。", "project", "几百"),
+        ("说起来我家是龙凤胎，周末基本不在线。", "user", "龙凤胎"),
+        # s17b's round: a hesitation before a rule, a kind of work after its cadence, errors
+        # looked at in a tool, records kept in a tool, a list a document holds
+        ("那个，发版之前最好先通知一下客服再发。", "feedback", "客服"),
+        ("代码审计每半年一次。", "project", "代码审计"),
+        ("域名续费每年年底检查一遍。", "project", "域名续费"),
+        ("小程序的报错都看 Sentry。", "reference", "Sentry"),
+        ("会员信息都登记在微盟后台里。", "reference", "微盟"),
+        ("哪个分支对应哪个环境，语雀里有篇文档写着", "reference", "语雀"),
+        # s17c's round: a topic asked, then where it is marked; a team meeting on a cadence;
+        # a subject with a space; an order of parts
+        ("哪些配置能热更新，配置中心里都有标记", "reference", "配置中心"),
+        ("咱们每周五下午有个分享会。", "project", "分享会"),
+        ("h5 一天大概三万次访问", "project", "三万"),
+        ("写文档先写结论，背景放最后。", "feedback", "结论"),
+        # s17d's round
+        ("每周四上午我们组有个周会。", "project", "周会"),
+        ("哪些任务要加告警，调度平台上都有配置", "reference", "调度平台"),
+    ],
+)
+def test_v9_kinds_zh(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+@pytest.mark.parametrize(
+    ("text", "type_", "contains"),
+    [
+        ("I'd rather you didn't squash my commits when you rebase", "feedback", "squash"),
+        ("I'd prefer you not add new dependencies without asking", "feedback", "dependencies"),
+        ("don't write docstrings that restate the function name", "feedback", "docstrings"),
+        ("the license review happens at the end of every quarter", "project", "license review"),
+        ("we publish the SDK every other Monday", "project", "every other Monday"),
+        ("the demo tenant gets reset every Friday night", "project", "demo tenant"),
+        ("crash reports are in Instabug, workspace 'mobile'", "reference", "Instabug"),
+        ("the internal tools are built in Budibase", "reference", "Budibase"),
+        ("which endpoints are rate limited is documented in the API repo", "reference", "API"),
+        ("benchmark results go in the perf sheet on the shared drive", "reference", "perf sheet"),
+    ],
+)
+def test_v9_kinds_en(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+V9_NEGATIVES = [
+    # questions with 哪些/哪个/什么, with or without a question mark
+    "哪些表要加分区？",
+    "你知道哪个服务最慢吗",
+    "什么情况下会丢消息",
+    "用哪个框架比较好，你帮我选一下",
+    "看一下这个函数返回了什么",
+    # 最好先 for this once
+    "你最好先清一下缓存试试。",
+    "最好先看下监控吧，可能是网络问题。",
+    "今天最好先把这个问题定位了再说。",
+    # a complaint with a cadence, a wish for the person's own day
+    "每两天就要开一次会，烦死了。",
+    "要是下周能休假就好了。",
+    # declining, with nothing to keep
+    "I'd rather you didn't, the old version is fine",
+    "I'd rather not get into the politics of it",
+    "要是你能直接连生产库就好了，可惜不行",
+    # look-alikes: a complaint or a joke with a cadence, a toy set up, hearsay
+    "每次发版都出事，头疼。",
+    "部门每年都发粽子哈哈",
+    "那个模型是用纸板搭的，挺好玩",
+    "the printer gets fixed every month apparently",
+    "every other week something in CI breaks, sigh",
+    # a format or a language is no tool
+    "the logs are in UTC",
+    "构建又报错了。",
+    "文档里写着：先别升级。",
+    "问题看日志就知道了。",
+]
+
+
+@pytest.mark.parametrize("text", V9_NEGATIVES)
+def test_v9_negatives(text: str) -> None:
+    assert extract(text) == []

@@ -28,8 +28,9 @@ from functools import cache
 from pathlib import Path
 
 from ..records import MemoryType
-from .lexicon import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS, Lexicon
-from .lexicon_zh import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
+from .lexicon_types import Lexicon
+from .lexicon_words import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS
+from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
 
 __all__ = [
     "MODEL_PATH",
@@ -95,6 +96,13 @@ _EN_EVENT = re.compile(
     re.IGNORECASE,
 )
 _ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")
+# v9: declining with nothing to keep — "I'd rather you didn't, it's fine as it is", "I'd rather
+# not talk about the reorg": the person's own wish of the moment, never a rule for the agent
+_EN_DECLINE = re.compile(
+    r"^i'?d (?:rather|prefer)\s+(?:you\s+)?(?:not|didn'?t|did not|don'?t)\s*(?:[,.!;]|$)|"
+    r"^i'?d (?:rather|prefer)\s+not\s+(?!(?:have|see|get|use|be)\b)\w",
+    re.IGNORECASE,
+)
 _EN_ERROR = re.compile(
     r"\b(?:error|exception|traceback|errno|(?-i:E[A-Z]{4,})|exit code|status code|"
     r"stack trace|\d{3} (?:error|response))\b",
@@ -118,6 +126,8 @@ _EN_OPINION = re.compile(
     r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
     # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
     r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"
+    # v9: hearsay is no fact either — "the machine gets cleaned every Friday apparently"
+    r"\bapparently\b|"
     r"^no idea\b|^(?:i\s+)?(?:don'?t|do not) know "
     r"(?:if|whether)\b",
     re.I,
@@ -136,6 +146,8 @@ def about_the_moment(body: str, lang: str) -> bool:
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
+    if _EN_DECLINE.search(body):
+        return True
     if _EN_ERROR.search(body) or _EN_OPINION.search(body) or _EN_EVENT.search(body):
         return True
     return bool(_EN_ONE_OFF.match(body)) and not _EN_STANDING_CUE.search(body)

@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v8"
+RULES_VERSION = "rules-v9"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
@@ -224,10 +224,23 @@ def _unwrap(sentence: str, masked: str, lex: Lexicon, *, first: bool) -> tuple[s
 def _is_noise(sentence: str, lex: Lexicon) -> bool:
     """Questions, hypotheticals and someone else's words are never memories."""
     return bool(
-        lex.question.search(sentence)
-        or lex.hypothetical.search(sentence)
-        or lex.reported.search(sentence)
+        _asks(sentence, lex) or lex.hypothetical.search(sentence) or lex.reported.search(sentence)
     )
+
+
+# v9: the question words ``Lexicon.embedded`` finds inside a statement
+_WH = re.compile(r"哪|什么|多少|怎么|谁|\b(?:which|what|who|where|how)\b", re.IGNORECASE)
+
+
+def _asks(sentence: str, lex: Lexicon) -> bool:
+    """A question, once the question words of an embedded clause are masked: "哪些服务要先过评审，
+    我已经写在 wiki 里了" states where a list is; "哪些服务要先过评审？" asks (v9)."""
+    probe = sentence
+    if (m := lex.embedded.search(sentence)) is not None:
+        start, end = m.span("wh")
+        probe = sentence[:start] + _WH.sub(lambda w: "_" * len(w.group()), sentence[start:end])
+        probe += sentence[end:]
+    return bool(lex.question.search(probe))
 
 
 def _classify(
@@ -252,7 +265,7 @@ def _classify(
         body, opined = body[lead.end() :], True
     # v3: a request the person made is kept even when it is a hypothetical or names someone
     # else ("remember that if the build fails, Dana gets paged"); a question still is not
-    noise = lex.question.search(body) if explicit else _is_noise(body, lex)
+    noise = _asks(body, lex) if explicit else _is_noise(body, lex)
     if not 2 <= len(body) <= MAX_SENTENCE or noise or (explicit and _EMPTY_REQUEST.match(body)):
         return None
     tentative = opined or bool(lex.hedge.search(body))
