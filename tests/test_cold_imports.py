@@ -67,7 +67,7 @@ def test_recall_compiles_no_guard_and_starts_no_server(sandbox: Path) -> None:
 
 
 def test_mcp_over_stdio_answers_without_the_sdk(sandbox: Path) -> None:
-    """``serve --mcp`` speaks stdio itself (``mcp_stdio``): the SDK (a second of CPU to import)
+    """``serve --mcp`` speaks stdio itself (``mcp.stdio``): the SDK (a second of CPU to import)
     and the web stack stay unloaded while it answers the handshake and a recall."""
     asked = [
         {"id": 1, "method": "initialize", "params": {"protocolVersion": "2025-11-25"}},

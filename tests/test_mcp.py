@@ -96,10 +96,10 @@ def test_stdio_round_trip_through_the_sdk_client(sandbox: Path) -> None:
 
 
 def test_the_stdio_loop_lists_the_sdk_servers_very_tools(mem: Memory) -> None:
-    """``serve --mcp`` (memdir's own stdio loop, ``mcp_stdio``) and the SDK's server show one
+    """``serve --mcp`` (memdir's own stdio loop, ``mcp.stdio``) and the SDK's server show one
     set of tools: the same names, descriptions, input and output schemas and annotations."""
     from memdir.mcp import build_tools
-    from memdir.mcp_stdio import _Served
+    from memdir.mcp.stdio import _Served
 
     own = {t.name: _Served.of(t).listing for t in build_tools(mem).tools}
 

@@ -148,7 +148,7 @@ def serve(
     if use_mcp:
         if not use_http:  # stdio: memdir's own loop, no SDK or web stack to load first
             from ..mcp import build_tools
-            from ..mcp_stdio import serve_stdio
+            from ..mcp.stdio import serve_stdio
 
             serve_stdio(build_tools(memory(ctx), warm=True))
             return

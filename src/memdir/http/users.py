@@ -360,9 +360,10 @@ class Users:
 def _one_batch(memory: Memory, *, calls: list[Callable[[Memory], Any]]) -> list[tuple[bool, Any]]:
     """Run ``calls`` in one ``Memory.batch``: ``(True, result)`` or ``(False, error)`` each.
     A call refused for what it asked (a memdir error about its own input: invalid, refused,
-    not found, taken) raised before it wrote, and the batch goes on; any other failure (the
-    disk, the lock) ends the batch there — the store forgets what it assumed — and the calls
-    after it run one at a time."""
+    not found, taken) raised before it wrote, and the batch goes on; a failure of the storage
+    (the disk, the lock, the database) ends the batch there — the store forgets what it
+    assumed — and the calls after it run one at a time. Anything else is a bug: it fails the
+    whole group (each caller gets it, and the server logs it)."""
     outcomes: list[tuple[bool, Any]] = []
     try:
         with memory.batch():
@@ -371,14 +372,14 @@ def _one_batch(memory: Memory, *, calls: list[Callable[[Memory], Any]]) -> list[
                     outcomes.append((True, call(memory)))
                 except _ITS_OWN as error:
                     outcomes.append((False, error))
-    except Exception as error:  # noqa: BLE001 - handed to the caller whose write it was
+    except _STORAGE as error:
         if len(outcomes) == len(calls):  # the batch's own end failed: every call with it
             return [(False, error)] * len(calls)
         outcomes.append((False, error))
         for call in calls[len(outcomes) :]:
             try:
                 outcomes.append((True, call(memory)))
-            except Exception as failed:  # noqa: BLE001 - likewise
+            except (*_ITS_OWN, *_STORAGE) as failed:
                 outcomes.append((False, failed))
     return outcomes
 
@@ -390,6 +391,7 @@ _ITS_OWN = (
     errors.AmbiguousError,
     errors.ConflictError,
 )
+_STORAGE = (errors.MemdirError, *UNAVAILABLE)  # the storage failed under a write
 
 
 def _release_all(thread: _Thread) -> None:

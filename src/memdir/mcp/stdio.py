@@ -27,6 +27,7 @@ Over HTTP (``--mcp --http``) and in process the SDK's server is used (``mcp.buil
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
 import sys
@@ -37,13 +38,15 @@ from typing import Any, BinaryIO, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError, create_model
 
-from . import __version__
-from .mcp import INSTRUCTIONS, Tool, ToolFailure, Tools
+import memdir
+
+from . import INSTRUCTIONS, Tool, ToolFailure, Tools
 
 __all__ = ["HANDSHAKE_VERSIONS", "serve_stdio"]
 
 HANDSHAKE_VERSIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25")
 PARSE_ERROR, INVALID_REQUEST, METHOD_NOT_FOUND, INVALID_PARAMS = -32700, -32600, -32601, -32602
+INTERNAL_ERROR = -32603
 
 
 class _Arguments(BaseModel):
@@ -161,7 +164,7 @@ class _Server:
             return {
                 "protocolVersion": asked if asked in HANDSHAKE_VERSIONS else HANDSHAKE_VERSIONS[-1],
                 "capabilities": {"tools": {"listChanged": False}},
-                "serverInfo": {"name": "memdir", "version": __version__},
+                "serverInfo": {"name": "memdir", "version": memdir.__version__},
                 "instructions": INSTRUCTIONS,
             }
         if method == "ping":
@@ -179,11 +182,20 @@ class _Server:
         given = params.get("arguments") or {}
         if not isinstance(given, dict):
             return _failed(f"Error executing tool {served.tool.name}: arguments must be an object")
-        try:
-            return await served.call(given)
-        except Exception as exc:  # noqa: BLE001 - a bug shows as the call's error, and in the log
-            print(f"memdir mcp: {served.tool.name} failed: {exc!r}", file=sys.stderr)
-            return _failed(f"Error executing tool {served.tool.name}: {exc}")
+        return await served.call(given)  # a bug raises: ``_answer_failed`` answers for it
+
+
+def _answer_failed(server: _Server, raw: bytes, task: asyncio.Task[None]) -> None:
+    """The process's edge: a request whose handling raised (a bug in memdir) is answered with
+    an internal error, and the error goes to stderr, the server's log; the server goes on."""
+    if task.cancelled() or (error := task.exception()) is None:
+        return
+    print(f"memdir mcp: {error!r} while answering {raw[:200]!r}", file=sys.stderr)
+    try:
+        ident = json.loads(raw).get("id")
+    except (ValueError, AttributeError):
+        ident = None
+    server.error(ident, INTERNAL_ERROR, f"memdir failed on this request: {error}")
 
 
 async def _serve(tools: Tools, stdin: BinaryIO, stdout: BinaryIO) -> None:
@@ -199,6 +211,7 @@ async def _serve(tools: Tools, stdin: BinaryIO, stdout: BinaryIO) -> None:
             task = asyncio.ensure_future(server.handle(raw))
             pending.add(task)
             task.add_done_callback(pending.discard)
+            task.add_done_callback(functools.partial(_answer_failed, server, raw))
     if pending:
         await asyncio.gather(*pending)
 

@@ -1,7 +1,7 @@
 """The MCP server: memdir for Claude Desktop, Claude Code, Cursor and every MCP client (SPEC I3).
 
 ``build_tools(memory)`` gives the tools — thin adapters over one ``Memory`` — that two servers
-serve: ``mcp_stdio`` (memdir's own JSON-RPC loop, what ``memdir serve --mcp`` runs over stdio,
+serve: ``mcp.stdio`` (memdir's own JSON-RPC loop, what ``memdir serve --mcp`` runs over stdio,
 with no SDK to import first) and ``build_server(memory)``, an ``MCPServer`` of the official
 ``mcp`` SDK (2.3+) for ``memdir serve --mcp --http`` (streamable HTTP at ``/mcp``) and in-process
 clients.
@@ -50,12 +50,12 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar, cast
 from pydantic import AfterValidator, Field
 from typing_extensions import TypedDict
 
-from .errors import MemdirError, ValidationError
-from .history import Change
-from .memory import Memory
-from .recall import Hit
-from .records import MemoryRecord, text_problem
-from .tools import DESCRIPTION, MemoryTool, ToolResult
+from ..errors import MemdirError, ValidationError
+from ..history import Change
+from ..memory import Memory
+from ..recall import Hit
+from ..records import MemoryRecord, text_problem
+from ..tools import DESCRIPTION, MemoryTool, ToolResult
 
 if TYPE_CHECKING:  # the SDK costs a second of CPU to import: only what serves through it
     from mcp.server.mcpserver import MCPServer
@@ -131,7 +131,7 @@ class Tool:
 @dataclass
 class Tools:
     """The tools over one ``Memory``, served by the SDK (``build_server``: in process, over
-    HTTP) or by memdir's own stdio loop (``mcp_stdio``: what ``memdir serve --mcp`` runs, with
+    HTTP) or by memdir's own stdio loop (``mcp.stdio``: what ``memdir serve --mcp`` runs, with
     no SDK to import before the first answer)."""
 
     adapter: _Adapter
