@@ -379,19 +379,20 @@ def _one_batch(memory: Memory, *, calls: list[Callable[[Memory], Any]]) -> list[
         for call in calls[len(outcomes) :]:
             try:
                 outcomes.append((True, call(memory)))
-            except (*_ITS_OWN, *_STORAGE) as failed:
+            except _STORAGE as failed:  # (a memdir error of its own input among them)
                 outcomes.append((False, failed))
     return outcomes
 
 
 # what a call can be refused for that leaves the store as it was (it raised before writing)
-_ITS_OWN = (
+_ITS_OWN: tuple[type[Exception], ...] = (
     errors.ValidationError,
     errors.NotFoundError,
     errors.AmbiguousError,
     errors.ConflictError,
 )
-_STORAGE = (errors.MemdirError, *UNAVAILABLE)  # the storage failed under a write
+# the storage failed under a write
+_STORAGE: tuple[type[Exception], ...] = (errors.MemdirError, *UNAVAILABLE)
 
 
 def _release_all(thread: _Thread) -> None:
