@@ -213,7 +213,9 @@ def vouched(
 
 def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
     """What in the words of ``a`` and ``b`` (newer) argues against one fact, or ``None``:
-    two roles exchanged, a name or a value on one side only, a change marker, an antonym,
+    two roles exchanged, a value (a number, a weekday) on one side only or a name on each side
+    that the other lacks (a name on one side alone is often the other's description of it:
+    "设计稿" / "UI 设计图"), a change marker, an antonym,
     numbers changed — and, where the two share a content word (something both are about), a
     negation on one side, or the structure of a look-alike: one span swapped, one frame with
     another filler, or words only added or dropped in one place (the shorter one states less:
@@ -223,7 +225,9 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
     pa = [u for u in ua if u not in _NEGATING]
     pb = [u for u in ub if u not in _NEGATING]
     sa, sb = set(pa), set(pb)
-    if any(_anchor(u, a) for u in sa - sb) or any(_anchor(u, b) for u in sb - sa):
+    only_a = [u for u in sa - sb if _anchor(u, a)]
+    only_b = [u for u in sb - sa if _anchor(u, b)]
+    if (only_a and only_b) or any(_NUMERAL.match(u) or u in _DAYS for u in (*only_a, *only_b)):
         return "name"
     if _changed_marker(b, strict=True):
         return "change"
