@@ -21,7 +21,7 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4
+``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4|heldout5
 [--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written paraphrase / conflict /
 look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
@@ -255,6 +255,9 @@ def report(result: dict[str, Any], argv: list[str], table: list[str]) -> str:
     return "\n".join(lines)
 
 
+PAIR_SETS = ("dev", "heldout", "heldout2", "dev3", "heldout3", "dev4", "heldout4", "heldout5")
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--count", type=int, default=10_000)
@@ -263,7 +266,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--skip-thresholds", action="store_true", help="no threshold table")
     parser.add_argument(
         "--pairs",
-        choices=("dev", "heldout", "heldout2", "dev3", "heldout3", "dev4", "heldout4"),
+        choices=PAIR_SETS,
         help="score the labelled pairs",
     )
     parser.add_argument(

@@ -22,6 +22,8 @@ tuning (commit 7905ef1) and scored once with relate-v3; relate-v4 was developed 
 with ``--no-misses`` before and after relate-v6, which was developed on ``dev3.yaml`` and the rest.
 ``heldout4.yaml`` was committed alone (d5224b4) and scored with ``--no-misses`` before and after
 relate-v7, which was developed on ``dev4.yaml`` (written after heldout4's first score) and the rest.
+``heldout5.yaml`` was committed alone (f99feb6) and scored with ``--no-misses`` before and after
+relate-v8, which was developed on the dev sets and the spent held-out sets (heldout4 among them).
 """
 
 from __future__ import annotations

@@ -699,9 +699,9 @@ def test_relate_v7_the_store_vouches_for_a_pair_that_shares_no_word() -> None:
     a, b = "The user is an insomniac", "User rarely sleeps well at night"
     assert relate(a, b, 0.64) == "unrelated"
     assert relate(a, b, 0.64, nearest=0.2) == "duplicate"  # each the other's nearest, by 0.2
-    # never below the near cosine, nor against a name or number on one side, or one slot filled
-    # differently in one frame
-    assert relate(a, b, 0.5, nearest=0.3) == "unrelated"
+    # never below the vouch's cosine (relate-v8: 0.45, v7's 0.6), nor against a name or number
+    # on one side, or one slot filled differently in one frame
+    assert relate(a, b, 0.4, nearest=0.3) == "unrelated"
     assert relate(a, "User sleeps 4 hours a night", 0.64, nearest=0.3) == "unrelated"
     tea = ("The user drinks their tea plain", "The user takes their tea with honey")
     assert relate(*tea, 0.7, nearest=0.3) != "duplicate"

@@ -1,0 +1,250 @@
+"""What argues for or against two statements being one fact (the second half of ``relate``).
+
+``wording.py`` turns each statement into units; this module reads the *structure* of the two
+unit lists against each other, evidence that no cosine gives:
+
+* against one fact — a name or a value on one side only (``anchor``), a negation on one side
+  (``negations``), a change marker in the newer one (``changed_marker``), two roles exchanged
+  around what relates them (``role_swap``), one short span swapped in an otherwise equal
+  statement (``swap``, ``one_slot``), one frame with another filler (``filler``), numbers
+  changed while the rest only grows (``numbers_changed``);
+* for one fact where the words share little — the store vouches for the pair (each the other's
+  nearest memory by a margin) and none of the above holds (``vouched``, relate-v8).
+
+Split out of ``similar.py`` in relate-v8.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+
+from .wording import (
+    _CHANGED,
+    _CJK,
+    _DAYS,
+    _GENERIC,
+    _NUMERAL,
+    _WORD,
+    ANTONYMS,
+    _stem,
+)
+
+
+def _anchor(unit: str, original: str) -> bool:
+    """A name or a value: a number, a weekday, an ASCII word inside CJK text, or a word that
+    is capitalised (not as the first word), all capitals, or has a digit or a dot in it."""
+    if _NUMERAL.match(unit) or unit in _DAYS or f"{unit}s" in _DAYS:
+        return True
+    if re.search(rf"[{_CJK}]", original):  # a Latin word as written (not a canonical one)
+        return bool(re.match(r"[a-z0-9]", unit)) and unit in original.lower()
+    for i, word in enumerate(re.findall(r"[\w.+#/-]*\w", original)):
+        if word.lower() != unit and _stem(word.lower()) != unit:
+            continue
+        if re.search(r"\d|\w\.\w", word) or any(c.isupper() for c in word[1:]):
+            return True
+        if i > 0 and word[:1].isupper():
+            return True
+    return False
+
+
+# relate-v3 reads "don't" as "not" before this (so a word such as "don" is just a word)
+_NEGATING = frozenset("not no never without avoid stop 不 别 没 勿".split())
+
+
+def _negations(seq: Sequence[str]) -> int:
+    return sum(1 for u in seq if u in _NEGATING)
+
+
+def _changed_marker(text: str, *, strict: bool = False) -> bool:
+    """Whether ``text`` says something changed; ``strict``: not by a single Chinese character
+    ("改" is in "改动", a change as a noun; "换" in "交换")."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    cjk = re.compile(rf"[{_CJK}]")
+    if any(w in _CHANGED and not (strict and cjk.match(w)) for w in _WORD.findall(text)):
+        return True
+    # relate-v5: Chinese markers are words of several characters, never one token
+    return any(w in text for w in _CHANGED if len(w) > 1 and re.match(rf"[{_CJK}]", w))
+
+
+def _role_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v7: ``b`` is ``a`` with two spans exchanged around a middle that says how they
+    relate ("Ana mentors Ben" / "Ben mentors Ana", "小红值班时小军做备份" / "小军值班时小红做备份"):
+    the same words, other roles — two facts that can both hold, never one. A middle of function
+    words or a negation only ("English and French", "classes, not functions") is no relation:
+    a list in another order, or a preference turned round (``_swap``'s and the negation's)."""
+    if len(ua) != len(ub) or ua == ub or sorted(ua) != sorted(ub):
+        return False
+    n = len(ua)
+    lead = next(i for i in range(n) if ua[i] != ub[i])  # the first span starts where they differ
+    for j in range(lead + 1, n):
+        first = list(ua[lead:j])
+        for k in range(j + 1, n):
+            middle = list(ua[j:k])
+            if not set(middle) - _GENERIC:
+                continue
+            for end in range(k + 1, n + 1):
+                second = list(ua[k:end])
+                if first != second and [*ua[:lead], *second, *middle, *first, *ua[end:]] == ub:
+                    return True
+    return False
+
+
+# a passive turns the roles round in the words ("Alice owns it" / "it is owned by Alice",
+# "packages are installed with pnpm" / "use pnpm for installing packages")
+_PASSIVE = re.compile(
+    r"\bby\b|\b(?:is|are|was|were|be|been|being|gets?|got)\s+(?:\w+ly\s+)?\w+(?:ed|en|wn|lt)\b"
+    r"|被|由",
+    re.IGNORECASE,
+)
+
+
+def _passive(text: str) -> int:
+    return len(_PASSIVE.findall(text))
+
+
+def _swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """The one short span ``a`` has where ``b`` has another, the rest equal (else ``None``)."""
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return None
+    _, i1, i2, j1, j2 = ops[0]
+    left, right = list(ua[i1:i2]), list(ub[j1:j2])
+    if len(ua) - len(left) < 1 or set(left) & set(right):
+        return None
+    cjk = all(re.match(rf"[{_CJK}]", u) for u in (*left, *right))
+    limit = 3 if cjk else 2
+    if len(left) > limit or len(right) > limit:
+        return None
+    return left, right
+
+
+def _one_slot(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v7: one short span of ``a`` stands where ``b`` has another, about a content word
+    both state, whatever else one of them adds ("the user drinks their coffee black" / "the
+    user takes their coffee with milk"); or the two differ only in slots filled differently,
+    each word in its place ("unit tests run on every push" / "integration tests run every
+    night"): values in a frame, which no cosine vouches for."""
+    ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+    swapped = [op for op in ops if op[0] == "replace"]
+    if len(swapped) >= 2 and all(op[0] in ("equal", "replace") for op in ops):
+        return bool(set(ua) & set(ub) - _GENERIC)
+    if len(swapped) != 1:
+        return False
+    _, i1, i2, j1, j2 = swapped[0]
+    left, right = set(ua[i1:i2]), set(ub[j1:j2])
+    limit = 3 if _script(" ".join((*left, *right))) else 2
+    if len(left) > limit or len(right) > limit or left & right:
+        return False
+    return bool(set(ua) & set(ub) - _GENERIC)
+
+
+def _numbers_changed(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """Each side has a number the other lacks, and besides the numbers one only adds words to
+    the other (so the numbers are what changed, not another subject's)."""
+    na = Counter(u for u in ua if _NUMERAL.match(u))
+    nb = Counter(u for u in ub if _NUMERAL.match(u))
+    if not (na - nb and nb - na):
+        return False
+    rest_a, rest_b = set(ua) - set(na), set(ub) - set(nb)
+    return rest_a <= rest_b or rest_b <= rest_a
+
+
+def _filler(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v6: one frame, another filler — the statements share a content word and differ
+    in one place only, where they put three or more content words between them
+    ("don't query the database in a loop" / "don't print logs in a loop", "the admin dashboard
+    is built with React" / "the marketing site is built with React"): two facts of one frame,
+    whatever their cosine. A one-word difference is ``_swap``'s (a value or a synonym); words
+    only added on one side are a more specific wording."""
+    ops = [
+        op
+        for op in difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+        if op[0] != "equal"
+    ]
+    if len(ops) != 1 or ops[0][0] != "replace":
+        return False  # a paraphrase moves and adds words; a look-alike changes one slot
+    _, i1, i2, j1, j2 = ops[0]
+    left, right = set(ua[i1:i2]) - _GENERIC, set(ub[j1:j2]) - _GENERIC
+    if left & right or not left or not right or len(left) + len(right) < 3:
+        return False
+
+    return bool(set(ua) & set(ub) - _GENERIC)
+
+
+def _script(text: str) -> bool:
+    """Whether ``text`` is Chinese (or Japanese, Korean): it has a CJK character."""
+    return re.search(rf"[{_CJK}]", text) is not None
+
+
+def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
+    """How many spans of ``a`` stand where ``b`` has other words (a reordering is not one)."""
+    ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+    return sum(1 for op in ops if op[0] == "replace" and not set(ua[op[1] : op[2]]) & set(ub))
+
+
+MARGIN = 0.1  # relate-v7: how much closer the two are to each other than to any third memory
+VOUCH_COSINE = 0.45  # relate-v8: below this the store's vouch is not heard (v7: 0.6)
+
+
+def vouched(
+    ua: Sequence[str], ub: Sequence[str], a: str, b: str, cosine: float | None, nearest: float
+) -> bool:
+    """relate-v8: the store vouches for ``a`` and ``b`` as one fact — each the other's nearest
+    memory by ``nearest`` ≥ ``MARGIN`` (twice that where two spans differ), at a cosine of
+    ``VOUCH_COSINE`` or more — and nothing in their words argues against it (``against``).
+
+    This is how paraphrases that share no content word merge ("the user is an introvert" /
+    "user is shy and recharges alone"): their words say nothing, their vectors are only
+    moderately close (USE: 0.45–0.7), but no other memory of the store is as close to either."""
+    if cosine is None or cosine < VOUCH_COSINE or nearest < MARGIN:
+        return False
+    if _spans(ua, ub) >= 2 and nearest < 2 * MARGIN:
+        return False
+    return against(ua, ub, a, b) is None
+
+
+def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
+    """What in the words of ``a`` and ``b`` (newer) argues against one fact, or ``None``:
+    two roles exchanged, a value (a number, a weekday) on one side only or a name on each side
+    that the other lacks (a name on one side alone is often the other's description of it:
+    "设计稿" / "UI 设计图"), a change marker, an antonym,
+    numbers changed — and, where the two share a content word (something both are about), a
+    negation on one side, or the structure of a look-alike: one span swapped, one frame with
+    another filler, or words only added or dropped in one place (the shorter one states less:
+    "the user drinks coffee in the morning" / "the user runs in the morning")."""
+    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+        return "roles"
+    pa = [u for u in ua if u not in _NEGATING]
+    pb = [u for u in ub if u not in _NEGATING]
+    sa, sb = set(pa), set(pb)
+    only_a = [u for u in sa - sb if _anchor(u, a)]
+    only_b = [u for u in sb - sa if _anchor(u, b)]
+    if (only_a and only_b) or any(_NUMERAL.match(u) or u in _DAYS for u in (*only_a, *only_b)):
+        return "name"
+    if _changed_marker(b, strict=True):
+        return "change"
+    if any(frozenset((x, y)) in ANTONYMS for x in sa for y in sb):
+        return "antonym"
+    if _numbers_changed(pa, pb):
+        return "number"
+    if not (sa & sb) - _GENERIC:
+        return None  # nothing both are about: no frame whose slot could differ
+    if (_negations(ua) % 2) != (_negations(ub) % 2):
+        return "negation"
+    if _one_slot(pa, pb) or _filler(pa, pb) or _one_place(pa, pb):
+        return "slot"
+    return None
+
+
+def _one_place(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """The two differ in one place only (a span replaced, added or dropped)."""
+    ops = difflib.SequenceMatcher(None, ua, ub, autojunk=False).get_opcodes()
+    return sum(1 for op in ops if op[0] != "equal") <= 1

@@ -1,0 +1,90 @@
+"""relate-v8 (issue 22 §2): what argues for and against two memories being one fact.
+
+``lifecycle/wording.py`` reads a statement as units, ``lifecycle/evidence.py`` weighs the two
+unit lists against each other, and ``similar.relate`` lets the store vouch for a pair (each the
+other's nearest memory by a margin) only where the words alone say "unrelated" and nothing in
+them argues against one fact.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from memdir.lifecycle import RELATION_RULES, relate
+from memdir.lifecycle.evidence import MARGIN, VOUCH_COSINE, against
+from memdir.lifecycle.wording import units
+
+
+def test_the_rule_set_is_named_in_every_plan() -> None:
+    assert RELATION_RULES == "relate-v8"
+
+
+def test_the_store_vouches_from_a_lower_cosine_than_v7() -> None:
+    a, b = "The user is an introvert", "User is shy and recharges alone"
+    assert relate(a, b, 0.5) == "unrelated"  # the words share nothing
+    assert relate(a, b, 0.5, nearest=0.2) == "duplicate"  # … the store vouches for them
+    assert relate(a, b, VOUCH_COSINE - 0.05, nearest=0.2) == "unrelated"  # not below the floor
+    assert relate(a, b, 0.5, nearest=MARGIN / 2) == "unrelated"  # nor without the margin
+    # a negation on one side is no evidence against where it negates nothing both state
+    assert relate("用户不喝牛奶", "用户乳糖不耐受", 0.55, nearest=0.15) == "duplicate"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "why"),
+    [
+        # one frame, another filler: look-alikes are each other's nearest memory too
+        ("Don't log passwords", "Don't log credit card numbers", "slot"),
+        ("The user drinks coffee in the morning", "The user runs in the morning", "slot"),
+        ("React 组件里别用全局状态", "React 组件里别写内联样式", "slot"),
+        # a negation about a word both state
+        ("Squash commits", "Never squash", "negation"),
+        # a name or a value on one side only, a change, two roles exchanged
+        ("The user is an insomniac", "User sleeps 4 hours a night", "name"),
+        ("用户留着胡子", "用户把胡子刮掉了", "change"),
+        ("Kai covers for Mia when she is away", "Mia covers for Kai when he is away", "roles"),
+    ],
+)
+def test_evidence_against_one_fact_outweighs_the_store(a: str, b: str, why: str) -> None:
+    assert against(units(a), units(b), a, b) == why
+    assert relate(a, b, 0.7, nearest=0.3) != "duplicate"
+
+
+def test_nothing_argues_against_a_paraphrase_in_other_words() -> None:
+    a, b = "The user is an introvert", "User is shy and recharges alone"
+    assert against(units(a), units(b), a, b) is None
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "cosine", "relation"),
+    [
+        # one name however it is spelled (the recall stack's alias table)
+        ("Prefer async/await in JavaScript", "Prefer async/await in JS", 0.9, "duplicate"),
+        # naming a thing two ways; "remain" is "stay"; "powered by" is a light verb
+        ("The user has a cat named Miso", "User's cat is called Miso", 0.92, "duplicate"),
+        (
+            "Customer data must stay in the EU",
+            "Client data has to remain in the EU",
+            0.93,
+            "duplicate",
+        ),
+        (
+            "The search feature uses Elasticsearch",
+            "search is powered by Elasticsearch",
+            0.88,
+            "duplicate",
+        ),
+        # 特别 ("especially") holds 别 and negates nothing
+        ("用户是爵士乐迷", "用户特别爱听爵士", 0.82, "duplicate"),
+        # pronouns do not hide two roles exchanged
+        (
+            "Kai covers for Mia when she is away",
+            "Mia covers for Kai when he is away",
+            0.97,
+            "unrelated",
+        ),
+        # "X掉了": the older state ended — a change, never a merge
+        ("用户留着胡子", "用户把胡子刮掉了", 0.72, "replace"),
+    ],
+)
+def test_relate_v8_wording(a: str, b: str, cosine: float, relation: str) -> None:
+    assert relate(a, b, cosine, nearest=0.2) == relation
