@@ -7,7 +7,9 @@ It is built as *plan, then apply* (STYLE habit 4):
   merge duplicates, supersede or mark tentative conflicting statements, archive what decayed,
   delete what outlived the archive TTL, and name what to distill. Pure: no writes, no clock.
 * ``similar.py`` — candidate pairs from embeddings (per-model threshold) and normalised text,
-  and the offline rules that say duplicate / replaced value / unclear.
+  and the offline rules that say duplicate / replaced value / unclear; ``wording.py`` reads a
+  statement as units (names, numbers, values, negations), ``evidence.py`` weighs what argues
+  for or against one fact (the store's mutual-nearest vouch, swaps, changed values).
 * ``promote.py`` — the daily log (``log/YYYY-MM-DD.md``) and the notes it promotes (H6):
   memories, ``feedback`` rules, and skills (a repeated procedure).
 * ``working.py`` — the working layer (seeds 003/004): what the agent loop notes per turn
