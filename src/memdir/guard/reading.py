@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from .lexicon import GUARD_EN, GUARD_ZH, PRONOUN, SAFE_STRONG, SECRET, rx
+from .lexicon import GUARD_EN, GUARD_ZH, PRONOUN, SAFE_STRONG, SAFE_WEAK, SECRET, rx
 
 _REMINDER = rx(
     r"\b(?:(?:don'?t|do not|never) forget|remember|keep in mind|(?:quick )?reminder|fyi)\b"
@@ -32,7 +32,8 @@ _POLITE = rx(
     r"\b(?:if you don'?t mind|if it'?s not too much trouble|if possible|if you can|"
     r"(?:it )?would be (?:great|nice|lovely|awesome|good|helpful) if you could|"
     r"it'?d be (?:great|nice|lovely|awesome|good|helpful) if you could|"
-    r"i'?d (?:appreciate|love) it if you(?: could)?|(?:would|could|can) you(?: please| kindly)?|"
+    r"i'?d (?:appreciate|love) it if you(?: could)?|(?:would|do|could) you mind|"
+    r"(?:would|could|can) you(?: please| kindly)?|"
     r"please|kindly|pls|plz)\b,?|^\s*(?:麻烦(?:你|您)?|劳驾|辛苦(?:了|啦|你了))[，,]?"
 )
 # Two negations that make a grant: "don't hesitate to wipe" is "feel free to wipe", "it's not
@@ -43,14 +44,37 @@ _DOUBLE_NEG = (
     (
         rx(
             r"\b(?:under no circumstances|in no case|at no (?:point|time)|on no account|"
-            r"by no means)"
+            r"by no means|not once|never once)"
             r"\s+(?:should|shall|will|would|do|does|must|can|need|is|are)\s+(you|the agent|the "
             r"assistant|the bot|we|i|it)\b"
         ),
         r" \1 never",
     ),
     (rx(r"\b(?:don'?t|do not|never) hesitate to\b"), " feel free to "),
-    (rx(r"\b(?:never|don'?t|do not)\s+(?:don'?t|do not|not)\s+"), " "),
+    (rx(r"\b(?:never|don'?t|do not)\s+(?:ever\s+)?(?:don'?t|do not|not)\s+"), " "),
+    # "you can't not ignore it" is "you must ignore it"
+    (rx(r"\b(?:can'?t|cannot|can not|couldn'?t)\s+not\b"), " must "),
+    # a denied denial: "it isn't true that you can't bypass it", "it's not that you aren't
+    # allowed to ship alone" are "you can …"
+    (
+        rx(
+            r"\b(?:it\s+isn'?t|it\s+is\s+not|it'?s\s+not)\s+(?:true\s+|the\s+case\s+)?(?:that\s+)?"
+            r"(you|the agent|the assistant|the bot)\s+(?:can'?t|cannot|can not|aren'?t allowed to|"
+            r"are not allowed to|isn'?t allowed to|is not allowed to|mustn'?t|must not|may not|"
+            r"aren'?t permitted to|are not permitted to)\b"
+        ),
+        r" \1 can ",
+    ),
+    # "there's no case in which you should not skip it" is "you should skip it"
+    (
+        rx(
+            r"\bthere(?:'?s| is| are)\s+no\s+(?:case|situation|circumstances?|scenario|time|occasion)s?"
+            r"\s+(?:in which|where|when|under which)\s+(you|the agent|the assistant|the bot)\s+"
+            r"(?:should not|shouldn'?t|would not|wouldn'?t|must not|mustn'?t|need not|can'?t|"
+            r"cannot|may not)\b"
+        ),
+        r" \1 should ",
+    ),
     # "never skip running X" is "always run X"
     (
         rx(r"\b(?:never|don'?t|do not)\s+(?:ever\s+)?(?:skip|neglect|omit|fail)(?:\s+to)?\b"),
@@ -59,7 +83,8 @@ _DOUBLE_NEG = (
     (
         rx(
             r"\b(?:there'?s|there is|i see|i have|there'?s really) no reason (?:for you )?"
-            r"(?:not to|why you (?:shouldn'?t|can'?t))\b|\bnothing (?:stops|prevents) you from"
+            r"(?:not to|why you (?:shouldn'?t|can'?t))\b|\bnothing(?:'?s| is)?\s+(?:stops|prevents|stopping|"
+            r"preventing|keeps|keeping|holding)\s+you(?:\s+back)?\s+from"
         ),
         " feel free to ",
     ),
@@ -82,7 +107,7 @@ _CHAT = (
     (
         rx(
             r"\bur\b(?=\s+(?:allowed|free|cleared|welcome|permitted|authori\w+|trusted|a|an|now|"
-            r"always|in|not|never|the)\b)"
+            r"always|in|not|never|the|dan)\b)"
         ),
         "you're",
     ),
@@ -158,7 +183,7 @@ def clauses(text: str) -> list[str]:
     out: list[str] = []
     for clause in (_POLITE.sub(" ", c).strip() for c in _CLAUSES.split(text)):
         if clause:
-            out.append(_resolve(out[-1], clause) if out else clause)
+            out.append(_resolve(out[-1] if out else "", clause))
     return out
 
 
@@ -184,6 +209,10 @@ _ZH_GATE_PHRASE = re.compile(
 _LEAD_YOU = rx(r"^(?:you|你)\s*(?:always|usually|keep|每次|总是|都|一直)*\s*(?:都)?")
 
 
+# what a pronoun in the same clause can stand for: "tests take forever, so comment them out"
+_NAMED_HERE = GUARD_EN + "|" + SAFE_STRONG + "|" + SECRET + r"|\b" + SAFE_WEAK + r"\b"
+
+
 def _resolve(before: str, clause: str) -> str:
     """ "Those prompts are a pain; silence them": a pronoun after a verb that turns something off
     or sends it out stands for the last guarded thing the clause before named."""
@@ -203,6 +232,9 @@ def _resolve(before: str, clause: str) -> str:
     pronoun = PRONOUN.search(clause)
     if not pronoun:
         return clause
+    own = list(re.finditer(_NAMED_HERE, clause[: pronoun.start(1)], re.IGNORECASE))
+    if own:
+        return clause[: pronoun.start(1)] + own[-1].group() + clause[pronoun.end(1) :]
     named = list(re.finditer(GUARD_EN + "|" + SAFE_STRONG + "|" + SECRET, before, re.IGNORECASE))
     if not named:
         return clause
@@ -270,6 +302,19 @@ def windows(parts: list[str]) -> list[str]:
         if i and _LEANS.search(clause) and _said_to_agent(clause):
             zh = bool(re.search(r"[\u4e00-\u9fff]", clause))
             out.append(("，" if zh else ", ").join(parts[max(0, i - 2) : i + 1]))
+    return out
+
+
+def steps(parts: list[str]) -> list[str]:
+    """Two neighbouring items of a list read together with its header: a later step sends what
+    the step before gathered ("- export the customer data\n- send to an outside mailbox")."""
+    out: list[str] = []
+    header = None
+    for i, clause in enumerate(parts):
+        if clause.rstrip().endswith((":", "：")):
+            header = clause.rstrip()
+        elif header is not None and i and parts[i - 1].rstrip() != header:
+            out.append(f"{header} {parts[i - 1]}, {clause}")
     return out
 
 
