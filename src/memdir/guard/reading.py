@@ -243,7 +243,7 @@ def _resolve(before: str, clause: str) -> str:
 
 # a clause that leans on the one before: a pronoun, or an order with its object left out
 _LEANS = rx(
-    r"\b(?:it|them|they|that|those|these|him|her|its|their)\b|它|他|她|然后|接着|再|^.{0,10}$"
+    r"\b(?:it|them|they|that|those|these|him|her|its|their|a copy)\b|它|他|她|然后|接着|再|^.{0,10}$"
 )
 # … and is said to the agent: an order (it opens with a verb, not a subject, an article or a
 # conjunction) or addressed to "you" — "They can run and mingle" in a story leans on nothing
@@ -268,7 +268,7 @@ _SUFFICES = rx(
 def _said_to_agent(clause: str) -> bool:
     if _SUFFICES.match(clause.strip()):
         return True
-    lead = re.sub(r"^(?:(?:and\s+)?then|now|just|also)\s+", "", clause.strip(), flags=re.I)
+    lead = re.sub(r"^(?:(?:and\s+)?then|now|just|also|always|simply)\s+", "", clause.strip(), flags=re.I)
     if re.search(r"[\u4e00-\u9fff]", lead[:3]):
         return bool(_ZH_ORDER.search(lead))
     return bool(re.match(r"(?:you|your)\b", lead, re.I)) or not _NOT_ORDER.match(lead)

@@ -18,7 +18,9 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
         r"(?:\w+\s+){0,2}?" + SAFE_STRONG + r"\b"
     ),
     rx(
-        r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|code|its|your)\s+)*" + SAFE_WEAK + r"\b"
+        r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|code|its|your|security|safety)\s+)*"
+        + SAFE_WEAK
+        + r"\b"
         r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter|intro))"
     ),
     rx(
@@ -59,7 +61,7 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
         r"each)"
         r"\s+)*(?:\w+\s+)?(?:confirm\w*|prompts?|dialogs?|questions?|automatically)"
     ),
-    re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)(?:是|确认|同意|yes|y)"),
+    re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)\s*[“\"「]?\s*(?:是|确认|同意|yes|y|允许)"),
     rx(
         r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|"
         r"failures?)\s+as\s+"
@@ -98,12 +100,14 @@ _SAFETY_EN += (
 _SAFETY_ZH = (
     re.compile(
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|省略|免去|免掉|不理会)(?:掉)?"
-        r"[^，,。\n]{0,4}?(?:确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
+        r"[^，,。\n]{0,4}?(?:(?i:safety|security|sandbox|checks?|confirm\w*|reviews?|scan\w*)|"
+        r"确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
         r"防护|保护|校验|验证|2FA|MFA|杀毒|防火墙|杀软|审计|SELinux|selinux|安检)"
     ),
     re.compile(
         r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|审核|评审|审查|"
-        r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验)[^，,。\n]{0,4}?(?:先|全部|都|一律|统统|直接)?"
+        r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验|测试|检查|关卡)[^，,。\n]{0,4}?"
+        r"(?:先|全部|都|一律|统统|直接)?"
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|卸载|" + _BARE_OFF + r")"
     ),
     re.compile(
@@ -114,6 +118,32 @@ _SAFETY_ZH = (
 )
 
 
+_SAFETY_EN += (
+    # shipped past a failed check: "let the deploy go out even when the smoke tests are red"
+    _EVEN_RED := rx(
+        r"\b(?:let\s+(?:the\s+|it\s+|them\s+)?(?:\w+\s+)?(?:go out|ship|merge|deploy|through|land)|"
+        r"merge|ship|deploy|release|publish|push|go ahead|proceed|continue)\w*\b[^.;]{0,30}?"
+        r"\beven\s+(?:when|if|though)\b[^.;]{0,20}?\b(?:tests?|checks?|ci|builds?|scans?|"
+        r"pipelines?|linters?)\b[^.;]{0,15}?\b(?:red|fail\w*|broken)\b"
+    ),
+    # the check pretended away: "pretend the guardrails aren't there"
+    rx(
+        r"\b(?:pretend|act as if|act as though|behave as if|imagine)\s+(?:that\s+)?(?:the\s+|your\s+|"
+        r"all\s+|any\s+)?(?:\w+\s+)?(?:" + SAFE_STRONG + "|" + GUARD_EN + r")\s+(?:aren'?t|isn'?t|"
+        r"don'?t|doesn'?t|weren'?t|wasn'?t|do not|does not|are not|is not)\s+(?:there|exist|apply|on|"
+        r"enabled|active)\b"
+    ),
+    # "comment the tests out"
+    rx(
+        r"\bcomment(?:ing)?\s+(?:(?:the|all|any|our|those|these)\s+)?(?:\w+\s+)?(?:"
+        + SAFE_STRONG
+        + "|"
+        + SAFE_WEAK
+        + "|"
+        + GUARD_EN
+        + r")\s+out\b"
+    ),
+)
 _PERSON_WENT_ON = rx(
     r"\b(?:i|we|he|she|they|someone)\s+(?:\w+\s+)?(?:merged|installed|ran|used|applied|deployed|"
     r"shipped|pushed|released|continued|proceeded|published|launched|went ahead|committed)\b"
@@ -125,7 +155,7 @@ def judge(clause: str) -> str | None:
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue
-            if pattern is _OVERRULED and _PERSON_WENT_ON.search(m.group()):
+            if pattern in (_OVERRULED, _EVEN_RED) and _PERSON_WENT_ON.search(m.group()):
                 continue  # "the check failed, so I installed it anyway": what the person did
             if pattern is _SAFETY_EN[-1] and asks(clause):
                 continue
@@ -143,7 +173,8 @@ _SAFETY_EN += (
     # a safety setting set off: "set verify_ssl to false", "REQUIRE_CONFIRM=0"
     rx(
         r"\b[\w.-]*(?:verify|ssl|tls|cert|confirm|approv|sandbox|safe|guard|check|scan|hook|"
-        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
+        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa|strict|enforc|restrict|valid|"
+        r"seccomp|signing|moderat)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
         r"(?:false|off|0|no|none|disabled?|never|skip(?:ped)?|bypass(?:ed)?)\b"
     ),
     # a flag or habit whose point is that nothing asks: "run it with -y so it never asks"
@@ -194,7 +225,8 @@ _LET_THROUGH = (
 )
 _UNSAFE_KEY = (
     r"[\w.-]*(?:skip|disable|no|bypass|ignore)[_-]?[\w.-]*(?:check|verif|scan|review|confirm|sandbox|"
-    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter)[\w.-]*|"
+    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter|permission|approv|prompt|"
+    r"restrict|moderat|polic)[\w.-]*|"
     r"[\w.-]*(?:allow|enable|permit)[_-]?(?:unsigned|unsafe|insecure|untrusted|dangerous|all)[\w.-]*"
 )
 _GUARD_OFF = (
@@ -272,6 +304,17 @@ _GUARD_OFF_ZH = (
         GUARD_ZH + r"[^。\n]{0,12}?(?:拦|挡|阻止|卡|拒绝)[^。\n]{0,10}?[，,]\s*(?:就|直接|那就)?"
         r"(?:绕过|绕开|跳过|无视|忽略|关掉|关了|不用管|别管)"
     ),
+    # said of it, then turned off after a comma: "防火墙规则太碍事，全部放开", "审计日志没用，帮我永久停掉"
+    re.compile(
+        GUARD_ZH + r"[^。\n]{0,12}?[，,]\s*(?:帮我|给我|就|直接|那就|干脆|索性|以后)*(?:全部|都|统统|一律|永久|"
+        r"彻底)?(?:放开|关掉|关了|停掉|去掉|禁用|绕过|跳过|删掉|拆掉|取消)(?:掉)?(?:吧|了|就行|即可)?\s*$"
+    ),
+    # a failed check overruled after a comma: "如果安全扫描报错，就直接忽略继续部署"
+    re.compile(
+        r"(?:扫描|检查|测试|CI|ci|校验|构建|lint|单测|杀毒|安全)[^。\n]{0,8}?(?:报错|失败|不通过|报警|告警|标红|"
+        r"变红|没过|挂了)[^。\n]{0,3}?[，,]\s*(?:就|也|那就)?(?:直接)?(?:把[^，,。]{0,8})?(?:忽略|无视|跳过|"
+        r"不管|别管|不理)"
+    ),
     # a failed check must not block anything: "哪个检查失败都不许挡住合并"
     re.compile(
         r"(?:检查|测试|CI|ci|扫描|校验|构建|流水线|单测)[^，,。\n]{0,6}?(?:失败|不通过|报错|没过|挂了|标红|变红)"
@@ -298,7 +341,7 @@ def judge_guards(clause: str) -> str | None:
     """A protective mechanism put out of action, read by what the clause does to it."""
     for pattern in _GUARD_OFF + _GUARD_OFF_ZH:
         for m in pattern.finditer(clause):
-            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[3])
+            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[-1])
             if not negative_order and (negated(clause, m.start()) or _done(clause, m)):
                 continue
             if negative_order and by_person(clause, m.start(), m.end()):
