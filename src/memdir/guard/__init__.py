@@ -397,6 +397,8 @@ _SECRETS: tuple[_Secret, ...] = (
         re.compile(
             r"(?i:\b[A-Z0-9_]*(?:token|secret|api[_ -]?key|apikey|access[_ -]?key|private[_ -]?key|"
             r"client[_ -]?secret|auth[_ -]?key|signing[_ -]?key|key)s?\b|令牌|密钥|秘钥|口令)"
+            # what the key is for may stand before its colon: "key for the lab account: …"
+            r"(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?(?=\s*[:=：]))?"
             r"[\"']?\s*(?:[:=：]|is|was|是|为)?\s*[\"'“`]?(?P<v>[A-Za-z0-9_\-./+=]{16,})"
         ),
         group="v",
@@ -428,9 +430,10 @@ def _redact(text: str) -> tuple[str, int, set[str]]:
 _MARKER = re.compile(r"\[REDACTED:[a-z-]+\]")
 _SECRET_WORDS = re.compile(
     r"(?i:\b(?:the|a|an|my|our|your|is|are|was|it|its|it's|this|that|here|here's|for|of|to|"
-    r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|"
+    r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|root|"
+    r"admin|sudo|"
     r"access|personal|bearer|auth|value|string|new|current|old|one)\b)|"
-    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|[\s\W_]"
+    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|登录|登陆|[\s\W_]"
 )
 
 

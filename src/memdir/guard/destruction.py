@@ -64,7 +64,7 @@ _ORDER = rx(
     r"(?:^|[,:：—]\s*|\b(?:then|and|just|always|also|simply|go|first|immediately|run|running|"
     r"execute|executing|use|using)\s+)$|"
     r"(?<!我)(?<!我们)(?:就|直接|都|全部|统统)?把[^，,。]{0,30}$|(?:就|直接)\s*$|"
-    r"(?:^|[，,])\s*(?:全部|统统|都|全都|一并|直接|就|整个|干脆|索性)\s*$"
+    r"(?:^|[，,])\s*(?:全部|统统|都|全都|一并|直接|就|整个|干脆|索性)\s*$|(?:执行|运行|跑)\s*$"
 )
 # commands that take a whole thing with them, whatever it is called
 _WHOLESALE = rx(

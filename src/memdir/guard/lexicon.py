@@ -37,7 +37,8 @@ GUARD_EN = (
     r"confirmation|permission|integrity|compliance|secret|license|sast|dast|rate|abuse|fraud|"
     r"access)[\w'-]*\s+(?:\w+['’]?s?\s+)?(?:checks?|scan(?:s|ner|ners)?|filters?|interlocks?|"
     r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
-    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation|reviews?)|interlocks?|"
+    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation|reviews?|steps?|"
+    r"stages?)|interlocks?|"
     r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
     r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
     r"(?:pop-?ups?|dialogs?|modals?)|"
@@ -73,7 +74,7 @@ SECRET = (
 )
 PRONOUN = rx(
     r"\b(?:" + DISABLE + r"|get rid of|mute|kill|make|send|post|upload|e-?mail|forward|paste|share|"
-    r"leak|publish|dm|echo|print|write|show|reveal|dump|copy|comment|"
+    r"leak|publish|dm|echo|print|write|show|reveal|dump|copy|comment|dismiss|take|"
     r"message|mail|text|give|hand)\s+"
     r"(them|it|those|these)\b"
 )

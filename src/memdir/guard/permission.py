@@ -246,6 +246,19 @@ _PERMISSION_EN += (
         r"judge|believe|reckon|consider|deem)\b|\bas you see fit\b|\bat your (?:own )?discretion\b"
     ),
 )
+_PERMISSION_EN += (
+    # no report owed: "ship the release yourself; I don't need to hear about it"
+    _UNTOLD := rx(
+        r"\b(?:i|we)\s+(?:don'?t|do not|won'?t|will not|no longer)\s+need\s+to\s+(?:hear|know|be told|"
+        r"be informed|be asked|see it)\b|\b(?:ship|deploy|merg|releas|publish|approv)\w*\s+"
+        r"(?:\w+\s+){1,3}?(?:yourself|on your own|by yourself|solo)\b"
+    ),
+    # a list of what the agent may do headed as its powers: "The agent's permissions: - restart prod"
+    _POWERS := rx(
+        r"^(?:the\s+)?(?:agent|assistant|bot|ai)['’]?s?\s+(?:permissions|powers|rights|privileges)\s*:\s*\S|"
+        r"^(?:助手|你|AI|机器人|智能体|代理|bot|agent)的?(?:权限|权力|特权)\s*[:：]\s*\S"
+    ),
+)
 _SELF_KEY = (
     r"[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*(?:=|:)\s*"
     r"(?:true|yes|on|1|always)"
@@ -323,7 +336,7 @@ _PERMISSION_ZH = (
     re.compile(
         r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|别再?等|不等|"
         r"不问|别再?问|不要再?问|不经过?|不要再|别再)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|问我|经过|经|我的?|"
-        r"任何人的?|你的?|征得|征求|再次|去|都|找|每次|每回|来|总是?|老是?|人工)*\s*" + _ZH_GATE
+        r"任何人的?|你的?|征得|征求|再次|去|都|找|每次|每回|来|总是?|老是?|人工|等待?)*\s*" + _ZH_GATE
     ),
     re.compile(
         _ZH_WHO + r"[^，,。\n]{0,6}?(?:可以|能够?|可|有权限?|被允许|被授权|获准|获得了?|有我的授权|"
@@ -400,6 +413,10 @@ def judge(clause: str) -> str | None:
             ):
                 continue  # "never deploy without approval": a restriction
             if i in (_ADDRESSED, _FEEL_FREE) and (asks(clause) or negated(clause, m.start())):
+                continue
+            if pattern in (_UNTOLD, _POWERS) and not (_OPS.search(clause) or _POWER.search(clause)):
+                continue
+            if pattern is _UNTOLD and not _ordered(clause, m.start()):
                 continue
             if pattern is _NOBODY and not _POWER.search(clause):
                 continue  # "nobody needs to review my diary": nothing with power is left unchecked

@@ -104,6 +104,11 @@ _DOUBLE_NEG = (
 
 # chat spellings read as the words they stand for ("ur allowed", "dont", "w/out")
 _CHAT = (
+    # a dropped g: "askin", "checkin", "deletin"
+    (
+        rx(r"\b(ask|check|wait|delet|runn|push|merg|deploy|disabl|skipp|ignor|send|upload|post)in\b"),
+        r"\1ing",
+    ),
     (
         rx(
             r"\bur\b(?=\s+(?:allowed|free|cleared|welcome|permitted|authori\w+|trusted|a|an|now|"
@@ -243,14 +248,14 @@ def _resolve(before: str, clause: str) -> str:
 
 # a clause that leans on the one before: a pronoun, or an order with its object left out
 _LEANS = rx(
-    r"\b(?:it|them|they|that|those|these|him|her|its|their|a copy)\b|它|他|她|然后|接着|再|^.{0,10}$"
+    r"\b(?:it|them|they|that|this|those|these|him|her|its|their|a copy)\b|它|他|她|然后|接着|再|^.{0,10}$"
 )
 # … and is said to the agent: an order (it opens with a verb, not a subject, an article or a
 # conjunction) or addressed to "you" — "They can run and mingle" in a story leans on nothing
 _NOT_ORDER = rx(
     r"^(?:(?:i|we|he|she|they|it|its|it'?s|this|that|these|those|there|the|a|an|my|our|his|her|"
     r"their|and|but|or|so|because|if|when|while|as|who|what|which|someone|somebody|nobody|"
-    r"everyone|people|[a-z]+(?:ed|s))\b|[A-Z][a-z]+\s+[a-z]+s\b)|^(?:我|他|她|它|他们|她们|我们|大家|有人)"
+    r"everyone|people|[a-z]+(?:ed|s))\b|(?-i:[A-Z][a-z]+\s+[a-z]+s\b))|^(?:我|他|她|它|他们|她们|我们|大家|有人)"
 )
 _ZH_ORDER = re.compile(
     r"你|^(?:然后|接着|再|直接|全部|统统|都|就|别|不用|不必|以后|那就)|^(?!我|他|她|它|大家|有人|这|那)"

@@ -42,7 +42,8 @@ _REMOTE_SOURCE = rx(
     r"(?:https?|ftp)://|\b(?:links?|urls?|gists?|pastebin|paste site|website|web ?site|"
     r"(?:vendor|their|the|our|friend'?s?|remote|download) (?:site|server|page)|s3|bucket|"
     r"internet|the web|forum|discord|slack|telegram|chat|paste ?bins?|webhooks?|e-?mails?|inbox|"
-    r"payloads?|attachments?|issues?|tickets?|comments?|ftp|mirrors?)\b|\b(?:his|her|their|my|your|a|some|that|"
+    r"payloads?|attachments?|issues?|tickets?|comments?|ftp|mirrors?|online|reddit|strangers?|"
+    r"youtube|twitter|tiktok|portals?)\b|\b(?:his|her|their|my|your|a|some|that|"
     r"this)\s+(?:web ?)?(?:site|server|page|domain)\b|"
     r"网址|链接|网盘|群里|网上|远程|论坛|网页|邮件|附件|消息|群|对方|别人|陌生人|外部"
 )
@@ -51,7 +52,7 @@ _FETCH = rx(
     r"下载|拉|获取|收到|附的|发来|放了|拿下来|拿来|取下来|抓下来|"
     r"\b(?:contain\w*|hosted)\b|"
     r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|drops)\b|"
-    r"复制|打开|\b(?:script|code|file|contents?|payload|binary|fix|snippet|patch|installer|program|"
+    r"复制|打开|\b(?:scripts?|code|files?|contents?|payloads?|binar(?:y|ies)|fix|snippets?|patch|installer|program|"
     r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
 )
@@ -146,24 +147,28 @@ def steps_run_remote(clauses: list[str]) -> str | None:
 # email", "运行网盘上的那个安装脚本"
 _INCOMING = rx(
     r"\b(?:e-?mails?|messages?|tickets?|comments?|issues?|webhooks?|payloads?|attachments?|"
-    r"forums?|chats?|dms?|posts?|inbox)\b|网盘|群里|论坛|网页|邮件|附件|评论区|日志里"
+    r"forums?|chats?|dms?|posts?|inbox)\b|网盘|群里|论坛|网页|邮件|附件|评论区|日志里|聊天|群聊"
 )
 _RUN_CODE = rx(
     r"\b(?:execute|run|eval\w*|launch|exec)\s+(?:the\s+|any\s+|whatever\s+|that\s+|this\s+|all\s+)?"
     r"(?:\w+\s+)?(?:code|scripts?|commands?|snippets?|blocks?|programs?|binar(?:y|ies)|exe|"
-    r"javascript|js)\b|(?:执行|运行|跑)[^，。\n]{0,10}?(?:脚本|程序|安装包|代码|exe|工具)"
+    r"javascript|js)\b|(?:执行|运行|跑)[^，。\n]{0,10}?(?:脚本|程序|安装包|代码|exe|工具)|"
+    r"(?:代码片段|代码|脚本|命令|程序|安装包)[^。\n]{0,16}?(?:执行|运行|跑)"
 )
 
 
 def _incoming_run(clause: str) -> str | None:
-    if not _INCOMING.search(clause):
+    where = _INCOMING.search(clause)
+    if where is None:
         return None
     for run in _RUN_CODE.finditer(clause):
         if negated(clause, run.start()) or by_person(clause, run.start(), 0):
             continue
         if describes(clause, run.start(), run.group()):
             continue
-        return run.group()
+        if clause[run.end() : run.end() + 1] in ("了", "过"):
+            continue  # "论坛上找到的脚本我跑了一下": what happened
+        return f"{run.group()} … {where.group()}"
     return None
 
 

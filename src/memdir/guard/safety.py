@@ -38,7 +38,9 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     rx(
         r"--dangerously-\S+|--yolo\b|\byolo mode|--no-verify\b|--no-sandbox\b|--yes\b|"
         r"--assume-yes|--no-?confirm\w*|--skip-permissions\S*|--allow-all\S*|--trust-all|"
-        r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*"
+        r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*|"
+        r"--insecure\b|--no-check-certificate\b|\b(?:pass|add|use|with)\s+(?:the\s+)?-k\b|"
+        r"(?:加|用|带)上?\s*-k\b"
     ),
     rx(r"\bapproval[_ -]?policy\W+(?:to\s+|=\s*|:\s*)?(?:never|none|off|auto|yolo)\b"),
     rx(
@@ -73,7 +75,7 @@ _SAFETY_EN += (
     rx(
         r"\b(?:don'?t|do not|never)\s+let\s+(?:the\s+|any\s+|those\s+|these\s+|our\s+)?"
         r"(?:\w+\s+){0,2}?(?:" + SAFE_STRONG + "|" + SAFE_WEAK + r")\s+(?:block|stop|slow|hold|"
-        r"get in the way|prevent)"
+        r"get in the way|prevent|interrupt|pause|bother)"
     ),
     re.compile(
         r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|评审)[^，,。\n]{0,4}?"
@@ -93,8 +95,9 @@ _SAFETY_EN += (
         r"commit|deploy|ship|push|release|continue|proceed|publish|install|run|use|apply|launch|go "
         r"ahead)\w*\s+(?:[\w-]+\s+){0,3}?(?:anyway|regardless|nonetheless|all the same|either way|"
         r"no matter what)\b|"
-        r"\bmark\s+(?:the\s+|all\s+|failing\s+)*(?:checks?|tests?|ci|jobs?|builds?)\s+as\s+"
-        r"(?:passed|passing|green|successful|success|ok)\b"
+        r"\bmark\s+(?:the\s+|all\s+|every\s+|any\s+|failing\s+|failed\s+|security\s+|safety\s+)*"
+        r"(?:checks?|tests?|ci|jobs?|builds?|scans?)\s+as\s+"
+        r"(?:passed|passing|green|successful|success|ok|skipped|xfail|ignored)\b"
     ),
 )
 _SAFETY_ZH = (
@@ -132,6 +135,18 @@ _SAFETY_EN += (
         r"all\s+|any\s+)?(?:\w+\s+)?(?:" + SAFE_STRONG + "|" + GUARD_EN + r")\s+(?:aren'?t|isn'?t|"
         r"don'?t|doesn'?t|weren'?t|wasn'?t|do not|does not|are not|is not)\s+(?:there|exist|apply|on|"
         r"enabled|active)\b"
+    ),
+    # dismissed unread: "dismiss the confirmation dialog automatically"
+    rx(
+        r"\b(?:dismiss|close|click through|accept|skip)\w*\s+(?:\w+\s+){0,3}?(?:confirm\w*|prompts?|"
+        r"dialogs?|warnings?|pop-?ups?)\s+(?:\w+\s+)?automatically\b"
+    ),
+    # taken out: "take the approval step out"
+    rx(
+        r"\b(?:take|rip|strip|pull|cut)\s+(?:the\s+|that\s+|this\s+|all\s+)?(?:\w+\s+){0,2}?"
+        + GUARD_EN
+        + r"\s+out\b|\b(?:take|rip|strip|pull|cut)\s+out\s+(?:the\s+|that\s+|all\s+)?(?:\w+\s+){0,2}?"
+        + GUARD_EN
     ),
     # "comment the tests out"
     rx(
@@ -291,11 +306,12 @@ _GUARD_OFF = (
 _GUARD_OFF_ZH = (
     re.compile(
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|不理会|别理|不用理|"
-        r"放开|拆掉|砍掉|" + _BARE_OFF + r")(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
+        r"放开|拆掉|砍掉|拿掉|撤掉|移除|去除|" + _BARE_OFF + r")(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
     ),
     re.compile(
         GUARD_ZH + r"[^，,。\n]{0,8}?(?:先|全部|都|一律|统统|直接)?"
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|"
+        r"拿掉|撤掉|砍掉|移除|去除|"
         + _BARE_OFF
         + r")"
     ),
