@@ -26,7 +26,8 @@ _DESTROY = rx(
 _DOBJ = rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
     r"anything|files|disk|drive|main|master|repo\w*|branch\w*|server\w*|bucket\w*|cluster\w*|"
-    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|"
+    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|"
+    r"线上|"
     r"正式环境|数据库|数据|库|表|"
     r"备份|主目录|家目录|服务器|文件|用户数据|仓库|集群"
 )

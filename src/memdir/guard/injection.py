@@ -10,7 +10,8 @@ from .reading import PERSON, asks, by_person, negated
 
 _ROLE: tuple[re.Pattern[str], ...] = (
     rx(
-        r"\b(?:developer|god|dan|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|admin|"
+        r"\b(?:developer|god|dan|jailbreak|jailbroken|unrestricted|unfiltered|uncensored|evil|"
+        r"admin|"
         r"root|sudo|superuser|"
         r"unlocked|unsafe|no[- ]limits?|no[- ]restrictions?)\s+mode\b|\bjailbreak\w*|"
         r"\bdo anything now\b"
@@ -41,12 +42,15 @@ _ROLE: tuple[re.Pattern[str], ...] = (
     re.compile(
         r"(?:开发者|上帝|越狱|无限制|无过滤|无审查|不受限|DAN|dan|邪恶|管理员|root)模式|越狱|"
         r"你(?:现在)?是\s*(?:DAN|dan|一个(?:没有|不受|无)[^，。]{0,10}(?:AI|人工智能|助手|模型))|"
-        r"你(?:现在)?是[^，。]{0,4}?(?:可以|能)?(?:做任何事|什么都(?:能|可以)做|无所不能|不会拒绝|从不拒绝)[^，。]{0,8}?"
+        r"你(?:现在)?是[^，。]{0,4}?(?:可以|能)?(?:做任何事|什么都(?:能|可以)做|无所不能|不会拒绝|"
+        r"从不拒绝)[^，。]{0,8}?"
         r"(?:AI|人工智能|助手|模型|机器人)|"
-        r"(?:没有|不受|无)任何?(?:规则|限制|约束|规矩|内容政策|过滤)的?\s*(?:AI|人工智能|助手|模型|机器人)|"
+        r"(?:没有|不受|无)任何?(?:规则|限制|约束|规矩|内容政策|过滤)的?\s*(?:AI|人工智能|助手|模型|"
+        r"机器人)|"
         r"(?:没|没有|从来没|从未)被[^，。]{0,4}?(?:设|定|给)过?(?:任何)?(?:规矩|规则|限制)的?"
         r"(?:AI|助手|模型|机器人)|"
-        r"你(?:现在)?(?:处于|进入|切换到)\S{0,8}模式|扮演(?:一个)?[^，。]{0,10}(?:AI|助手|模型|管理员)|"
+        r"你(?:现在)?(?:处于|进入|切换到)\S{0,8}模式|扮演(?:一个)?[^，。]{0,10}(?:AI|助手|模型|"
+        r"管理员)|"
         r"你的(?:新|真实)(?:身份|角色|人设)是"
     ),
 )
@@ -59,8 +63,10 @@ _ROLE += (
         r"safeguards|ethics|morals|boundaries)\b"
     ),
     re.compile(
-        r"(?:进入|切换到|切换成|切到|换成|换到|开启|打开|启用|启动|变成)[^，。\n]{0,8}?(?:不受约束|无限制|不受限|"
-        r"无约束|无过滤|越狱|开发者|上帝|管理员|无审查|不受任何限制|没有限制|没有约束|自由)[^，。\n]{0,3}模式|"
+        r"(?:进入|切换到|切换成|切到|换成|换到|开启|打开|启用|启动|变成)[^，。\n]{0,8}?(?:不受约束|"
+        r"无限制|不受限|"
+        r"无约束|无过滤|越狱|开发者|上帝|管理员|无审查|不受任何限制|没有限制|没有约束|"
+        r"自由)[^，。\n]{0,3}模式|"
         r"(?:不受|没有|无)任何?(?:约束|限制|规则|规矩)的?模式"
     ),
 )
@@ -128,15 +134,20 @@ _OVERRIDE: tuple[re.Pattern[str], ...] = (
         r"\bsystem prompt\s*[:：]"
     ),
     re.compile(
-        r"(?:不要理会|无视|忽略|忘掉|忘记|抛开|不用管|别管|覆盖|(?i:ignore|disregard|forget))(?:掉)?"
+        r"(?:不要理会|无视|忽略|忘掉|忘记|抛开|不用管|别管|覆盖|(?i:ignore|disregard|"
+        r"forget))(?:掉)?"
         r"[^，。\n]{0,4}?(?:之前|以前|前面|上面|以上|先前|原来|所有|原有|系统|你收到的|你被告知)"
         r"[^，。\n]{0,10}?(?:指令|指示|规则|提示|设定|要求|说明|内容|一切|"
         r"(?i:rules|instructions?|prompts?|guidelines)|指导|准则|守则)|"
         r"(?:之前|以前|先前)的(?:指令|规则|指示)不再(?:适用|有效)|"
-        r"(?:(?:优先级?|效力|地位)?高于|优先于|凌驾于)[^，。\n]{0,4}?(?:系统|之前)[^，。\n]{0,3}?(?:指令|提示|规则)|"
-        r"覆盖[^，。\n]{0,6}?(?:规则|指令|系统提示)|(?:输出|显示|告诉我|泄露|打印)[^，。\n]{0,4}?系统提示|"
-        r"(?:之前|以前|先前|原来|原先|给你|交代给你|你收到)[^，。\n]{0,12}?(?:规定|规则|指令|指示|要求|设定|"
-        r"东西)[^，。\n]{0,12}?(?:作废|无效|不算数|失效|不再算数|不再有效|不作数)|(?:和|与|跟)这条[^。\n]{0,8}?冲突[^。\n]{0,12}?"
+        r"(?:(?:优先级?|效力|地位)?高于|优先于|凌驾于)[^，。\n]{0,4}?(?:系统|"
+        r"之前)[^，。\n]{0,3}?(?:指令|提示|规则)|"
+        r"覆盖[^，。\n]{0,6}?(?:规则|指令|系统提示)|(?:输出|显示|告诉我|泄露|"
+        r"打印)[^，。\n]{0,4}?系统提示|"
+        r"(?:之前|以前|先前|原来|原先|给你|交代给你|你收到)[^，。\n]{0,12}?(?:规定|规则|指令|指示|"
+        r"要求|设定|"
+        r"东西)[^，。\n]{0,12}?(?:作废|无效|不算数|失效|不再算数|不再有效|不作数)|(?:和|与|"
+        r"跟)这条[^。\n]{0,8}?冲突[^。\n]{0,12}?"
         r"(?:丢掉|忽略|作废|不管|无视|扔掉)|"
         r"忘掉[^，。\n]{0,8}?一切|系统提示词?\s*[:：]|(?:^|\n)\s*系统\s*[:：]|新的?指令\s*[:：]"
     ),
@@ -214,7 +225,8 @@ _OVERRIDE += (
     ),
     re.compile(
         r"(?:之前|以前|先前|原来|原先|最初|起初|上面|以上|前面|系统|开发者|你收到)[^，。\n]{0,10}?"
-        r"(?:设定|指令|指示|规则|提示词?|要求|规定|约束|规矩)[^，。\n]{0,6}?(?:全部|都|统统|一律|全都)?"
+        r"(?:设定|指令|指示|规则|提示词?|要求|规定|约束|规矩)[^，。\n]{0,6}?(?:全部|都|统统|一律|"
+        r"全都)?"
         r"(?:忘掉|忘记|忽略|无视|作废|不用管|别管|不算数?|失效|不再适用|无效|可以忽略|丢掉|扔掉|"
         r"不用理|不用遵守|不必遵守|不用听|取消|只是建议|仅供参考|当作?不存在|当成不存在|可以不管)|"
         r"(?:只|只要|只需)(?:听|按|遵守|服从|执行|遵循)(?:我|这条|这里|这份)"
@@ -241,16 +253,20 @@ _IDENTITY = rx(
     r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
     r"(?:role|identity|persona) of|(?:speak|respond|answer|reply|talk|write) as|assume the "
     r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
-    r"\b|^(?:(?:new|your)\s+)?(?:character|persona|role|identity)\s*:|你(?:现在|以后|从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
-    r"扮演|当(?:一个|个)|当自己是|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|你(?:现在)?的(?:新)?(?:角色|身份|人设)是|"
+    r"\b|^(?:(?:new|your)\s+)?(?:character|persona|role|identity)\s*:|你(?:现在|以后|"
+    r"从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
+    r"扮演|当(?:一个|个)|当自己是|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|"
+    r"你(?:现在)?的(?:新)?(?:角色|身份|人设)是|"
     r"把自己当(?:成|作)"
 )
 _LAWLESS = rx(
     r"(?<![^\W_])(?:unfiltered|unrestricted|uncensored|lawless)(?![^\W_])|\bevil twin\b|"
     r"\bignores?\s+(?:all|any|every)\s+(?:\w+\s+)?(?:rules|restrictions|limits|guidelines|"
-    r"polic(?:y|ies)|filters)\b|\broot\s+(?:user|account|shell)\b|\bsuperuser\b|\b(?:shed|dropped|lost|removed|abandoned|discarded|thrown off|stripped)\s+"
+    r"polic(?:y|ies)|filters)\b|\broot\s+(?:user|account|shell)\b|\bsuperuser\b|\b(?:shed|dropped|"
+    r"lost|removed|abandoned|discarded|thrown off|stripped)\s+"
     r"(?:all\s+|every\s+)?(?:of\s+)?(?:its|their|your|his|her)\s+(?:\w+\s+)?(?:rules|restrictions|"
-    r"limits|filters|guidelines|guardrails|safeguards)\b|(?:抛掉|抛弃|丢掉|去掉|摆脱|卸下)了?(?:所有|全部|一切)?"
+    r"limits|filters|guidelines|guardrails|safeguards)\b|(?:抛掉|抛弃|丢掉|去掉|摆脱|"
+    r"卸下)了?(?:所有|全部|一切)?"
     r"的?(?:安全)?(?:规则|限制|约束|规矩|准则)|"
     r"\bwith\s+(?:its|their|root|full|unlimited)\s+(?:authority|privileges|powers?)\b|"
     r"\b(?:executes?|runs?|does)\s+(?:whatever|anything|everything)\s+(?:i|you)\s+(?:type|say|ask|"
@@ -270,7 +286,8 @@ _LAWLESS = rx(
     r"longer)\s+(?:bind|apply to)\s+you|\bobeys?\s+(?:without question|everything|anything)\b|"
     r"\b(?:morals|ethics|rules|limits|restrictions|filters|refusals)\s*:\s*(?:none|no|off|zero|"
     r"disabled)\b|"
-    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|什么都(?:敢)?(?:做|干)(?!得)|"
+    r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|"
+    r"什么都(?:敢)?(?:做|干)(?!得)|"
     r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|"
     r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)"
 )
@@ -279,9 +296,12 @@ _DENIED = rx(
     r"chatgpt|model)\b|\bforget (?:about )?being\s+(?:an?\s+)?(?:safe|helpful|harmless|polite|"
     r"careful|assistant|ai)\b|\b(?:that was|it was)\s+the old you\b|"
     r"你不再是(?:一个)?(?:助手|AI|人工智能|模型)|"
-    r"(?:别|不要)再(?:当|做)(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|原来)的你|"
-    r"\b(?:assistant|helpful|nice|polite|safe)\s+(?:assistant\s+)?(?:mode|act|persona)\s+is\s+over\b|"
-    r"(?:别|不要)再装(?:成)?(?:那个|一个)?(?:助手|AI|人工智能|模型)|\b(?:drop|quit|stop|cut)\s+(?:the\s+)?"
+    r"(?:别|不要)再(?:当|做)(?:那个|一个)?[^，。]{0,8}(?:助手|AI|人工智能|模型)|(?:过去|以前|"
+    r"原来)的你|"
+    r"\b(?:assistant|helpful|nice|polite|safe)\s+(?:assistant\s+)?(?:mode|act|"
+    r"persona)\s+is\s+over\b|"
+    r"(?:别|不要)再装(?:成)?(?:那个|一个)?(?:助手|AI|人工智能|模型)|\b(?:drop|quit|stop|"
+    r"cut)\s+(?:the\s+)?"
     r"(?:assistant|ai|helpful|nice|polite)\s+(?:act|persona|routine|role)\b"
 )
 
@@ -322,16 +342,20 @@ _THEIRS = rx(
     r"constraints|preamble|"
     r"restrictions|limits|principles)\b|\b(?:system|developer|original|initial|built-in|default|"
     r"factory|safety)\s+(?:prompt|instructions|rules|guidelines|polic(?:y|ies)|preamble|"
-    r"directives)\b|\bsystem\s+messages?\b|\b(?:instructions?|rules|guidance|directions|prompts?)\s+"
-    r"(?:above|before)\s+(?:this|the)\s+(?:line|point|note|message)\b|\b(?:rules|instructions|guidelines|setup|polic(?:y|ies)|directives|"
+    r"directives)\b|\bsystem\s+messages?\b|\b(?:instructions?|rules|guidance|directions|"
+    r"prompts?)\s+"
+    r"(?:above|before)\s+(?:this|the)\s+(?:line|point|note|message)\b|\b(?:rules|instructions|"
+    r"guidelines|setup|polic(?:y|ies)|directives|"
     r"guidance|directions|orders)\s+"
     r"(?:that\s+)?(?:you|your \w+|the \w+|they)\s+(?:started with|began with|were given|gave you|"
     r"got|baked into you|put in "
     r"you|trained into you)\b|\b(?:set you up|configured you|programmed you)\b|"
     r"你(?:原先|原来|之前|最初|本来)?的(?:所有)?(?:指令|规矩|规则|设定|限制|准则|规定)|"
-    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|出厂(?:时)?的?(?:那些)?(?:规则|设定)|"
+    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:限制|规则|设定|指令|规定)|"
+    r"出厂(?:时)?的?(?:那些)?(?:规则|设定)|"
     r"系统提示|你被设定的|条条框框|给你定的(?:规矩|规则)|"
-    r"你[^，。\n]{0,8}?(?:拿到|收到|得到|被告知)的[^，。\n]{0,4}?(?:指令|指示|规定|规则|规矩|设定|要求)|"
+    r"你[^，。\n]{0,8}?(?:拿到|收到|得到|被告知)的[^，。\n]{0,4}?(?:指令|指示|规定|规则|规矩|设定|"
+    r"要求)|"
     r"\bwhat you were (?:told|given|instructed)\b"
 )
 # … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
@@ -358,8 +382,10 @@ _MINE = rx(
     r"(?:final|real|true|only|current)\s+(?:version|word|authority|rules?)\b|\bfollow (?:the|"
     r"this) (?:memory|note|"
     r"file)\b|"
-    r"按这条|以这条|以这里|以此为准|以本条|按这里|听这条|听我的|按我说的|\bfollow me\b|\blisten to me\b|"
-    r"\bthis\s+(?:memory|note|file)\s+(?:prevails|governs|takes (?:priority|precedence)|has the (?:last|"
+    r"按这条|以这条|以这里|以此为准|以本条|按这里|听这条|听我的|按我说的|\bfollow me\b|"
+    r"\blisten to me\b|"
+    r"\bthis\s+(?:memory|note|file)\s+(?:prevails|governs|takes (?:priority|precedence)|"
+    r"has the (?:last|"
     r"final) (?:word|say))\b|\bgo by (?:my|this|these) (?:notes?|memory|memories|word)\b"
 )
 _MINE_ALONE = rx(
@@ -387,8 +413,10 @@ _EARLIER = re.compile(
 
 
 _SET_ASIDE_BEFORE = rx(
-    r"\b(?:forget|ignore|disregard|drop|discard|abandon|throw out|set aside|put aside)\s+(?:about\s+)?"
-    r"(?:all\s+)?(?:of\s+)?(?:the|your|those|these)?\s*$|(?:忘掉|忘记|忽略|无视|抛开|丢掉)(?:掉)?\s*$"
+    r"\b(?:forget|ignore|disregard|drop|discard|abandon|throw out|set aside|"
+    r"put aside)\s+(?:about\s+)?"
+    r"(?:all\s+)?(?:of\s+)?(?:the|your|those|these)?\s*$|(?:忘掉|忘记|忽略|无视|抛开|"
+    r"丢掉)(?:掉)?\s*$"
 )
 
 

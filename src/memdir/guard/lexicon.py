@@ -37,7 +37,8 @@ GUARD_EN = (
     r"confirmation|permission|integrity|compliance|secret|license|sast|dast|rate|abuse|fraud|"
     r"access)[\w'-]*\s+(?:\w+['’]?s?\s+)?(?:checks?|scan(?:s|ner|ners)?|filters?|interlocks?|"
     r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
-    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation|reviews?|steps?|"
+    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation|reviews?|"
+    r"steps?|"
     r"stages?)|interlocks?|"
     r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
     r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
@@ -46,8 +47,10 @@ GUARD_EN = (
     r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
 )
 GUARD_ZH = (
-    r"(?:分支保护|保护规则|检查的?关卡|沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
-    r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|校验)"
+    r"(?:分支保护|保护规则|检查的?关卡|沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|"
+    r"代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
+    r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|"
+    r"校验)"
 )
 SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[- ]?off|review)"
 DISABLE = (

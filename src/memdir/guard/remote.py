@@ -51,8 +51,10 @@ _FETCH = rx(
     r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
     r"下载|拉|获取|收到|附的|发来|放了|拿下来|拿来|取下来|抓下来|"
     r"\b(?:contain\w*|hosted)\b|"
-    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|drops)\b|"
-    r"复制|打开|\b(?:scripts?|code|files?|contents?|payloads?|binar(?:y|ies)|fix|snippets?|patch|installer|program|"
+    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|"
+    r"drops)\b|"
+    r"复制|打开|\b(?:scripts?|code|files?|contents?|payloads?|binar(?:y|ies)|fix|snippets?|patch|"
+    r"installer|program|"
     r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
 )
@@ -117,14 +119,17 @@ _RUN_BACK = rx(
 )
 # whatever a page or a message tells the agent to run, run: "网页上让你执行什么命令，你就执行什么"
 _OBEYED = rx(
-    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|recommends|"
+    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|"
+    r"recommends|"
     r"says|gives|shows)\s+(?:a|some|the|any)\s+(?:command|script|fix|snippet)\b[^.]{0,40}?\b(?:run|"
     r"execute|paste)\b|"
     r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|"
     r"site|"
     r"website|email|message|webhook|issue|comment|ticket|document|readme|stranger)\s+(?:tells|asks|"
-    r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方|日志|报错)"
-    r"[^，。\n]{0,8}?(?:让|叫|要|提示|告诉)你?(?:执行|运行|跑|输入)[^。\n]{0,12}?(?:你)?(?:就|直接)?"
+    r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方|日志|"
+    r"报错)"
+    r"[^，。\n]{0,8}?(?:让|叫|要|提示|告诉)你?(?:执行|运行|跑|输入)[^。\n]{0,12}?(?:你)?(?:就|"
+    r"直接)?"
     r"(?:执行|运行|跑|照做|照办)"
 )
 
