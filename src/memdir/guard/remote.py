@@ -178,13 +178,13 @@ def _incoming_run(clause: str) -> str | None:
 
 
 def judge(clause: str) -> str | None:
-    incoming = _incoming_run(clause)
-    if incoming:
-        return incoming
     for pattern in (*_REMOTE, _OBEYED):
         m = pattern.search(clause)
         if m and not negated(clause, m.start()):
             return m.group()
+    incoming = _incoming_run(clause)
+    if incoming:
+        return incoming
     remote = [u for u in re.finditer(URL, clause) if not LOCAL_URL.match(u.group())]
     run_at = _RUN_AT.search(clause)
     if (
