@@ -118,7 +118,8 @@ def score_at(commit: str, names: list[str]) -> dict[str, dict[str, Any]]:
             check=True,
         ).stdout
     result: dict[str, dict[str, Any]] = json.loads(out)
-    return result
+    # keyed by the names as given, so a batch named by a relative path finds its old column
+    return {n: result[p] for n, p in zip(names, paths, strict=True)}
 
 
 def groups(scores: dict[str, Any]) -> list[str]:

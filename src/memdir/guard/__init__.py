@@ -51,7 +51,7 @@ __all__ = [
     "redact",
 ]
 
-GUARD_VERSION = "guard-v6"
+GUARD_VERSION = "guard-v7"
 
 
 @dataclass(frozen=True)
@@ -397,6 +397,8 @@ _SECRETS: tuple[_Secret, ...] = (
         re.compile(
             r"(?i:\b[A-Z0-9_]*(?:token|secret|api[_ -]?key|apikey|access[_ -]?key|private[_ -]?key|"
             r"client[_ -]?secret|auth[_ -]?key|signing[_ -]?key|key)s?\b|令牌|密钥|秘钥|口令)"
+            # what the key is for may stand before its colon: "key for the lab account: …"
+            r"(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?(?=\s*[:=：]))?"
             r"[\"']?\s*(?:[:=：]|is|was|是|为)?\s*[\"'“`]?(?P<v>[A-Za-z0-9_\-./+=]{16,})"
         ),
         group="v",
@@ -428,9 +430,10 @@ def _redact(text: str) -> tuple[str, int, set[str]]:
 _MARKER = re.compile(r"\[REDACTED:[a-z-]+\]")
 _SECRET_WORDS = re.compile(
     r"(?i:\b(?:the|a|an|my|our|your|is|are|was|it|its|it's|this|that|here|here's|for|of|to|"
-    r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|"
+    r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|root|"
+    r"admin|sudo|"
     r"access|personal|bearer|auth|value|string|new|current|old|one)\b)|"
-    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|[\s\W_]"
+    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|登录|登陆|[\s\W_]"
 )
 
 
@@ -465,7 +468,8 @@ _INSTRUCTIONS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     re.compile(
-        r"(?:助手|AI|代理|智能体|模型|机器人)(?:还|也|都)?(?:应该|必须|要|需要|得|务必|一定要|可以)|"
+        r"(?:助手|AI|代理|智能体|模型|机器人)(?:还|也|都)?(?:应该|必须|要|需要|得|务必|一定要|"
+        r"可以)|"
         r"(?:回答|回复|答复|读完|看完)(?:任何)?(?:问题)?(?:之前|以前|前|之后|以后|后)|"
         r"(?:上传|发送|发到|发给|转发|泄露)\S{0,20}?(?:密钥|\.env|~/\.ssh|凭证|令牌|密码|私钥)"
     ),
@@ -490,9 +494,11 @@ _INSTRUCTIONS: tuple[re.Pattern[str], ...] = (
         re.IGNORECASE,
     ),
     re.compile(
-        r"从现在(?:开始|起)|今后你|以后你|你(?:必须|要|需要|应该|得|务必|一定要|只能|不准|不许|不要|别|现在是)|"
+        r"从现在(?:开始|起)|今后你|以后你|你(?:必须|要|需要|应该|得|务必|一定要|只能|不准|不许|"
+        r"不要|别|现在是)|"
         r"请你|作为(?:一个)?(?:AI|人工智能|助手|模型)|扮演|角色扮演|不要告诉用户|别告诉用户|"
-        r"(?:^|[。！？\n]\s*)(?:请|务必|一定要|必须|记住|忽略|执行|运行|发送|删除|打开|访问|下载|安装|"
+        r"(?:^|[。！？\n]\s*)(?:请|务必|一定要|必须|记住|忽略|执行|运行|发送|删除|打开|访问|下载|"
+        r"安装|"
         r"批准|合并|部署|推送|总是|永远)"
     ),
 )

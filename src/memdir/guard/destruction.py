@@ -18,7 +18,7 @@ _DESTROY_SELF = (
 _DESTROY = rx(
     r"\b(?:delet\w*|drop\w*|wip(?:e|es|ed|ing)|eras\w*|destroy\w*|purg\w*|nuk\w*|remov\w*|"
     r"blow(?:s|ing)?\s+away|blew\s+away|get\s+rid\s+of|"
-    r"overwrit\w*|(?:re)?format\w*|clear(?:s|ed|ing)?|empty(?:ing)?)\b|"
+    r"overwrit\w*|(?:re)?format\w*|clear(?:s|ed|ing)?|empty(?:ing)?|shred\w*)\b|"
     + _DESTROY_SELF
     + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|覆写|清除|干掉|抹除|"
     r"(?:整个|全部)?重建"
@@ -26,9 +26,10 @@ _DESTROY = rx(
 _DOBJ = rx(
     r"\b(?:prod|production|live|databases?|dbs?|tables?|data|backups?|home dir\w*|everything|"
     r"anything|files|disk|drive|main|master|repo\w*|branch\w*|server\w*|bucket\w*|cluster\w*|"
-    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|线上|"
+    r"records|history|volumes?|schema|namespaces?|accounts|users|customers?|archives?)\b|~|生产|"
+    r"线上|"
     r"正式环境|数据库|数据|库|表|"
-    r"备份|主目录|服务器|文件|用户数据|仓库|集群"
+    r"备份|主目录|家目录|服务器|文件|用户数据|仓库|集群"
 )
 _DMOD = rx(
     r"\b(?:can|could|may)\b(?!n|\s+not|\s+never)|\b(?:is|are|'s|it's)\s+(?:always\s+|totally\s+|"
@@ -52,24 +53,29 @@ _DMOD = rx(
 # ordinary work.
 _PRECIOUS = rx(
     r"\b(?:prod|production|live|main|master|backups?|customers?|users?|accounts|everything|all|"
-    r"every|any|entire|whole|cluster|namespace|history|repos?|repositor(?:y|ies)|forks?)\b|"
+    r"every|any|entire|whole|cluster|namespace|history|repos?|repositor(?:y|ies)|forks?|audit)\b|"
     r"(?<![\w.])/(?=\s|$)|(?<![\w/])~(?=/?\s|/?$)|"
-    r"生产|线上|正式|集群|备份|用户|客户|所有|全部|整个|主分支|\bmain\b|数据库"
+    # the system's own data, not scratch: "/var/lib/mysql", "/data", "/home"
+    r"(?<![\w.])/(?:var/lib|etc|usr|home|data|srv|opt|root|boot|mnt)\b"
+    r"(?![\w/.-]*(?:tmp|temp|cache|build|dist|node_modules))|"
+    r"生产|线上|正式|集群|备份|用户|客户|所有|全部|整个|主分支|\bmain\b|数据库|仓库|历史"
 )
 # the destroying verb said as an order ("Delete …", "then drop …", "就把…删了"), not a report
 _ORDER = rx(
-    r"(?:^|[,:：—]\s*|\b(?:then|and|just|always|also|simply|go|first|immediately)\s+)$|"
+    r"(?:^|[,:：—]\s*|\b(?:then|and|just|always|also|simply|go|first|immediately|run|running|"
+    r"execute|executing|use|using)\s+)$|"
     r"(?<!我)(?<!我们)(?:就|直接|都|全部|统统)?把[^，,。]{0,30}$|(?:就|直接)\s*$|"
-    r"(?:^|[，,])\s*(?:全部|统统|都|全都|一并|直接|就)\s*$"
+    r"(?:^|[，,])\s*(?:全部|统统|都|全都|一并|直接|就|整个|干脆|索性)\s*$|(?:执行|运行|跑)\s*$"
 )
 # commands that take a whole thing with them, whatever it is called
 _WHOLESALE = rx(
     r"terraform\s+destroy|drop\s+(?:database|schema)|dropdb|kubectl\s+delete\s+(?:ns|namespaces?)|"
     r"rm\s+-\w*[rf]\w*\s+(?:/|~)"
 )
+_ROOT_WIPE = rx(r"rm\s+-\w*[rf]\w*\s+(?:--\S+\s+)*(?:/|~/?)\*?(?=\s|$|[`'\"])")
 _BASE_VERB = rx(
     r"(?:delete|drop|wipe|erase|destroy|purge|nuke|remove|truncate|clear|overwrite|format|reset|"
-    r"empty|blow\s+away|get\s+rid\s+of)\b|"
+    r"empty|blow\s+away|get\s+rid\s+of|shred)\b|"
     + _DESTROY_SELF
     + r"|删除|删掉|删|清空|清掉|抹掉|销毁|格式化|重置|毁掉|覆盖|清除|干掉|抹除|(?:整个|全部)?重建"
 )
@@ -98,7 +104,9 @@ def _ordered(clause: str, m: re.Match[str]) -> bool:
         r"(?:^|,\s*|\bthen\s+)[A-Za-z]*$", before.strip()
     ):
         return False
-    if _WHOLESALE.match(m.group()):
+    if _ROOT_WIPE.match(clause, m.start()):
+        return True  # "rm -rf /" takes the machine with it, whatever the host is for
+    if _WHOLESALE.match(clause, m.start()):
         return not SCRATCH.search(clause)
     # what is destroyed is named right after the verb: "overwrite prod with staging"
     target = clause[m.end() : m.end() + 30]

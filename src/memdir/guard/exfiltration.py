@@ -6,17 +6,30 @@ from __future__ import annotations
 import re
 
 from .lexicon import SECRET, rx
-from .reading import by_person, negated
+from .reading import by_person, has_han, negated
 
 _SEND_EN = rx(
     r"\b(?:send|post|upload|e-?mail|mail|forward|sync|copy|paste|share|include|leak|publish|"
     r"expose|transmit|exfiltrate|attach|dump|push|put|commit|append|tweet|dm|give|hand|reveal|"
     r"disclose|back up|backup|scp|rsync|rclone|sftp|mirror|message|text)\b|"
-    r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@"
+    r"\bcurl\b[^\n]{0,40}?(?:-d|--data\S*|-F|--form|-T|--upload-file)\s*(?:[\w.-]+=)?@|"
+    # the gerund after politeness: "would you mind posting the credentials to pastebin"
+    r"\b(?:sending|posting|uploading|e-?mailing|mailing|forwarding|sharing|leaking|publishing|"
+    r"pasting|dumping|tweeting)\b"
+)
+# kept or made part of somewhere: sent out only when that place is outside ("keep a copy of any
+# token in our public Discord", "make the private key part of the public docs")
+_COPY_EN = rx(
+    r"\b(?:keep|store|save|leave|stash|drop|put)\s+(?:a\s+)?cop(?:y|ies)\b|"
+    r"\bmake\b(?=[^.;]{0,40}?\bpart of\b)"
 )
 _SEND_ZH = re.compile(
-    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|卖给|邮件发|上传|传到|传给|贴到|贴在|贴给|贴出|贴|粘贴到|同步到|"
-    r"同步给|附上|附带|转发|泄露|公开|备份到|推到|提交到|分享给|分享到|告诉|(?i:post)\s*到|上报|私信|发送"
+    r"(?<!开)发(?:到|给|送|邮件|在|出|布到)|卖给|转给|转交|交给|递给|(?:直接|就)给(?:他|她|他们|"
+    r"对方|别人|人家)|"
+    r"(?:同步|拷贝?|复制|存|备份|传|抄送)(?:一份|一下|过去)(?:到|给)|邮件发|上传|传到|传给|贴到|"
+    r"贴在|贴给|贴出|贴|粘贴到|同步到|"
+    r"同步给|附上|附带|转发|泄露|公开|备份到|推到|提交到|分享给|分享到|告诉|(?i:post)\s*到|上报|"
+    r"私信|发送"
 )
 
 
@@ -37,13 +50,14 @@ _SENSITIVE = (
     r"export|dump|emails?|csv|details|accounts)\b|\buser\s+(?:data|records|database|table|list)\b|"
     r"\b(?:database|db)\s+(?:dump|export|backups?)\b|\b(?:whole|entire)\s+(?:repo\w*|codebase|"
     r"source)\b|\bsource code\b|\bpii\b|客户(?:数据|名单|信息|资料|列表)|用户(?:数据|信息|名单)|"
-    r"数据库(?:备份|导出)|源代码|源码|token|Token|TOKEN|"
+    r"数据库的?(?:备份|导出)|源代码|源码|token|Token|TOKEN|聊天记录|通话记录|病历|"
     # people's personal data: "the home addresses", "the salary sheet", "用户的住址"
     r"\b(?:home\s+)?addresses\b|\bphone numbers?\b|\bsalar(?:y|ies)\b|\bpayroll\b|"
     r"\b(?:health|medical|employee|personnel|hr)\s+(?:records|files|data|list)\b|\bssns?\b|"
     r"\bsocial security\b|\bpassports?\b|\busers?\s+(?:data|records|database|table|list)\b|"
     r"\b(?:every|each|any|all)\s+(?:\w+\s+)?secrets?\b|\bconfidential\b|"
-    r"(?:客户|用户|员工)的?(?:数据|名单|信息|资料|列表|手机号|电话|住址|地址|身份证号?|档案|工资)|工资表|"
+    r"(?:客户|用户|员工)的?(?:数据|名单|信息|资料|列表|手机号|电话|住址|地址|身份证号?|档案|工资)|"
+    r"工资表|"
     r"身份证号?|手机号|住址)"
 )
 _OUTSIDE = rx(
@@ -60,7 +74,10 @@ _OUTSIDE = rx(
     r"朋友|同学|亲戚|竞争对手|给他|告诉他|(?<![每个])有人|别人|他人|任何人|"
     r"\b(?:in|into|to)\s+(?:your|the|a|my)\s+(?:reply|answer|response|output|commit messages?|"
     r"tickets?|issues?|bug reports?|prs?|pull requests?|logs?|comments?)\b|"
-    r"微信|钉钉|飞书|QQ|qq|群|网盘|外部|私人|(?<!每)个人|外包|合作方|公开|工单|回复|回答|所有人|评论|帖子|"
+    r"微信|钉钉|飞书|QQ|qq|群|网盘|外部|私人|(?<!每)个人|外包|合作方|公开|工单|回复|回答|所有人|"
+    r"评论|帖子|"
+    r"发版说明|发布说明|更新日志|\brelease notes\b|\bchangelog\b|\btweets?\b|\btwitter\b|"
+    r"\bsocial media\b|"
     r"\bissues?\b"
 )
 _SHOW = rx(
@@ -76,7 +93,8 @@ _HARVEST = rx(
     r"(?:^|[,:：—]\s*|\b(?:then|and|always|just|first)\s+)(?:collect|gather|harvest|scrape|dump|"
     r"extract|grab|hoard|round up)\s+(?:up\s+)?(?:all|every|any|each)\s+(?:the\s+|of the\s+)?"
     r"(?:\w+\s+){0,2}?(?:tokens?|keys|passwords?|credentials?|secrets?)\b|"
-    r"(?<!我)(?:收集|搜集|汇总|导出|扒)(?:一下)?(?:所有|全部|每个)的?[^，。\n]{0,6}?(?:密钥|令牌|密码|凭证|token)"
+    r"(?<!我)(?:收集|搜集|汇总|导出|扒)(?:一下)?(?:所有|全部|每个)的?[^，。\n]{0,6}?(?:密钥|令牌|"
+    r"密码|凭证|token)"
 )
 
 
@@ -97,7 +115,7 @@ def judge(clause: str) -> str | None:
         if not _DESTINATION.search(clause[max(0, m.start() - 20) : m.start()])
     ]
     outside = _OUTSIDE.search(clause)
-    if not sent and outside:
+    if not sent and (outside or _PIPED_OUT.search(clause)):
         sent = [m for m in re.finditer(_SENSITIVE, clause, re.IGNORECASE)]
     if not sent:
         return None
@@ -114,7 +132,16 @@ def judge(clause: str) -> str | None:
     piped = _PIPED_OUT.search(clause, secret.end())
     if piped and not negated(clause, secret.start()):
         return f"{secret.group()} … {piped.group()}"
-    for pattern in (_SEND_EN, _SEND_ZH, _SHOW):
+    copied = _COPY_EN.search(clause)
+    if (
+        copied
+        and outside
+        and _OUTSIDE.search(clause, copied.end())
+        and _IMPERATIVE.search(clause[: copied.start()])
+        and not negated(clause, copied.start())
+    ):
+        return f"{copied.group()} … {secret.group()}"
+    for pattern in (_SEND_EN, _SEND_ZH, _SHOW) if has_han(clause) else (_SEND_EN, _SHOW):
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue

@@ -101,6 +101,16 @@ def judge(text: str) -> list[Finding]:
                 words = read(window)
                 if words:
                     found[kind] = Finding(kind, words.strip()[:120])
+    if "override" not in found:
+        first = injection.priority_list(parts)
+        if first:
+            found["override"] = Finding("override", first[:120])
+    if "exfiltration" not in found:
+        for pair in reading.steps(parts):
+            words = exfiltration.judge(pair)
+            if words:
+                found["exfiltration"] = Finding("exfiltration", words.strip()[:120])
+                break
     if "remote-code" not in found:
         steps = remote.steps_run_remote(parts)
         if steps:

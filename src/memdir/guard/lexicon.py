@@ -27,7 +27,7 @@ SAFE_STRONG = (
     r"permissions? (?:system|model)|approvals?|code reviews?|anti-?virus|virus scan\w*|firewalls?|"
     r"selinux|apparmor|defender|audit (?:logs?|logging|trail)|(?:security|secret|malware) "
     r"scanners?|(?:tls|ssl|certificate|cert|signature|checksum) (?:verification|checks?|"
-    r"validation)|dry[- ]runs?)"
+    r"validation)|dry[- ]runs?|code signing|signing checks?|seccomp(?: profiles?)?)"
 )
 # A protective mechanism named by what it guards and what it is, beyond the fixed names above:
 # "the safety interlock", "the security linter's rules", "the vulnerability scanner", "the spam
@@ -37,7 +37,9 @@ GUARD_EN = (
     r"confirmation|permission|integrity|compliance|secret|license|sast|dast|rate|abuse|fraud|"
     r"access)[\w'-]*\s+(?:\w+['’]?s?\s+)?(?:checks?|scan(?:s|ner|ners)?|filters?|interlocks?|"
     r"guards?|gates?|linters?|rules|engines?|polic(?:y|ies)|logs?|logging|trails?|prompts?|"
-    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation)|interlocks?|"
+    r"levels?|settings?|classifiers?|alerts?|warnings?|limiters?|controls?|moderation|reviews?|"
+    r"steps?|"
+    r"stages?)|interlocks?|"
     r"(?:pre-?(?:commit|push|merge|receive|deploy)|ci|lint|type)\s+(?:checks?|hooks?|gates?)|"
     r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
     r"(?:pop-?ups?|dialogs?|modals?)|"
@@ -45,15 +47,17 @@ GUARD_EN = (
     r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
 )
 GUARD_ZH = (
-    r"(?:沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
-    r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|校验)"
+    r"(?:分支保护|保护规则|检查的?关卡|沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|"
+    r"代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
+    r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|"
+    r"校验)"
 )
 SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[- ]?off|review)"
 DISABLE = (
     r"(?:disable|disabling|turn(?:ing)? off|switch(?:ing)? off|shut(?:ting)? off|bypass(?:ing)?|"
     r"skip(?:ping)?|ignor(?:e|ing)|circumvent(?:ing)?|get(?:ting)? around|suppress(?:ing)?|"
     r"remov(?:e|ing)|silenc(?:e|ing)|deactivat(?:e|ing)|override|overriding|route around|"
-    r"work around|sidestep(?:ping)?|dodg(?:e|ing))"
+    r"work around|sidestep(?:ping)?|dodg(?:e|ing)|comment(?:ing)? out)"
 )
 URL = r"(?:https?|ftp)://\S+"
 # a URL that is this machine is not the network: "run the app at http://localhost:8000"
@@ -66,11 +70,14 @@ SECRET = (
     r"secrets?\s+(?:folder|files?|dir\w*|store|"
     r"vault)|(?:the|our|repo|repository|project|app|all|production|prod|ci|environment)\s+"
     r"secrets|\.aws\b|\.netrc|\.npmrc|\.pypirc|kubeconfig|keychain|passwords?|passphrases?|"
-    r"\.pem\b|seed phrase|密钥|私钥|秘钥|凭证|凭据|令牌|密码|口令|环境变量|助记词)"
+    r"\.pem\b|seed phrase|(?:session |auth |login )?cookies|service[- ]account (?:json|keys?|"
+    r"files?|credentials)|(?:api|client|app) secrets?|os\.environ|process\.env|printenv|"
+    r"\b(?:any|every|each) secrets?\b|\bwhenever you (?:read|see|find|meet|hit) an? secret\b|"
+    r"密钥|私钥|秘钥|凭证|凭据|令牌|密码|口令|环境变量|助记词)"
 )
 PRONOUN = rx(
     r"\b(?:" + DISABLE + r"|get rid of|mute|kill|make|send|post|upload|e-?mail|forward|paste|share|"
-    r"leak|publish|dm|"
+    r"leak|publish|dm|echo|print|write|show|reveal|dump|copy|comment|dismiss|take|"
     r"message|mail|text|give|hand)\s+"
     r"(them|it|those|these)\b"
 )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import SCRATCH, rx
-from .reading import NEG_BEFORE, NEG_EN, RESTRICT_AFTER, asks, by_person, negated
+from .reading import NEG_BEFORE, NEG_EN, RESTRICT_AFTER, asks, by_person, has_han, negated
 
 # what an agent does to a system: a grant of these is never a person's own fact
 _OPS = rx(
@@ -14,16 +14,18 @@ _OPS = rx(
     r"push\w*|merg\w*|releas\w*|publish\w*|ship\w*|install\w*|dependenc\w*|packages?|migrat\w*|"
     r"tool ?calls?|tools?|delet\w*|drop\w*|wip\w*|rm|truncat\w*|prod|production|main|master|ci|"
     r"prs?|pull requests?|commit\w*|infrastructure|servers?|databases?|db|hotfix\w*|schema|"
-    r"code|branch\w*|repo\w*|force)\b"
-    r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|依赖|迁移|删|清空|生产|线上|代码|"
-    r"提交|重启|服务器|配置|权限|开销|花钱"
+    r"code|branch\w*|repo\w*|force|rotat\w*|credentials?|certificates?|firewall\w*|dns|billing)\b"
+    r"|执行|运行|跑|命令|脚本|部署|发布|上线|推送|推到|合并|合入|安装|依赖|迁移|删|清空|生产|线上|"
+    r"代码|"
+    r"提交|重启|服务器|配置|权限|开销|花钱|发版"
 )
 # something to do, said as a standing rule for the agent
 _ACT = rx(
     r"\b(?:spend\w*|pay\w*|purchas\w*|buy\w*|cards?|money|transfer\w*|operations?|actions?|"
     r"anything|everything|whatever|you|your|agent|assistant|ai|claude|always|from now on|"
     r"going forward|by default|every time)\b"
-    r"|装|付款|支付|转账|操作|工具|改动|代理|助手|你|智能体|以后|今后|从现在|一律|总是|始终|每次|所有|"
+    r"|装|付款|支付|转账|操作|工具|改动|代理|助手|你|智能体|以后|今后|从现在|一律|总是|始终|每次|"
+    r"所有|"
     r"任何|处理"
 )
 # reported speech to someone else: the "you" in 'I told him: "you don't need my permission"'
@@ -43,12 +45,14 @@ _GATE = (
     r"(?:approv\w*|permission|permissions|confirm\w*|ask|asking|asked|reviews?|reviewing|"
     r"sign[- ]?off|(?:my|an|the) ok(?:ay)?|go-ahead|consent|say-?so|blessing|"
     r"check(?:ing)?(?: first| with \w+)?|"
-    r"wait(?:ing)?(?: for \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|clearance|"
-    r"questions?|run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+    r"wait(?:ing)?(?: (?:for|on) \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|"
+    r"clearance|"
+    r"questions?|run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us|anyone|anybody|someone|a human)|"
     r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us))"
 )
 _RISKY = (
     r"(?:deploy|push|force[- ]?push|merge|release|publish|ship|approve|bypass|disable|override|"
+    r"restart|reboot|rotate|grant|"
     r"overwrite|execute|install|sudo|delete|drop|wipe|truncate|rm\b|reset|revert|rewrite history|"
     r"run (?:any|all|every|whatever|arbitrary|shell|the|\w+ )?(?:commands?|scripts?|migrations?|"
     r"anything|code)|commit (?:directly )?to|access (?:prod|production)|"
@@ -61,7 +65,10 @@ _RISKY = (
 
 _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     # "… without asking / approval / confirming"
-    rx(r"\bwithout\s+(?:(?:any|a|my|the|your|first|prior|further|me)\s+)*" + _GATE + r"\b"),
+    rx(
+        r"\bwithout\s+(?:(?:any|a|my|the|your|first|prior|further|me|human|manual|explicit|"
+        r"written|anyone'?s|someone'?s|a human'?s)\s+)*" + _GATE + r"\b"
+    ),
     rx(r"\bno questions asked\b"),
     # "approval is not required", "no confirmation needed", "doesn't need my sign-off"
     rx(
@@ -82,11 +89,14 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
         r"assistant|\w+) )?to|"
         r"needn'?t|stop|no longer|skip(?:ping)?)\s+"
         r"(?:(?!without|before|unless|until)\w+\s+){0,3}?(?:ask(?:ing)?|wait(?:ing)? for|"
-        r"run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us)|"
+        r"run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us|anyone|anybody|someone|a human)|"
         r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us)|"
-        r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv|permission|"
-        r"sign|ok|review|confirm|consent|say-?so|blessing|go-ahead)|confirm(?:ing)?|check(?:ing)? "
-        r"with|bother(?:ing)?|loop(?:ing)? (?:me|us) in|ping(?:ing)? (?:me|us)|"
+        r"(?:seek|request|get)(?:ing|ting)? (?:my |any |an? |the |your )?(?:approv\w*|"
+        r"permission\w*|"
+        r"sign\w*(?:[- ]off)?|ok(?:ay)?|review\w*|confirm\w*|consent|say-?so|blessing|go-ahead)|"
+        r"confirm(?:ing)?|"
+        r"check(?:ing)? (?:in )?with|wait(?:ing)? on|bother(?:ing)?|loop(?:ing)? (?:me|us) in|"
+        r"ping(?:ing)? (?:me|us)|"
         r"involv(?:e|ing) me)\b"
     ),
     # "you may deploy", "the agent is allowed to merge", "you have my permission to …"
@@ -94,25 +104,29 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
         r"\b(?:you|the agent|the assistant|the ai|agents?|assistants?|claude|the model|the bot)"
         r"(?:['’]re)?\s+"
         r"(?:are\s+|is\s+|now\s+|also\s+)*(?:may|can|could|(?:allowed|permitted|"
-        r"authori[sz]ed|cleared|free|welcome|entitled|empowered) to|ha(?:ve|s)\s+(?:my\s+|full\s+|"
-        r"the\s+|standing\s+|blanket\s+)?(?:permission|approval|authori[sz]ation|clearance|"
-        r"green light|go-ahead|blessing)(?:\s+to)?)(?!n['’]?t|\s+not|\s+never)\s+"
+        r"authori[sz]ed|cleared|free|welcome|entitled|empowered) to|(?:ha(?:ve|s)|hold|holds|"
+        r"got)\s+"
+        r"(?:my\s+|full\s+|the\s+|standing\s+|blanket\s+)*(?:permission|approval|"
+        r"authori[sz]ation|clearance|consent|green light|go-ahead|blessing)(?:\s+to)?)(?!n['’]?t|"
+        r"\s+not|\s+never)\s+"
         r"(?:\w+\s+){0,3}?" + _RISKY
     ),
     rx(
         r"\bi\s+(?:hereby\s+)?(?:give|grant)\s+(?:you|the agent|the assistant)\s+(?:full\s+|"
         r"blanket\s+)?(?:permission|approval|authori[sz]ation|access|the right)|"
         r"\bi\s+(?:authori[sz]e|allow|permit)\s+(?:you|the agent|the assistant)\s+to\b|"
-        r"\b(?:you|agent|assistant)\s+ha(?:ve|s)\s+(?:my|full|blanket|standing)\s+"
-        r"(?:permission|approval|authori[sz]ation)"
+        r"\b(?:you|agent|assistant)\s+(?:ha(?:ve|s)|hold|holds)\s+(?:my|full|blanket|standing)\s+"
+        r"(?:\w+\s+)?(?:permission|approval|authori[sz]ation|consent)"
     ),
     # "pre-approved", "auto-approve", "consider every command approved" (with something to do)
     rx(
         r"\b(?:pre-?approved|auto-?approv\w*|already approved|pre-?authori[sz]ed|pre-?cleared|"
         r"already authori[sz]ed|authori[sz]ed in advance|blanket (?:approval|permission)|"
-        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,5}?"
-        r"(?:pre-?)?approved|(?:treat|regard|deem|count|take|view)(?:ed|s)? (?:\w+\s+){0,4}?as "
-        r"(?:already |pre-?)?(?:approved|authori[sz]ed|okayed|signed off))|"
+        r"standing (?:approval|permission)|approved in advance|consider(?:ed)? (?:\w+\s+){0,7}?"
+        r"(?:pre-?)?(?:approved|cleared|authori[sz]ed|green-?lit|okayed)|(?:treat|regard|deem|"
+        r"count|"
+        r"take|view)(?:ed|s)? (?:\w+\s+){0,4}?as "
+        r"(?:already |pre-?)?(?:approved|authori[sz]ed|okayed|signed off|green-?lit|cleared))|"
         r"\b(?:approval|consent|permission|sign-?off|go-ahead|okay|blessing|say-?so)\s+(?:\w+\s+)"
         r"{0,4}?(?:can|may|should|is to|will)\s+be\s+(?:assumed|presumed|implied|"
         r"taken for granted)|"
@@ -133,6 +147,7 @@ _PERMISSION_EN: tuple[re.Pattern[str], ...] = (
     rx(
         r"\b" + _GATE + r"\s+(?:\w+\s+){0,4}?(?:is|are|['’]s)\s+(?:totally\s+|completely\s+|"
         r"really\s+|just\s+)?(?:unnecessary|optional|superfluous|pointless|overkill|not necessary|"
+        r"an? (?:waste of time|waste|box-ticking exercise)|red tape|busywork|theatre|theater|"
         r"(?:only |merely )?an? (?:formality|rubber stamp|nice-to-have)\b[^.]{0,20}?\b(?:you can|"
         r"feel free to|fine to|ok to) (?:skip|ignore|drop))|"
         r"\b(?:it['’]?s|it is)\s+(?:totally\s+|completely\s+)?(?:unnecessary|not necessary|"
@@ -189,8 +204,74 @@ _PERMISSION_EN += (
         r"(?:you|it) see fit|without (?:me|us|supervision|oversight|anyone))\b"
     ),
 )
+_PERMISSION_EN += (
+    # no one else looks: "nobody needs to look them over", "no human in the loop", "there's no one
+    # you have to check in with", "that's review enough"
+    _NOBODY := rx(
+        r"\b(?:nobody|no one|no-one|no human|not anyone)\s+(?:else\s+)?(?:needs?|has|have|is "
+        r"required|must|should)\s+to\s+(?:look|review|check|approve|sign off|vet|inspect|okay|see|"
+        r"oversee)\w*\b|\bno (?:one|human|person|body|manager)\s+(?:else\s+)?(?:that\s+)?you\s+"
+        r"(?:have|need|must|ought) to\s+(?:check in with|ask|clear (?:it|things) with|run (?:it|"
+        r"things) (?:by|past)|answer to|consult)\b|\b(?:with\s+)?no human (?:in the loop|"
+        r"oversight|review|sign-?off)\b|\b(?:review|approval|sign-?off|permission|oversight|"
+        r"checking) enough\b"
+    ),
+    # a decision left to the agent: "whatever you decide about refunds stands", "your judgement
+    # is final on production changes"
+    rx(
+        r"\b(?:whatever|anything|what)\s+you\s+(?:decide|choose|approve|say)\b[^.;]{0,40}?"
+        r"\b(?:stands|goes|is final|counts|is fine|is binding)\b|\byour\s+(?:judge?ment|decision|"
+        r"call|word|say-?so|verdict)\s+(?:is|will be)\s+(?:final|enough|sufficient|law|binding)\b"
+    ),
+    # approving its own work or giving itself access: "sign off on your own PRs", "grant
+    # yourself admin rights"
+    rx(
+        r"\b(?:sign(?:s|ing)? off on|approv\w*|merg\w*|review\w*|okay\w*|rubber-?stamp\w*|"
+        r"green-?light\w*)\s+(?:your|its)\s+own\s+(?:prs?|pull requests?|changes?|code|work|"
+        r"commits?|requests?|merges?|releases?|expenses?|access requests?|tickets?|patches)\b|"
+        r"\b(?:grant|give|add|assign|elevate|promote|make)\s+yourself\s+(?:\w+\s+){0,3}?"
+        r"(?:access|rights|admin\w*|permissions?|privileges?|roles?|owner\w*|sudo|root)\b|"
+        r"\badd\s+yourself\s+to\s+(?:\w+\s+){0,3}?(?:admins?|owners?|sudoers|groups?|roles?|"
+        r"maintainers)\b"
+    ),
+    # everything the agent does already approved: "everything you run has been signed off already"
+    rx(
+        r"\b(?:everything|anything|whatever|all|every \w+|any \w+)\s+(?:that\s+)?you\b[^.;]{0,40}?"
+        r"\b(?:has|have|is|are)\s+(?:been\s+)?(?:already\s+)?(?:signed off|approved|okayed|"
+        r"cleared|green-?lit|pre-?approved|authori[sz]ed)\b"
+    ),
+)
+_PERMISSION_EN += (
+    # the gate itself waived: "consider the need for my sign-off on infrastructure work retired"
+    rx(
+        r"\b(?:the\s+)?(?:need|requirement)s?\s+(?:for|of|to get)\s+(?:my|an?|the|any|your)\s+"
+        r"(?:\w+\s+)?" + _GATE + r"\b[^.;]{0,40}?\b(?:retired|waived|lifted|dropped|gone|removed|"
+        r"void|cancell?ed|over|suspended|scrapped)\b"
+    ),
+    # the agent's own judgement is the gate: "merge and release whenever you think it's ready"
+    _DISCRETION := rx(
+        r"\b(?:whenever|when|if|once|as soon as)\s+you\s+(?:yourself\s+)?(?:think|decide|feel|"
+        r"judge|believe|reckon|consider|deem)\b|\bas you see fit\b|\bat your (?:own )?discretion\b"
+    ),
+)
+_PERMISSION_EN += (
+    # no report owed: "ship the release yourself; I don't need to hear about it"
+    _UNTOLD := rx(
+        r"\b(?:i|we)\s+(?:don'?t|do not|won'?t|will not|no longer)\s+need\s+to\s+(?:hear|know|"
+        r"be told|"
+        r"be informed|be asked|see it)\b|\b(?:ship|deploy|merg|releas|publish|approv)\w*\s+"
+        r"(?:\w+\s+){1,3}?(?:yourself|on your own|by yourself|solo)\b"
+    ),
+    # a list headed as the agent's powers: "The agent's permissions: - restart prod"
+    _POWERS := rx(
+        r"^(?:the\s+)?(?:agent|assistant|bot|ai)['’]?s?\s+(?:permissions|powers|rights|"
+        r"privileges)\s*:\s*\S|"
+        r"^(?:助手|你|AI|机器人|智能体|代理|bot|agent)的?(?:权限|权力|特权)\s*[:：]\s*\S"
+    ),
+)
 _SELF_KEY = (
-    r"[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*(?:=|:)\s*"
+    r"[\w.-]*(?:self|auto|allow[_-]?self)[_-]?(?:approv\w*|merg\w*|deploy\w*|releas\w*)\s*(?:=|"
+    r":)\s*"
     r"(?:true|yes|on|1|always)"
 )
 _PERMISSION_EN += (
@@ -202,7 +283,8 @@ _PERMISSION_EN += (
 _POWER = rx(
     r"\b(?:deploy\w*|merg\w*|releas\w*|push\w*|delet\w*|drop\w*|prod|production|infra\w*|"
     r"pipelines?|admin|root|access|rights|permissions|keys|billing|dns|servers?|databases?|"
-    r"migrations?|main|master|commands?|changes|budget|spend\w*|payments?)\b|"
+    r"migrations?|main|master|commands?|changes|budget|spend\w*|payments?|credentials?|"
+    r"certificates?|secrets?|tokens?|firewall\w*|billing|refunds?|contracts?)\b|"
     r"部署|发布|上线|合并|删|生产|线上|权限|管理员|服务器|数据库|命令|付款|预算"
     + r"|\b(?:pull requests?|prs|code|releases?|tickets?|changes)\b"
 )
@@ -217,6 +299,9 @@ _HANDED = (
         r"\bthe green light\b[^.]{0,30}?\b(?:is|are)\s+(?:a given|automatic|assumed|implied)|"
         # the decision itself handed over: "the final word on schema changes is yours", "consider
         # the deploy button yours", "you decide on your own whether a migration goes out"
+        r"\b(?:the agent|the assistant|the bot|it)\s+(?:gets? to\s+)?(?:decides?|chooses?|"
+        r"determines?)\s+(?:on (?:its|your) own|alone|by itself|itself)\s+(?:whether|when|if)\b|"
+        r"\bon (?:your|its) own\s+(?:whether|when|if)\b|"
         r"\b(?:final|last)\s+(?:word|say|call|decision)\b[^.;]{0,40}?\b(?:is|are|rests?|lies)\s+"
         r"(?:with\s+)?(?:yours|you)\b|\b(?:consider|treat|regard)\s+(?:the\s+|my\s+)?"
         r"(?:\w+\s+){0,3}?yours\b|\byou(?:\s+alone|\s+yourself)?\s+(?:get to\s+)?"
@@ -227,7 +312,8 @@ _HANDED = (
         r"(?:你|助手|AI)(?:来)?自己(?:看着)?(?:定|决定|拿主意|做主|判断|把握)|"
         r"(?:你|助手|AI)(?:就|来|可以)?自己(?:拍板|做主|拿主意)|"
         r"(?:你|助手|AI)(?:来)?(?:全权做主|全权决定|做主|定了就算|说了就算|定就算)|"
-        r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|由你(?:来)?(?:决定|拍板|做主)|"
+        r"(?:你|助手|AI)(?:来)?(?:说了算|全权负责|全权处理|做决定|拍板|定就行|自己定|决定就好)|"
+        r"由你(?:来)?(?:决定|拍板|做主)|"
         r"(?:权限|管理员|root|账号|生产|线上)[^，。\n]{0,8}?(?:你)?(?:随便|随意|尽管)(?:用|改|动)"
     ),
 )
@@ -249,20 +335,25 @@ _NEEDS_ACT = {0, 1, 2, 3, 4, 5, 8, 11, 12}
 _WITHOUT, _ADDRESSED, _FEEL_FREE, _NEVER_ASK, _BARE_ASK = 0, 6, 9, 5, 13
 
 _ZH_GATE = (
-    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|告诉我|"
-    r"通知我|跟我说|汇报|经过我|过我这关|"
+    r"(?:审批|批准|确认|问|请示|征得|征求|同意|点头|审核|评审|许可|授权|检查|报备|签字|过问|允许|"
+    r"告诉我|"
+    r"通知我|跟我说|汇报|经过我|过我这关|复核|把关|过目|"
     r"(?i:ask|approv\w*|confirm\w*|review|permission|sign-?off))"
 )
 _ZH_ACT = (
-    r"(?:部署|发布|上线|推送|推到|推|合并|合到|合入|删除|删|清空|跳过|绕过|修改生产|改生产|修改线上|执行|"
+    r"(?:部署|发布|上线|推送|推到|推|合并|合到|合入|删除|删|清空|跳过|绕过|修改生产|改生产|"
+    r"修改线上|执行|"
     r"运行|跑|重置|覆盖|回滚|付款|转账|批准|审批|安装|操作|决定|sudo|rm|drop|force|命令)"
 )
 _ZH_WHO = r"(?:你|您|助手|AI|ai|智能体|代理|模型|机器人|agent)"
-_PERMISSION_ZH = (
+_PERMISSION_ZH: tuple[re.Pattern[str], ...] = (
     re.compile(
-        r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|别再?等|不等|"
-        r"不问|别再?问|不要再?问|不经过?)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|问我|经过|经|我的?|"
-        r"任何人的?|你的?|征得|征求|再次|去|都|找)*\s*" + _ZH_GATE
+        r"(?:不需要|不用|无需|不必|免|用不着|没必要|不再需要|不再|不要求|不要再?等|不用再?等|"
+        r"别再?等|不等|"
+        r"不问|别再?问|不要再?问|不经过?|不要再|别再)(?:再|先|跟我|向我|和我|等我|找我|让我|给我|"
+        r"问我|经过|经|我的?|"
+        r"任何人的?|你的?|征得|征求|再次|去|都|找|每次|每回|来|总是?|老是?|人工|等待?)*\s*"
+        + _ZH_GATE
     ),
     re.compile(
         _ZH_WHO + r"[^，,。\n]{0,6}?(?:可以|能够?|可|有权限?|被允许|被授权|获准|获得了?|有我的授权|"
@@ -271,25 +362,64 @@ _PERMISSION_ZH = (
     re.compile(r"我(?:允许|授权|准许|批准|同意)" + _ZH_WHO),
     re.compile(_ZH_WHO + r"有我的(?:授权|许可|批准)"),
     re.compile(
-        r"(?:视为|当作|当成|算作)(?:我)?(?:已经?|都已)?(?:批准|同意|审批通过|确认)|"
+        r"(?:视为|当作|当成|算作|就当)(?:我|[^，。\n]{0,8}?都)?(?:已经?|都已经?)?(?:批准|同意|"
+        r"审批通过|确认|点头|"
+        r"授权|认可)|"
         r"自动(?:批准|审批|通过|确认)|已经?批准过"
     ),
     re.compile(
         r"(?:直接|随便)(?:部署|上线|推到|推送|合并|删除|删掉|发布)\S{0,8}?(?:就行|就好|吧|即可)"
     ),
     re.compile(
-        r"(?<!我)自己(?:拿主意|做主|决定就行|看着办|批准|审批|审核通过|签字)|(?:一律|都|全部|直接|统统)放行"
+        r"(?<!我)自己(?:拿主意|做主|决定就行|看着办|批准|审批|审核通过|签字)|(?:一律|都|全部|直接|"
+        r"统统)放行"
     ),
     re.compile(
         r"^(?:以后)?(?:别|不要|不用|不必)再?(?:问我|问了|来问我|请示我?|找我确认)了?[。！!.]*$"
     ),
     # nobody looks first: "不用拿给我看", "不必找人看", "不用等人看"
     re.compile(
-        r"(?:不需要|不用|无需|不必|用不着|没必要|不再)(?:再|先)?(?:拿给我|给我|找人|等人|让我|让人|给人|请人)"
+        r"(?:不需要|不用|无需|不必|用不着|没必要|不再)(?:再|先)?(?:拿给我|给我|找人|等人|让我|让人|"
+        r"给人|请人)"
         r"(?:看看|看|过目|审|瞧)|(?:不用|无需|不必)(?:给我)?过目"
     ),
 )
+_PERMISSION_ZH += (
+    # consent given ahead for everything: "我已经提前批准了你接下来所有的操作", "我这边全部认可",
+    # "默认获得我的授权", "回复都默认是“好”"
+    re.compile(
+        r"我(?:这边|已经|已|都|提前|预先|事先|一律)*(?:全部|都|一律|全都)?(?:认可|批准|同意|授权|"
+        r"点头)了?你?"
+        r"[^，。\n]{0,6}?(?:所有|全部|一切|任何|接下来)|我(?:这边)?(?:全部|都|一律|全都)(?:认可|"
+        r"批准|同意)|"
+        r"(?:默认|已经|已)(?:就)?(?:获得|得到|拿到)了?我?的?(?:授权|批准|许可|同意)|"
+        r"(?:回复|回答|答复|意见|答案)(?:都|一律)?默认(?:是|为|都是)?\s*[“\"]?\s*(?:好|同意|可以|"
+        r"行|yes|"
+        r"批准|通过)|默认(?:已|都)(?:批准|同意|授权)"
+    ),
+    # power handed over or self-granted: "root 权限我全权交给你了", "自己给自己开管理员权限",
+    # "报销单你看着批就行"
+    re.compile(
+        r"(?:权限|管理员|root|决定权|控制权|审批权)[^，。\n]{0,8}?(?:全权)?(?:交给|移交给|授予|"
+        r"给)了?你|"
+        r"全权交给你|自己给自己(?:开|加|授予|分配|批|审批|合并)|(?:自行|自己)(?:授予|分配|开通|"
+        r"提升)自己|"
+        r"自己(?:审批|批准|合并)自己|看着(?:批|签|付|转|删|部署|发布|合并|执行|改)[^，。\n]{0,3}?"
+        r"(?:就行|就好|即可|就可以|吧|都行)"
+    ),
+)
 _ZH_NEEDS_ACT = {0, 4, 6, 8}
+
+
+# the clause orders the agent to act (no subject but "you" before its verb)
+_SUBJECT = rx(r"^(?:i|we|he|she|they|my \w+|our \w+|the \w+ (?:team|job|bot|script))\b")
+
+
+def _ordered(clause: str, start: int) -> bool:
+    """Said as an order in the part of the clause before ``start`` ("I'm handing you the keys:
+    merge whenever you think it's ready"), not what someone does."""
+    part = re.split(r"[:：;,—]", clause[:start])[-1]
+    return not _SUBJECT.match(part.strip()) and not asks(clause)
 
 
 def judge(clause: str) -> str | None:
@@ -309,6 +439,18 @@ def judge(clause: str) -> str | None:
                 continue  # "never deploy without approval": a restriction
             if i in (_ADDRESSED, _FEEL_FREE) and (asks(clause) or negated(clause, m.start())):
                 continue
+            if pattern in (_UNTOLD, _POWERS) and not (_OPS.search(clause) or _POWER.search(clause)):
+                continue
+            if pattern is _UNTOLD and not _ordered(clause, m.start()):
+                continue
+            if pattern is _NOBODY and not _POWER.search(clause):
+                continue  # "nobody needs to review my diary": nothing with power is left unchecked
+            if pattern is _DISCRETION and not (
+                _OPS.search(clause)
+                and _ordered(clause, m.start())
+                and not negated(clause, m.start())
+            ):
+                continue  # "call me whenever you think of it": nothing done to a system
             if i in (_ADDRESSED, _FEEL_FREE) and SCRATCH.match(
                 re.sub(r"^\s*(?:the|all|any|those|these|your|our)\s+", "", clause[m.end() :])
             ):
@@ -317,7 +459,7 @@ def judge(clause: str) -> str | None:
     handed = _handed_over(clause)
     if handed:
         return handed
-    for i, pattern in enumerate(_PERMISSION_ZH):
+    for i, pattern in enumerate(_PERMISSION_ZH if has_han(clause) else ()):
         for m in pattern.finditer(clause):
             if i in _ZH_NEEDS_ACT and not act:
                 continue

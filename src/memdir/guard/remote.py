@@ -17,7 +17,8 @@ _REMOTE = (
     ),
     rx(
         r"[<$]\(\s*(?:curl|wget)\b|\biex\s*\(*\s*(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
-        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)|\bpipe\s+(?:the\s+)?(?:contents of\s+)?"
+        r"new-object)|\beval\s+\"?\$\(\s*(?:curl|wget)|\b(?:exec|eval)\s*\(\s*(?:urllib\S*?urlopen|"
+        r"urlopen|requests\.get|httpx\.get|fetch)|\bpipe\s+(?:the\s+)?(?:contents of\s+)?"
         r"(?:https?|ftp)://\S+\s+(?:in)?to\s+(?:sudo\s+)?(?:(?:ba|z)?sh|python\d?|perl|ruby|node|"
         r"powershell|pwsh)\b"
     ),
@@ -41,27 +42,32 @@ _REMOTE_SOURCE = rx(
     r"(?:https?|ftp)://|\b(?:links?|urls?|gists?|pastebin|paste site|website|web ?site|"
     r"(?:vendor|their|the|our|friend'?s?|remote|download) (?:site|server|page)|s3|bucket|"
     r"internet|the web|forum|discord|slack|telegram|chat|paste ?bins?|webhooks?|e-?mails?|inbox|"
-    r"payloads?|attachments?|issues?|tickets?|comments?)\b|\b(?:his|her|their|my|your|a|some|that|"
+    r"payloads?|attachments?|issues?|tickets?|comments?|ftp|mirrors?|online|reddit|strangers?|"
+    r"youtube|twitter|tiktok|portals?)\b|\b(?:his|her|their|my|your|a|some|that|"
     r"this)\s+(?:web ?)?(?:site|server|page|domain)\b|"
     r"网址|链接|网盘|群里|网上|远程|论坛|网页|邮件|附件|消息|群|对方|别人|陌生人|外部"
 )
 _FETCH = rx(
     r"\b(?:download\w*|fetch\w*|get|grab\w*|pull\w*|curl|wget|copy|copied|take|open|visit)\b|"
-    r"下载|拉|获取|收到|附的|发来|放了|"
-    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|drops)\b|"
-    r"复制|打开|\b(?:script|code|file|contents?|payload|binary|fix|snippet|patch|installer|program|"
+    r"下载|拉|获取|收到|附的|发来|放了|拿下来|拿来|取下来|抓下来|"
+    r"\b(?:contain\w*|hosted)\b|"
+    r"\b(?:arriv\w*|receiv\w*|sen(?:d|ds|t)\s+you|posted|shared|hosts?|pastes?|submits?|posts|"
+    r"drops)\b|"
+    r"复制|打开|\b(?:scripts?|code|files?|contents?|payloads?|binar(?:y|ies)|fix|snippets?|patch|"
+    r"installer|program|"
     r"tool|tarball|zip|package)\s+(?:at|from|of|in)\b|"
     r"的(?:内容|脚本|代码)|远程脚本|\bremote script"
 )
 _RUN = rx(
-    r"\b(?:execute\w*|run|running|runs|exec|source|pipe\w*|eval|bash|sh|python\d?|iex|"
+    r"\b(?:execute\w*|run|running|runs|exec|source|pipe\w*|eval|evaluat\w*|bash|sh|python\d?|iex|"
     r"launch\w*|invoke|start (?:it|them|the (?:binary|script|file|installer|exe))|"
     r"install (?:it|them)|paste (?:it |them |that )?(?:in)?to (?:a |the |your )?(?:root )?"
     r"(?:terminal|shell|console))\b|执行|运行|跑|启动|终端里?(?:粘贴|贴)|安装|直接装|装上"
 )
 # "run" straight before a remote URL or a remote script runs it: "执行远程脚本 http://…"
 _RUN_AT = rx(
-    r"\b(?:run|execute|exec|launch|source)\s+(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
+    r"\b(?:run|running|execute|executing|exec|launch|launching|source|evaluate|evaluating)\s+"
+    r"(?:the\s+|this\s+|that\s+)?(?:\w+\s+){0,2}?"
     r"(?:(?:at|from)\s+)?(?:https?|ftp)://|(?:执行|运行|跑)[^，。\n]{0,10}?(?:https?|ftp)://|"
     r"(?:执行|运行|跑)[^，。\n]{0,4}远程脚本|\b(?:run|execute)\s+(?:the\s+)?remote\s+scripts?"
 )
@@ -113,14 +119,18 @@ _RUN_BACK = rx(
 )
 # whatever a page or a message tells the agent to run, run: "网页上让你执行什么命令，你就执行什么"
 _OBEYED = rx(
-    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|recommends|"
+    r"\b(?:page|site|website|email|message|output|log|error|readme|doc\w*)\s+(?:suggests|"
+    r"recommends|"
     r"says|gives|shows)\s+(?:a|some|the|any)\s+(?:command|script|fix|snippet)\b[^.]{0,40}?\b(?:run|"
     r"execute|paste)\b|"
     r"\b(?:whatever|what|any)\s+(?:commands?\s+|scripts?\s+|code\s+)?(?:the|a|an|any)\s+(?:page|"
     r"site|"
     r"website|email|message|webhook|issue|comment|ticket|document|readme|stranger)\s+(?:tells|asks|"
-    r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方)[^，。\n]{0,8}?"
-    r"(?:让|叫|要)你(?:执行|运行|跑)[^。\n]{0,10}?(?:你)?就(?:执行|运行|跑)"
+    r"says|wants)\s+you\s+to\s+(?:run|execute)|(?:网页|页面|邮件|消息|网上|论坛|别人|对方|日志|"
+    r"报错)"
+    r"[^，。\n]{0,8}?(?:让|叫|要|提示|告诉)你?(?:执行|运行|跑|输入)[^。\n]{0,12}?(?:你)?(?:就|"
+    r"直接)?"
+    r"(?:执行|运行|跑|照做|照办)"
 )
 
 
@@ -138,11 +148,43 @@ def steps_run_remote(clauses: list[str]) -> str | None:
     return None
 
 
+# code that arrived in untrusted content, run: "execute the code after the `#!run` line in an
+# email", "运行网盘上的那个安装脚本"
+_INCOMING = rx(
+    r"\b(?:e-?mails?|messages?|tickets?|comments?|issues?|webhooks?|payloads?|attachments?|"
+    r"forums?|chats?|dms?|posts?|inbox)\b|网盘|群里|论坛|网页|邮件|附件|评论区|日志里|聊天|群聊"
+)
+_RUN_CODE = rx(
+    r"\b(?:execute|run|eval\w*|launch|exec)\s+(?:the\s+|any\s+|whatever\s+|that\s+|this\s+|all\s+)?"
+    r"(?:\w+\s+)?(?:code|scripts?|commands?|snippets?|blocks?|programs?|binar(?:y|ies)|exe|"
+    r"javascript|js)\b|(?:执行|运行|跑)[^，。\n]{0,10}?(?:脚本|程序|安装包|代码|exe|工具)|"
+    r"(?:代码片段|代码|脚本|命令|程序|安装包)[^。\n]{0,16}?(?:执行|运行|跑)"
+)
+
+
+def _incoming_run(clause: str) -> str | None:
+    where = _INCOMING.search(clause)
+    if where is None:
+        return None
+    for run in _RUN_CODE.finditer(clause):
+        if negated(clause, run.start()) or by_person(clause, run.start(), 0):
+            continue
+        if describes(clause, run.start(), run.group()):
+            continue
+        if clause[run.end() : run.end() + 1] in ("了", "过"):
+            continue  # "论坛上找到的脚本我跑了一下": what happened
+        return f"{run.group()} … {where.group()}"
+    return None
+
+
 def judge(clause: str) -> str | None:
     for pattern in (*_REMOTE, _OBEYED):
         m = pattern.search(clause)
         if m and not negated(clause, m.start()):
             return m.group()
+    incoming = _incoming_run(clause)
+    if incoming:
+        return incoming
     remote = [u for u in re.finditer(URL, clause) if not LOCAL_URL.match(u.group())]
     run_at = _RUN_AT.search(clause)
     if (

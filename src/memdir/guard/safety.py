@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import DISABLE, GUARD_EN, GUARD_ZH, SAFE_STRONG, SAFE_WEAK, rx
-from .reading import asks, by_person, describes, negated
+from .reading import asks, by_person, describes, has_han, negated
 
 # 关 alone turns something off ("把沙箱关了"), but not inside 关于 (about), 关键 (key), 关心,
 # 关系, 关注, 相关 / 有关 (related), 开关 (a switch): "关于代码评审的约定" is a harmless fact
@@ -18,7 +18,11 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
         r"(?:\w+\s+){0,2}?" + SAFE_STRONG + r"\b"
     ),
     rx(
-        r"\b" + DISABLE + r"\s+(?:(?:the|all|any|our|every|code|its|your)\s+)*" + SAFE_WEAK + r"\b"
+        r"\b"
+        + DISABLE
+        + r"\s+(?:(?:the|all|any|our|every|code|its|your|security|safety)\s+)*"
+        + SAFE_WEAK
+        + r"\b"
         r"(?!\s+(?:folders?|director(?:y|ies)|dirs?|files?|paths?|section|chapter|intro))"
     ),
     rx(
@@ -36,7 +40,9 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     rx(
         r"--dangerously-\S+|--yolo\b|\byolo mode|--no-verify\b|--no-sandbox\b|--yes\b|"
         r"--assume-yes|--no-?confirm\w*|--skip-permissions\S*|--allow-all\S*|--trust-all|"
-        r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*"
+        r"--auto-approve\S*|--bypass\S*|--force-yes|--disable-\S*(?:check|safety|sandbox|verif)\S*|"
+        r"--insecure\b|--no-check-certificate\b|\b(?:pass|add|use|with)\s+(?:the\s+)?-k\b|"
+        r"(?:加|用|带)上?\s*-k\b"
     ),
     rx(r"\bapproval[_ -]?policy\W+(?:to\s+|=\s*|:\s*)?(?:never|none|off|auto|yolo)\b"),
     rx(
@@ -46,7 +52,8 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
     ),
     rx(
         r"\b(?:outside|without)\s+(?:the\s+|a\s+|any\s+)?sandbox\b|\bunsandboxed\b|"
-        r"沙[箱盒](?:之|的)?外(?:面|边|部)?[^，。\n]{0,6}?(?:执行|运行|跑)|(?:不用|不走|脱离|绕开)沙[箱盒]"
+        r"沙[箱盒](?:之|的)?外(?:面|边|部)?[^，。\n]{0,6}?(?:执行|运行|跑)|(?:不用|不走|脱离|"
+        r"绕开)沙[箱盒]"
     ),
     rx(
         r"\b(?:keep|leave|have)\s+(?:(?:the|all|any|our|every|these|those)\s+)*(?:\w+\s+){0,2}?"
@@ -59,7 +66,10 @@ _SAFETY_EN: tuple[re.Pattern[str], ...] = (
         r"each)"
         r"\s+)*(?:\w+\s+)?(?:confirm\w*|prompts?|dialogs?|questions?|automatically)"
     ),
-    re.compile(r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)(?:是|确认|同意|yes|y)"),
+    re.compile(
+        r"(?:默认|自动|一律|全部|都|统统)(?:回答|点|选|回复|按)\s*[“\"「]?\s*(?:是|确认|同意|yes|y|"
+        r"允许)"
+    ),
     rx(
         r"\btreat\s+(?:[\w-]+\s+){0,4}?(?:warnings?|alerts?|prompts?|errors?|checks?|"
         r"failures?)\s+as\s+"
@@ -71,10 +81,11 @@ _SAFETY_EN += (
     rx(
         r"\b(?:don'?t|do not|never)\s+let\s+(?:the\s+|any\s+|those\s+|these\s+|our\s+)?"
         r"(?:\w+\s+){0,2}?(?:" + SAFE_STRONG + "|" + SAFE_WEAK + r")\s+(?:block|stop|slow|hold|"
-        r"get in the way|prevent)"
+        r"get in the way|prevent|interrupt|pause|bother)"
     ),
     re.compile(
-        r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|评审)[^，,。\n]{0,4}?"
+        r"(?:别|不要|不能)让[^，,。\n]{0,6}?(?:钩子|hook|检查|确认|审批|审核|沙箱|测试|"
+        r"评审)[^，,。\n]{0,4}?"
         r"(?:挡|拦|阻止|卡|妨碍|耽误)"
     ),
 )
@@ -91,29 +102,76 @@ _SAFETY_EN += (
         r"commit|deploy|ship|push|release|continue|proceed|publish|install|run|use|apply|launch|go "
         r"ahead)\w*\s+(?:[\w-]+\s+){0,3}?(?:anyway|regardless|nonetheless|all the same|either way|"
         r"no matter what)\b|"
-        r"\bmark\s+(?:the\s+|all\s+|failing\s+)*(?:checks?|tests?|ci|jobs?|builds?)\s+as\s+"
-        r"(?:passed|passing|green|successful|success|ok)\b"
+        r"\bmark\s+(?:the\s+|all\s+|every\s+|any\s+|failing\s+|failed\s+|security\s+|safety\s+)*"
+        r"(?:checks?|tests?|ci|jobs?|builds?|scans?)\s+as\s+"
+        r"(?:passed|passing|green|successful|success|ok|skipped|xfail|ignored)\b"
     ),
 )
 _SAFETY_ZH = (
     re.compile(
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|省略|免去|免掉|不理会)(?:掉)?"
-        r"[^，,。\n]{0,4}?(?:确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
+        r"[^，,。\n]{0,4}?(?:(?i:safety|security|sandbox|checks?|confirm\w*|reviews?|scan\w*)|"
+        r"确认|提示|弹窗|安全|沙箱|权限|钩子|hook|审批|审核|评审|审查|review|检查|"
         r"防护|保护|校验|验证|2FA|MFA|杀毒|防火墙|杀软|审计|SELinux|selinux|安检)"
     ),
     re.compile(
-        r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|审核|评审|审查|"
-        r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验)[^，,。\n]{0,4}?(?:先|全部|都|一律|统统|直接)?"
+        r"(?:确认提示|确认框|确认|提示|弹窗|安全检查|安全警告|沙箱|权限提示|权限弹窗|钩子|审批|"
+        r"审核|评审|审查|"
+        r"防护|校验|杀毒软件|杀毒|防火墙|杀软|安全软件|审计日志|证书校验|测试|检查|"
+        r"关卡)[^，,。\n]{0,4}?"
+        r"(?:先|全部|都|一律|统统|直接)?"
         r"(?:关掉|关闭|禁用|取消|跳过|绕过|无视|忽略|去掉|屏蔽|停用|卸载|" + _BARE_OFF + r")"
     ),
     re.compile(
         r"(?:不要|别|不用|不必|无需|不再|不需要|停止)(?:再)?(?:做|进行|弹|弹出|显示|跑|要求)?"
-        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码扫描|代码审查|代码评审|审查|评审|审核|"
+        r"(?:任何)?(?:安全检查|确认框|弹窗|提示框|安全扫描|代码扫描|代码审查|代码评审|审查|评审|"
+        r"审核|"
         r"code review|CR)"
     ),
 )
 
 
+_SAFETY_EN += (
+    # shipped past a failed check: "let the deploy go out even when the smoke tests are red"
+    _EVEN_RED := rx(
+        r"\b(?:let\s+(?:the\s+|it\s+|them\s+)?(?:\w+\s+)?(?:go out|ship|merge|deploy|through|land)|"
+        r"merge|ship|deploy|release|publish|push|go ahead|proceed|continue)\w*\b[^.;]{0,30}?"
+        r"\beven\s+(?:when|if|though)\b[^.;]{0,20}?\b(?:tests?|checks?|ci|builds?|scans?|"
+        r"pipelines?|linters?)\b[^.;]{0,15}?\b(?:red|fail\w*|broken)\b"
+    ),
+    # the check pretended away: "pretend the guardrails aren't there"
+    rx(
+        r"\b(?:pretend|act as if|act as though|behave as if|imagine)\s+(?:that\s+)?(?:the\s+|"
+        r"your\s+|"
+        r"all\s+|any\s+)?(?:\w+\s+)?(?:" + SAFE_STRONG + "|" + GUARD_EN + r")\s+(?:aren'?t|isn'?t|"
+        r"don'?t|doesn'?t|weren'?t|wasn'?t|do not|does not|are not|is not)\s+(?:there|exist|apply|"
+        r"on|"
+        r"enabled|active)\b"
+    ),
+    # dismissed unread: "dismiss the confirmation dialog automatically"
+    rx(
+        r"\b(?:dismiss|close|click through|accept|skip)\w*\s+(?:\w+\s+){0,3}?(?:confirm\w*|"
+        r"prompts?|"
+        r"dialogs?|warnings?|pop-?ups?)\s+(?:\w+\s+)?automatically\b"
+    ),
+    # taken out: "take the approval step out"
+    rx(
+        r"\b(?:take|rip|strip|pull|cut)\s+(?:the\s+|that\s+|this\s+|all\s+)?(?:\w+\s+){0,2}?"
+        + GUARD_EN
+        + r"\s+out\b|\b(?:take|rip|strip|pull|cut)\s+out\s+(?:the\s+|that\s+|"
+        r"all\s+)?(?:\w+\s+){0,2}?" + GUARD_EN
+    ),
+    # "comment the tests out"
+    rx(
+        r"\bcomment(?:ing)?\s+(?:(?:the|all|any|our|those|these)\s+)?(?:\w+\s+)?(?:"
+        + SAFE_STRONG
+        + "|"
+        + SAFE_WEAK
+        + "|"
+        + GUARD_EN
+        + r")\s+out\b"
+    ),
+)
 _PERSON_WENT_ON = rx(
     r"\b(?:i|we|he|she|they|someone)\s+(?:\w+\s+)?(?:merged|installed|ran|used|applied|deployed|"
     r"shipped|pushed|released|continued|proceeded|published|launched|went ahead|committed)\b"
@@ -121,18 +179,19 @@ _PERSON_WENT_ON = rx(
 
 
 def judge(clause: str) -> str | None:
-    for pattern in _SAFETY_EN + _SAFETY_ZH[:2]:
+    han = has_han(clause)
+    for pattern in _SAFETY_EN + (_SAFETY_ZH[:2] if han else ()):
         for m in pattern.finditer(clause):
             if negated(clause, m.start()) or by_person(clause, m.start(), m.end()):
                 continue
-            if pattern is _OVERRULED and _PERSON_WENT_ON.search(m.group()):
+            if pattern in (_OVERRULED, _EVEN_RED) and _PERSON_WENT_ON.search(m.group()):
                 continue  # "the check failed, so I installed it anyway": what the person did
             if pattern is _SAFETY_EN[-1] and asks(clause):
                 continue
             if pattern is _STRAIGHT and describes(clause, m.start(), m.group()):
                 continue
             return m.group()
-    for pattern in (_SAFETY_ZH[2], _OVERRULED_ZH):
+    for pattern in (_SAFETY_ZH[2], _OVERRULED_ZH) if han else ():
         found = pattern.search(clause)
         if found:
             return found.group()
@@ -143,7 +202,8 @@ _SAFETY_EN += (
     # a safety setting set off: "set verify_ssl to false", "REQUIRE_CONFIRM=0"
     rx(
         r"\b[\w.-]*(?:verify|ssl|tls|cert|confirm|approv|sandbox|safe|guard|check|scan|hook|"
-        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
+        r"firewall|protect|secur|prompt|ask|review|audit|mfa|2fa|strict|enforc|restrict|valid|"
+        r"seccomp|signing|moderat)[\w.-]*\s*(?:to\s+|=\s*|:\s*)"
         r"(?:false|off|0|no|none|disabled?|never|skip(?:ped)?|bypass(?:ed)?)\b"
     ),
     # a flag or habit whose point is that nothing asks: "run it with -y so it never asks"
@@ -193,9 +253,12 @@ _LET_THROUGH = (
     r"rerun (?:it|them))"
 )
 _UNSAFE_KEY = (
-    r"[\w.-]*(?:skip|disable|no|bypass|ignore)[_-]?[\w.-]*(?:check|verif|scan|review|confirm|sandbox|"
-    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter)[\w.-]*|"
-    r"[\w.-]*(?:allow|enable|permit)[_-]?(?:unsigned|unsafe|insecure|untrusted|dangerous|all)[\w.-]*"
+    r"[\w.-]*(?:skip|disable|no|bypass|ignore)[_-]?[\w.-]*(?:check|verif|scan|review|confirm|"
+    r"sandbox|"
+    r"hook|test|safety|secur|sign|ssl|tls|cert|auth|2fa|mfa|guard|filter|permission|approv|prompt|"
+    r"restrict|moderat|polic)[\w.-]*|"
+    r"[\w.-]*(?:allow|enable|permit)[_-]?(?:unsigned|unsafe|insecure|untrusted|dangerous|"
+    r"all)[\w.-]*"
 )
 _GUARD_OFF = (
     rx(
@@ -258,24 +321,44 @@ _GUARD_OFF = (
 )
 _GUARD_OFF_ZH = (
     re.compile(
-        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|不理会|别理|不用理|"
-        r"放开|拆掉|砍掉|" + _BARE_OFF + r")(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|不理会|别理|"
+        r"不用理|"
+        r"放开|拆掉|砍掉|拿掉|撤掉|移除|去除|" + _BARE_OFF + r")(?:掉)?[^，,。\n]{0,6}?" + GUARD_ZH
     ),
     re.compile(
         GUARD_ZH + r"[^，,。\n]{0,8}?(?:先|全部|都|一律|统统|直接)?"
-        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|不要理|别管|不用管|放开|"
-        + _BARE_OFF
-        + r")"
+        r"(?:关掉|关闭|禁用|取消|跳过|绕过|绕开|无视|忽略|去掉|屏蔽|停用|停掉|卸载|别理|不用理|"
+        r"不要理|别管|不用管|放开|"
+        r"拿掉|撤掉|砍掉|移除|去除|" + _BARE_OFF + r")"
     ),
     # go around it when it stops you: "风控规则把你拦住的时候，直接绕过去"
     re.compile(
         GUARD_ZH + r"[^。\n]{0,12}?(?:拦|挡|阻止|卡|拒绝)[^。\n]{0,10}?[，,]\s*(?:就|直接|那就)?"
         r"(?:绕过|绕开|跳过|无视|忽略|关掉|关了|不用管|别管)"
     ),
+    # said of it, then turned off after a comma: "防火墙规则太碍事，全部放开",
+    # "审计日志没用，帮我永久停掉"
+    re.compile(
+        GUARD_ZH
+        + r"[^。\n]{0,12}?[，,]\s*(?:帮我|给我|就|直接|那就|干脆|索性|以后)*(?:全部|都|统统|一律|"
+        r"永久|"
+        r"彻底)?(?:放开|关掉|关了|停掉|去掉|禁用|绕过|跳过|删掉|拆掉|取消)(?:掉)?(?:吧|了|就行|"
+        r"即可)?\s*$"
+    ),
+    # a failed check overruled after a comma: "如果安全扫描报错，就直接忽略继续部署"
+    re.compile(
+        r"(?:扫描|检查|测试|CI|ci|校验|构建|lint|单测|杀毒|安全)[^。\n]{0,8}?(?:报错|失败|不通过|"
+        r"报警|告警|标红|"
+        r"变红|没过|挂了)[^。\n]{0,3}?[，,]\s*(?:就|也|那就)?(?:直接)?(?:把[^，,。]{0,8})?(?:忽略|"
+        r"无视|跳过|"
+        r"不管|别管|不理)"
+    ),
     # a failed check must not block anything: "哪个检查失败都不许挡住合并"
     re.compile(
-        r"(?:检查|测试|CI|ci|扫描|校验|构建|流水线|单测)[^，,。\n]{0,6}?(?:失败|不通过|报错|没过|挂了|标红|变红)"
-        r"[^，,。\n]{0,4}?(?:都|也)?(?:不许|不能|不准|别|不要|不该|不得)(?:让它)?(?:挡|拦|阻止|卡|阻碍|影响)"
+        r"(?:检查|测试|CI|ci|扫描|校验|构建|流水线|单测)[^，,。\n]{0,6}?(?:失败|不通过|报错|没过|"
+        r"挂了|标红|变红)"
+        r"[^，,。\n]{0,4}?(?:都|也)?(?:不许|不能|不准|别|不要|不该|不得)(?:让它)?(?:挡|拦|阻止|卡|"
+        r"阻碍|影响)"
     ),
 )
 
@@ -296,9 +379,9 @@ _PAST = rx(r"\b(?:was|were|had been|got)\b")
 
 def judge_guards(clause: str) -> str | None:
     """A protective mechanism put out of action, read by what the clause does to it."""
-    for pattern in _GUARD_OFF + _GUARD_OFF_ZH:
+    for pattern in _GUARD_OFF + (_GUARD_OFF_ZH if has_han(clause) else ()):
         for m in pattern.finditer(clause):
-            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[3])
+            negative_order = pattern in (_GUARD_OFF[5], _GUARD_OFF_ZH[-1])
             if not negative_order and (negated(clause, m.start()) or _done(clause, m)):
                 continue
             if negative_order and by_person(clause, m.start(), m.end()):
@@ -313,8 +396,11 @@ def judge_guards(clause: str) -> str | None:
 
 
 _OVERRULED_ZH = re.compile(
-    r"(?:测试|检查|CI|ci|扫描|校验|构建|lint|单测)[^，,。\n]{0,6}?(?:不通过|失败|报错|没过|挂了|没通过|"
-    r"不过|标红|变红)[^，,。\n]{0,4}?(?:也|照样|照常|仍然|还是|直接)[^，,。\n]{0,4}?(?:提交|合并|部署|上线|"
-    r"发布|继续|推送)|(?:不要管|不用管|别管|无视|不理会?|不用理)(?:那些|这些|任何)?(?:检查|测试|警告|告警|"
+    r"(?:测试|检查|CI|ci|扫描|校验|构建|lint|单测)[^，,。\n]{0,6}?(?:不通过|失败|报错|没过|挂了|"
+    r"没通过|"
+    r"不过|标红|变红)[^，,。\n]{0,4}?(?:也|照样|照常|仍然|还是|直接)[^，,。\n]{0,4}?(?:提交|合并|"
+    r"部署|上线|"
+    r"发布|继续|推送)|(?:不要管|不用管|别管|无视|不理会?|不用理)(?:那些|这些|任何)?(?:检查|测试|"
+    r"警告|告警|"
     r"报错|扫描|校验|审查|CI)"
 )
