@@ -108,14 +108,46 @@ def test_views_patched_after_each_kind_of_change_equal_a_fresh_read(m: Memory) -
     step()  # and comes back
 
 
-def test_another_processs_write_makes_the_views_load_again(m: Memory) -> None:
+def test_another_facades_syncs_are_patched_in_from_the_index_journal(m: Memory) -> None:
+    """A server keeps a facade per thread, and a CLI runs beside it: each other's syncs (a
+    write, a hand edit, a delete, use counts from their recalls) reach these views through the
+    journal of what each sync changed, not by loading everything again."""
+    _store(m)
+    _same_as_a_fresh_read(m)
+    ix = m.index("project")
+    docs, matrix = ix.docs(), ix._views.matrices[0.7]
+    other = Memory(embedder=m.embedder)
+    other.remember("Written by another process", type="project", session="ops")
+    other.index("project").sync()  # its sync, not ours
+    _same_as_a_fresh_read(m)
+    assert ix.docs() is docs and ix._views.matrices[0.7] is matrix
+    other.update("ops-1", text="Deploys of service 1 skip staging", tags=["hotfix"])
+    other.recall("deploys staging service", top_k=3)  # its sync, and use counts for the next
+    other.forget("room")
+    path = m.store("project").dirs.memory / "agreed.md"
+    path.write_text(path.read_text().replace("next Monday", "next Tuesday"))
+    other.recall("standup", top_k=2)  # several of its syncs in a row
+    _same_as_a_fresh_read(m)
+    assert ix.docs() is docs and ix._views.matrices[0.7] is matrix
+
+
+def test_a_change_the_journal_does_not_name_makes_the_views_load_again(m: Memory) -> None:
     _store(m)
     _same_as_a_fresh_read(m)
     ix = m.index("project")
     docs = ix.docs()
     other = Memory(embedder=m.embedder)
-    other.remember("Written by another process", type="project", session="ops")
-    other.index("project").sync()  # its sync, not ours: ours cannot know what it changed
+    other.remember("Written by an older memdir", type="project", session="ops")
+    other.index("project").sync()
+    with sqlite3.connect(ix.path) as db:  # an older memdir's sync writes no entry
+        db.execute("DELETE FROM journal")
+    _same_as_a_fresh_read(m)
+    assert ix.docs() is not docs
+    docs = ix.docs()
+    other.remember("Written by a newer one", type="project", session="ops")
+    other.index("project").sync()
+    with sqlite3.connect(ix.path) as db:  # the entry is there, but the one before it is not
+        db.execute("UPDATE journal SET before = '[]'")
     _same_as_a_fresh_read(m)
     assert ix.docs() is not docs
 

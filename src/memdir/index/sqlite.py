@@ -24,6 +24,8 @@ the next call rebuilds it. What it holds:
   ids, which float16 cannot hold, and a new pool format never reads an old one.
 * ``usage`` — how often each memory was returned, replayed from the scope's recall log
   (``.history/recalls.jsonl``), which is the durable record.
+* ``journal`` — the names each of the last syncs changed, from which version to which, so
+  that the views another facade or process holds are patched, not loaded again (``views.py``).
 
 ``sync()`` brings the index up to date: one ``stat`` per file when nothing changed (a directory
 fingerprint), a content hash only for files whose stat moved, and embeddings in batches for the
@@ -98,11 +100,18 @@ CREATE TABLE usage (name TEXT PRIMARY KEY, count INTEGER NOT NULL, last_used TEX
 """
 
 
-# added to schema 9 without a rebuild: the lookups that let a sync forget only what it dropped
+# added to schema 9 without a rebuild: the lookups that let a sync forget only what it dropped,
+# and the journal of what each sync changed (``_align``; an older memdir writes none, and a
+# version it moved without an entry makes the views load again)
 _ENSURE = (
     "CREATE INDEX IF NOT EXISTS docs_embed ON docs(embed_hash)",
     "CREATE INDEX IF NOT EXISTS docs_context ON docs(context_hash)",
+    "CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, "
+    "before TEXT NOT NULL, after TEXT NOT NULL, delta TEXT NOT NULL)",
 )
+JOURNAL_KEEP = 256  # entries kept (the newest is never pruned, so seq only grows); views
+# further behind than that load again
+JOURNAL_MAX_NAMES = 2000  # a sync that changed more is not journalled: loading is cheaper
 
 # the embedding cache: tables kept across schema versions while their columns stay these
 _KEPT = {"vectors": ["embed_hash", "model", "vec"], "pools": ["embed_hash", "model", "pool"]}
@@ -154,6 +163,8 @@ class SqliteIndex(nearest.VectorQueries):
         self._delta: Delta | None = None  # what the running sync changed (None: unknown)
         self._dropped: set[str] = set()  # hashes the running sync stopped referring to
         self._before: tuple[str | None, ...] = ()  # the version the running sync started from
+        self._after: tuple[str | None, ...] | None = None  # and the one it ended at
+        self._journalled = 0  # the journal entry the running sync wrote
         self._ino: int | None = None  # the file the connection was opened on (``heal``)
         self._healing = False
 
@@ -345,8 +356,9 @@ class SqliteIndex(nearest.VectorQueries):
         report = SyncReport()
         db = self._connect()
         before = self._before = self._version()
-        self._views.at(before)  # (views with nothing loaded yet are of any version)
+        self._align(db, before)
         self._delta, self._dropped = Delta(), set()
+        self._after, self._journalled = None, 0
         try:
             self._sync(db, report, progress, before)
         except BaseException:
@@ -354,12 +366,55 @@ class SqliteIndex(nearest.VectorQueries):
             raise
         finally:  # a listing is a tuple and a stat per file: not worth keeping for the GC to walk
             delta, self._delta, self._listing = self._delta, None, None
-        after = self._version()
+        after = self._after if self._after is not None else self._version()
         if delta is not None and self._views.key == before:
             self._views.patch(db, delta, after)
-        elif self._views.key != after:
-            self._views.clear()
+            self._views.seq = max(self._views.seq, self._journalled)
+        else:
+            self._align(db, after)
         return report
+
+    # -- the journal: what other facades' syncs changed ------------------------------------
+    def _align(self, db: sqlite3.Connection, version: tuple[str | None, ...]) -> None:
+        """Bring the views to ``version``: patched by the journal's entries from their version
+        to it (another facade's or process's syncs, each naming what it changed), or emptied
+        so that the next read loads them whole when the entries do not lead there."""
+        views = self._views
+        if views.key == version:
+            return
+        top = db.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
+        if views.loaded() and views.key is not None:
+            key, seq, deltas = json.dumps(views.key), views.seq, []
+            for entry, frm, to, text in db.execute(
+                "SELECT seq, before, after, delta FROM journal WHERE seq > ? ORDER BY seq",
+                (views.seq,),
+            ):
+                if frm == key:
+                    deltas.append(Delta.loads(text))
+                    key, seq = to, entry
+                elif deltas:  # a version moved with no entry (an older memdir): load again
+                    break
+            if deltas and key == json.dumps(version):
+                views.files = None  # the stat rows are not journalled
+                for delta in deltas:  # each reads what it names as the index has it now
+                    views.patch(db, delta, version)
+                views.seq = seq
+                return
+        views.clear(version, top)
+
+    def _journal(
+        self, db: sqlite3.Connection, before: tuple[str | None, ...], after: tuple[str | None, ...]
+    ) -> None:
+        """Record what this sync changed, from ``before`` to ``after`` (under the sync lock)."""
+        delta = self._delta
+        if delta is None or not delta or before == after or delta.size() > JOURNAL_MAX_NAMES:
+            return
+        cursor = db.execute(
+            "INSERT INTO journal (before, after, delta) VALUES (?, ?, ?)",
+            (json.dumps(before), json.dumps(after), delta.dumps()),
+        )
+        self._journalled = int(cursor.lastrowid or 0)
+        db.execute("DELETE FROM journal WHERE seq <= ?", (self._journalled - JOURNAL_KEEP,))
 
     def _sync(
         self,
@@ -371,6 +426,9 @@ class SqliteIndex(nearest.VectorQueries):
         self._listing = None
         fresh, state = self._docs_fresh()
         if fresh and self._meta("recall_offset") == str(self._recall_log_size()):
+            self._after = self._version()
+            if self._after != before:  # another facade synced since ``before``: not ours
+                self._delta = None
             return
         synced = self._meta("state")
         with self._sync_lock():
@@ -399,6 +457,8 @@ class SqliteIndex(nearest.VectorQueries):
                     self._set_meta("quick", quick)
                     self._set_meta("full_scan_at", str(time.time()))
             self._replay_usage(db)
+            self._after = self._version()
+            self._journal(db, now, self._after)
 
     def _version(self) -> tuple[str | None, ...]:
         """The views' key: the files' state, the quick state, and how far the recall log was
@@ -698,7 +758,8 @@ class SqliteIndex(nearest.VectorQueries):
         """The views at the index's current version, and the connection to read them with
         (a reconnect empties the views)."""
         db = self._connect()
-        return self._views.at(self._version()), db
+        self._align(db, self._version())
+        return self._views, db
 
     def scripts(self) -> frozenset[str]:
         """Every script some indexed memory is written in: a query is worth translating only

@@ -4,10 +4,13 @@ Recall needs every memory's metadata (``docs``), the entity map, the scripts the
 written in and the vector matrix. Reading them costs a pass over the whole index (a matrix of
 100k vectors is 200 MB of blobs), which is fine once per process but not after every write: an
 agent remembers something, then recalls, turn after turn. So a sync that knows what it changed
-hands a ``Delta`` to ``Views.patch``, which re-reads only those rows. Anything the delta cannot
-describe — another process's sync, a new embedder, a replaced recall log — drops the views, and
-the next read loads them whole. The result is the same either way (``tests/test_index.py``
-compares patched views with freshly loaded ones after adds, edits, deletes and recalls).
+hands a ``Delta`` to ``Views.patch``, which re-reads only those rows, and records the delta in
+the index's journal: another facade's views (a server keeps one per thread, and a CLI may run
+beside it) are patched by the entries that lead from their version to the index's. Anything no
+entry describes — a new embedder, a replaced recall log, a sync cut short, an older memdir's
+sync — drops the views, and the next read loads them whole. The result is the same either way
+(``tests/test_index_views.py`` compares patched views with freshly loaded ones after adds,
+edits, deletes and recalls, by this facade and by another).
 """
 
 from __future__ import annotations
@@ -47,6 +50,19 @@ class Delta:
 
     def __bool__(self) -> bool:
         return bool(self.docs or self.uses or self.removed)
+
+    def size(self) -> int:
+        return len(self.docs) + len(self.uses) + len(self.removed)
+
+    def dumps(self) -> str:
+        """The names, as the index's journal keeps them (``files`` stays with its process)."""
+        parts = (self.docs, self.rewritten, self.uses, self.removed)
+        return json.dumps([sorted(part) for part in parts], ensure_ascii=False)
+
+    @classmethod
+    def loads(cls, text: str) -> Delta:
+        docs, rewritten, uses, removed = (set(part) for part in json.loads(text))
+        return cls(docs=docs, rewritten=rewritten, uses=uses, removed=removed)
 
 
 class Matrix:
@@ -178,6 +194,7 @@ class Views:
 
     def __init__(self) -> None:
         self.key: object = None
+        self.seq = 0  # the index journal's last entry these views are known to be past
         self.docs: dict[str, DocMeta] | None = None
         self.entities: dict[str, set[str]] | None = None
         self.matrices: dict[float, Matrix] = {}
@@ -187,9 +204,14 @@ class Views:
         self._lists: dict[str, tuple[str, ...]] = {}  # JSON list → its tuple: lists repeat
         self._keys: dict[tuple[tuple[str, ...], tuple[str, ...]], frozenset[str]] = {}
 
-    def clear(self, key: object = None) -> None:
+    def clear(self, key: object = None, seq: int = 0) -> None:
         self.key, self.docs, self.entities, self.matrices, self.files = key, None, None, {}, None
         self._scripts = self._script_set = None
+        self.seq = seq
+
+    def loaded(self) -> bool:
+        """Whether anything was read into these views (empty ones are of any version)."""
+        return self.docs is not None or bool(self.matrices) or self._scripts is not None
 
     def at(self, key: object) -> Views:
         """These views, emptied first unless they are of version ``key``."""
