@@ -1,7 +1,7 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout5|PATH] [--embedder NAME]
-        [--misses] [--sweep] [--fit | --fit-store] [--no-write]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|PATH] [--embedder NAME]
+        [--misses] [--sweep] [--fit | --fit-store | --fit-type] [--no-write]
 
 Protocol:
 
@@ -17,10 +17,13 @@ Protocol:
   session changed anything, scored once before its change, counts only, and once at its end)
   and ``bench/everyday/heldout5.yaml`` (*held-out batch 5*: five new projects, 125 memories,
   391 questions, 70 unanswerable; committed alone before the everyday17 session changed
-  anything, scored the same way). ``bench/everyday/dev4.yaml`` is a second *dev* batch (three
-  projects, 112 questions, 24 unanswerable, written by the everyday16 session): ``--fit-store``
-  and the floor read dev and dev4 pooled. All are hand-written in the shape of what an agent
-  stores — preferences, corrections, project facts, references — about a third Chinese.
+  anything, scored the same way) and ``bench/everyday/heldout6.yaml`` (*held-out batch 6*:
+  four new projects, 120 memories, 378 questions, 68 unanswerable; committed alone before the
+  everyday18 session changed anything, scored the same way). ``bench/everyday/dev4.yaml`` is
+  a second *dev* batch (three projects, 112 questions, 24 unanswerable, written by the
+  everyday16 session): ``--fit-store``, ``--fit-type`` and the floor read dev and dev4
+  pooled. All are hand-written in the shape of what an agent stores — preferences,
+  corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
   manager → pnpm, 发版 → release), ``cross`` (the memory's words in the other language) and

@@ -51,10 +51,12 @@ is always near the top of the scale and one at 0, whatever was asked. The score 
 a calibrated relevance (``index/relevance.py``, ``CALIBRATION``): ``σ(logit)`` with ::
 
     logit = bias + w_sig·hybrid + w_z·vector_z + w_tr·translated_sat + w_nm·names_missing
-            + w_st·store_z
+            + w_st·store_z + w_ty·type_missing
 
 fitted on the dev batches of ``bench/everyday`` (``store_z``, the memory's standing in its own
-store, only where the candidates are the whole store); hits below ``min_score`` (``MIN_SCORE`` by
+store, only where the candidates are the whole store; ``type_missing``, 1 when the question
+asks for a kind of answer, a time, a number, a person, a place or a secret, that the memory
+holds none of: ``index/answers.py``); hits below ``min_score`` (``MIN_SCORE`` by
 default, for the embedder the calibration was fitted with) are not returned, and with
 ``with_cut`` (explain) follow the others marked ``below_min_score``.
 
