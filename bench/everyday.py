@@ -1,7 +1,7 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout5|PATH] [--embedder NAME]
-        [--misses] [--sweep] [--fit | --fit-store] [--no-write]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|PATH] [--embedder NAME]
+        [--misses] [--sweep] [--fit | --fit-store | --fit-type] [--no-write]
 
 Protocol:
 
@@ -17,10 +17,13 @@ Protocol:
   session changed anything, scored once before its change, counts only, and once at its end)
   and ``bench/everyday/heldout5.yaml`` (*held-out batch 5*: five new projects, 125 memories,
   391 questions, 70 unanswerable; committed alone before the everyday17 session changed
-  anything, scored the same way). ``bench/everyday/dev4.yaml`` is a second *dev* batch (three
-  projects, 112 questions, 24 unanswerable, written by the everyday16 session): ``--fit-store``
-  and the floor read dev and dev4 pooled. All are hand-written in the shape of what an agent
-  stores — preferences, corrections, project facts, references — about a third Chinese.
+  anything, scored the same way) and ``bench/everyday/heldout6.yaml`` (*held-out batch 6*:
+  four new projects, 120 memories, 378 questions, 68 unanswerable; committed alone before the
+  everyday18 session changed anything, scored the same way). ``bench/everyday/dev4.yaml`` is
+  a second *dev* batch (three projects, 112 questions, 24 unanswerable, written by the
+  everyday16 session): ``--fit-store``, ``--fit-type`` and the floor read dev and dev4
+  pooled. All are hand-written in the shape of what an agent stores — preferences,
+  corrections, project facts, references — about a third Chinese.
   Questions are phrased as asked mid-task: ``direct`` (shares a content word with the
   answer), ``paraphrase`` (shares none), ``world`` (needs light world knowledge: package
   manager → pnpm, 发版 → release), ``cross`` (the memory's words in the other language) and
@@ -238,7 +241,7 @@ def table(result: dict[str, Any]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--data", default="dev", help="dev, dev4, heldout, heldout3, heldout4, heldout5 or a path"
+        "--data", default="dev", help="dev, dev4, heldout, heldout3 … heldout6 or a path"
     )
     parser.add_argument("--embedder", default=None)
     parser.add_argument("--misses", action="store_true", help="print the questions missed")
@@ -248,11 +251,17 @@ def main() -> None:
     parser.add_argument(
         "--fit-store", action="store_true", help="fit store_z's weight (dev and dev4 only)"
     )
+    parser.add_argument(
+        "--fit-type", action="store_true", help="fit type_missing's weight (dev and dev4 only)"
+    )
     args = parser.parse_args()
-    named = ("dev", "dev4", "heldout", "heldout3", "heldout4", "heldout5")
+    named = ("dev", "dev4", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")
     path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
     if args.fit_store:
         print(fit_store([DATA / "dev.yaml", DATA / "dev4.yaml"], args.embedder))
+        return
+    if args.fit_type:
+        print(fit_type([DATA / "dev.yaml", DATA / "dev4.yaml"], args.embedder))
         return
     if args.fit:
         if args.data != "dev":
@@ -319,9 +328,10 @@ def fit(path: Path, embedder_name: str | None) -> str:
 
     from memdir.index.relevance import Calibration
 
-    fixed = (*Calibration.QUERY_LEVEL, *Calibration.WITHIN_QUERY)
+    offsets_of = (*Calibration.WITHIN_QUERY, *Calibration.AGAINST)
+    fixed = (*Calibration.QUERY_LEVEL, *offsets_of)
     names = [f for f in Calibration.FEATURES if f not in fixed]
-    within = Calibration()  # the within-query weights (--fit-store) enter as an offset
+    within = Calibration()  # the weights of --fit-store and --fit-type enter as an offset
     offset_rows: list[float] = []
     xs: list[list[float]] = []
     ys: list[float] = []
@@ -340,9 +350,7 @@ def fit(path: Path, embedder_name: str | None) -> str:
                            "concept": h.explain.get("concept_match", 0.0)}  # fmt: skip
                     xs.append([raw[f] for f in names])
                     ys.append(float(ids[h.record.name] in q["answers"]))
-                    offset_rows.append(
-                        sum(getattr(within, f) * h.explain[f] for f in Calibration.WITHIN_QUERY)
-                    )
+                    offset_rows.append(sum(getattr(within, f) * h.explain[f] for f in offsets_of))
         y = np.array(ys)
         used = list(range(len(names)))
         while True:  # a feature fitted below 0 (collinear with the signal) is dropped: weights
@@ -354,7 +362,7 @@ def fit(path: Path, embedder_name: str | None) -> str:
                 break
             used = [u for u in used if u not in negative]
         weights = dict.fromkeys(Calibration.FEATURES, 0.0)
-        weights |= {f: getattr(within, f) for f in Calibration.WITHIN_QUERY}
+        weights |= {f: getattr(within, f) for f in offsets_of}
         weights |= {names[u]: b for u, b in zip(used, beta[1:], strict=True)}
         stage1 = dataclasses.replace(Calibration(), bias=float(beta[0]), **weights)
         offsets, xq, yq = [], [], []
@@ -415,6 +423,42 @@ def fit_store(paths: list[Path], embedder_name: str | None) -> str:
             hess += float(sz**2 @ p - (sz @ p) ** 2)
         w -= grad / hess
     return f"store_z={w:.3f}  # {len(queries)} answerable questions"
+
+
+def fit_type(paths: list[Path], embedder_name: str | None) -> str:
+    """Fit the weight of ``type_missing`` (``Calibration.AGAINST``: a candidate that holds no
+    answer of the kind the question asks for) on the dev batches: a logistic regression over
+    every candidate of every question, unanswerable ones included (the answer memory 1, any
+    other 0), the logit without it as each candidate's offset, one weight, L2 1, at or below
+    0. It moves a candidate against the others of its question (the order) and against the
+    floor (a question whose near memories all lack the kind asked). Also fitted on each batch
+    alone, to be read against the other (cross-validation by batch). Dev batches only."""
+    import numpy as np
+
+    embedder = get_embedder(embedder_name)
+    rows: dict[str, list[tuple[float, float, float]]] = {}  # per batch: offset, feature, y
+    for path in paths:
+        for memories, questions in load(path).values():
+            with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
+                m = _store(Path(tmp), embedder, memories)
+                ids = m._everyday_ids  # type: ignore[attr-defined]
+                for q in questions:
+                    for h in m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0):
+                        off = h.explain["logit"] - h.explain["calibrated_type_missing"]
+                        y = float(ids[h.record.name] in q["answers"])
+                        rows.setdefault(path.stem, []).append((off, h.explain["type_missing"], y))
+
+    def fitted(batches: list[str]) -> float:
+        off, x, y = np.array([r for b in batches for r in rows[b]]).T
+        w = 0.0
+        for _ in range(30):  # Newton's method on one weight, L2 1
+            p = 1 / (1 + np.exp(-(off + w * x)))
+            w -= (float(x @ (p - y)) + w) / (float((x * x) @ (p * (1 - p))) + 1.0)
+        return min(w, 0.0)
+
+    alone = ", ".join(f"{b} alone {fitted([b]):.3f}" for b in rows)
+    n = sum(len(r) for r in rows.values())
+    return f"type_missing={fitted(list(rows)):.3f}  # {n} candidates; {alone}"
 
 
 if __name__ == "__main__":

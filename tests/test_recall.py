@@ -1041,3 +1041,91 @@ def test_the_background_vectors_are_embedded_once_per_cache(
     relevance._LOADED.clear()
     assert np.array_equal(relevance.background(embedder).matrix, first)
     assert Counting.calls == 2
+
+
+def test_the_kind_of_answer_a_question_asks_for() -> None:
+    from memdir.index.answers import question_types
+
+    assert question_types("when do orders close?") == {"time"}
+    assert question_types("How many items can an order hold?") == {"amount"}
+    assert question_types("how long does the UPS last?") == {"amount", "time"}
+    assert question_types("what is the price of a croissant?") == {"amount"}
+    assert question_types("ok, who approves hardware purchases?") == {"person"}
+    assert question_types("where are the raw frames?") == {"place"}
+    assert question_types("what's the NAS admin password?") == {"secret"}
+    assert question_types("how many read it, and where do I see that?") == {"amount", "place"}
+    assert question_types("订单最晚几点下？") == {"time"}
+    assert question_types("门票多少钱？") == {"amount"}
+    assert question_types("CSS 问题问谁？") == {"person"}
+    assert question_types("钥匙在哪里？") == {"place"}
+    # no particular kind: a yes/no question, "which tool", "what should I use"
+    assert question_types("can I open the roof by hand?") == set()
+    assert question_types("which package manager do we use?") == set()
+    assert question_types("我们用什么数据库？") == set()
+
+
+def test_a_memory_holds_an_answer_of_a_kind_or_not() -> None:
+    from memdir.index.answers import holds
+
+    amount, person, time = frozenset({"amount"}), frozenset({"person"}), frozenset({"time"})
+    assert holds("A single order may hold at most 30 items", amount)
+    assert holds("Dark frames are rebuilt every three months", amount)
+    assert holds("All text must be in German, English and French", amount)  # a list of three
+    assert not holds("Prices are stored in cents as integers, never as floats", amount)
+    assert holds("The club chair is Henrik Dahl", person)
+    assert holds("Mikael reviews every pull request", person)
+    assert holds("我的搭档 Jonas 负责前端样式", person)
+    assert holds("工资计算相关的改动找李娜 review", person)
+    assert not holds("Exhibit texts come from the museum's Contentful space", person)
+    assert holds("Take flats at dusk", time) and holds("每周日晚上更新", time)
+    assert not holds("Plate solving uses ASTAP and its star database", time)
+    assert not holds("Postgres 16 is the database", frozenset({"secret"}))  # a digit is no key
+    assert holds("anything", frozenset())  # no kind asked: never "missing"
+
+
+def test_a_memory_without_the_kind_asked_scores_lower(mem: Memory) -> None:
+    from memdir.index.relevance import Calibration
+
+    mem.remember_many(
+        [{"text": "The sensor is a Bosch BME280 on the I2C bus", "type": "project"},
+         {"text": "We bought the sensors for 4 euros each", "type": "project"}]
+    )  # fmt: skip
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    fitted = Calibration(model=mem.embedder.model_id)
+    blind = Calibration(model=mem.embedder.model_id, type_missing=0.0)
+    query = "what is the unit price of the sensor?"
+    hits = Recaller(indexes, mem.embedder, calibration=fitted).recall(
+        query, min_score=0.0, track=False
+    )
+    same = Recaller(indexes, mem.embedder, calibration=blind).recall(
+        query, min_score=0.0, track=False
+    )
+    missing = {h.record.description: h.explain["type_missing"] for h in hits}
+    assert missing == {
+        "The sensor is a Bosch BME280 on the I2C bus": 0.0,  # digits: it may hold a number
+        "We bought the sensors for 4 euros each": 0.0,
+    }
+    assert [h.score for h in hits] == pytest.approx([h.score for h in same])
+    bare = "The sensor hangs by the north window"
+    mem.remember(bare, type="project")
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    hits = Recaller(indexes, mem.embedder, calibration=fitted).recall(
+        query, min_score=0.0, track=False
+    )
+    same = Recaller(indexes, mem.embedder, calibration=blind).recall(
+        query, min_score=0.0, track=False
+    )
+    lacking = next(h for h in hits if h.record.description == bare)
+    before = next(h for h in same if h.record.description == bare)
+    assert lacking.explain["type_missing"] == 1.0
+    assert lacking.explain["calibrated_type_missing"] == pytest.approx(fitted.type_missing)
+    assert lacking.score < before.score
+    # a turn of a conversation is said at a time, by someone, its answer often in the turn
+    # beside it: never "missing"
+    turn = "The sensor hangs by the south door"
+    mem.remember(turn, type="project", session="20260101-120000-abcd")
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    hits = Recaller(indexes, mem.embedder, calibration=fitted).recall(
+        query, min_score=0.0, track=False
+    )
+    assert next(h for h in hits if h.record.description == turn).explain["type_missing"] == 0.0

@@ -51,10 +51,12 @@ is always near the top of the scale and one at 0, whatever was asked. The score 
 a calibrated relevance (``index/relevance.py``, ``CALIBRATION``): ``σ(logit)`` with ::
 
     logit = bias + w_sig·hybrid + w_z·vector_z + w_tr·translated_sat + w_nm·names_missing
-            + w_st·store_z
+            + w_st·store_z + w_ty·type_missing
 
 fitted on the dev batches of ``bench/everyday`` (``store_z``, the memory's standing in its own
-store, only where the candidates are the whole store); hits below ``min_score`` (``MIN_SCORE`` by
+store, only where the candidates are the whole store; ``type_missing``, 1 when the question
+asks for a kind of answer, a time, a number, a person, a place or a secret, that the memory
+holds none of: ``index/answers.py``); hits below ``min_score`` (``MIN_SCORE`` by
 default, for the embedder the calibration was fitted with) are not returned, and with
 ``with_cut`` (explain) follow the others marked ``below_min_score``.
 
@@ -76,6 +78,7 @@ import numpy as np
 
 from .backends import FileBackend
 from .errors import BadFileError, NotFoundError, ValidationError
+from .index.answers import holds, question_types
 from .index.concepts import aliases, expand, is_instance
 from .index.relevance import CALIBRATION, Calibration, background, saturate, store_z
 from .index.sqlite import DocMeta, SqliteIndex
@@ -252,6 +255,7 @@ class Recaller:
         self._centres: tuple[tuple[str, ...], Means | None] | None = None
         self._base: tuple[float, float] | None = None  # the query's background mean and std
         self._missing = 0.0  # the query's names no memory contains (_names_missing)
+        self._kinds: frozenset[str] = frozenset()  # the kinds of answer it asks for (answers.py)
         self._whole = False  # every memory searched is a candidate (store_z, _score)
 
     # -- candidates ----------------------------------------------------------------------
@@ -535,12 +539,14 @@ class Recaller:
                 "concept": c.concept if w.concept > 0 and fitted else 0.0,
                 "names_missing": min(self._missing, 2.0) if fitted else 0.0,
                 "store_z": stand,
+                "type_missing": self._type_missing(c.meta) if fitted else 0.0,
             }
             logit = cal.bias
             for name, x in features.items():
                 explain[f"calibrated_{name}"] = getattr(cal, name) * x
                 logit += explain[f"calibrated_{name}"]
             explain["names_missing"] = self._missing
+            explain["type_missing"] = features["type_missing"]
             explain["calibrated_bias"] = cal.bias
             explain["logit"] = logit
             explain["final"] = final = _sigmoid(logit)
@@ -619,6 +625,7 @@ class Recaller:
             for c in self._candidates(s, query, qvec, filters, centring, base)
         ]
         self._missing = self._names_missing(query, cands)
+        self._kinds = question_types(query)
         scored = sorted(self._score(cands), key=lambda t: (-t[1], t[0].meta.name))
         hits: list[Hit] = []
         for cand, final, explain in scored:
@@ -630,6 +637,16 @@ class Recaller:
             if len(hits) == top_k:
                 break
         return hits
+
+    def _type_missing(self, meta: DocMeta) -> float:
+        """1 when the query asks for a kind of answer (a time, a number, a person, a place, a
+        secret: ``answers.py``) and the memory holds no expression of it. Not for a memory of
+        a session: a turn is said at a time, by someone, and its answer is often in its
+        neighbours ("yes, last Tuesday"); nor for a description cut short (the rest is
+        unread)."""
+        if not self._kinds or meta.session or meta.description.endswith("…"):
+            return 0.0
+        return float(not holds(meta.description, self._kinds))
 
     def _names_missing(self, query: str, cands: Sequence[_Candidate]) -> float:
         """How many names of the query (``query_names``) no memory searched contains, under

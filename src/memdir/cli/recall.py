@@ -22,6 +22,8 @@ CALIBRATED = (
     "signal",
     "concept",
     "names_missing",
+    "store_z",
+    "type_missing",
 )
 
 

