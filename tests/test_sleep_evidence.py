@@ -16,7 +16,7 @@ from memdir.lifecycle.wording import units
 
 
 def test_the_rule_set_is_named_in_every_plan() -> None:
-    assert RELATION_RULES == "relate-v8"
+    assert RELATION_RULES == "relate-v9"
 
 
 def test_the_store_vouches_from_a_lower_cosine_than_v7() -> None:

@@ -190,6 +190,77 @@ def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
     return sum(1 for op in ops if op[0] == "replace" and not set(ua[op[1] : op[2]]) & set(ub))
 
 
+# relate-v9: whose thing it is. "the user's cat is called Mochi" / "the user's cousin's cat is
+# called Mochi", "用户的猫" / "用户表妹的猫", "the Asia cluster runs in Singapore" / "the Asia
+# cluster's backups are stored in Singapore": one adds an owner (or a part) to what the other
+# says, and so speaks of another thing — not a more specific wording of the same fact
+_OWNER_EN = re.compile(r"(\w+)'s\s+(?=(\w+))")
+_OWNER_CJK = re.compile(rf"([{_CJK}])的(?=([{_CJK}]))")
+
+
+def _owners(text: str) -> set[tuple[str, str]]:
+    """The (owner, thing) pairs a statement writes: "X's Y", "X的Y" (by the characters around)."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").lower()
+    return set(_OWNER_EN.findall(text)) | set(_OWNER_CJK.findall(text))
+
+
+def _new_owner(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> bool:
+    """relate-v9: both write whose one thing is, and name another owner of it ("the user's
+    cat" / "the user's cousin's cat", "用户的狗" / "用户邻居的狗"), and besides the owner one
+    says (almost) everything the other says: the same words about another owner's thing. (A
+    paraphrase turns "the user has a dog" into "the user's dog" — no owner on the other side.)"""
+    oa, ob = _owners(a), _owners(b)
+    things = {t for _, t in oa} & {t for _, t in ob}
+    if not any((o, t) not in ob for o, t in oa if t in things):
+        return False
+    if not any((o, t) not in oa for o, t in ob if t in things):
+        return False
+    sa, sb = set(ua), set(ub)
+    return min(len(sa - sb - _GENERIC), len(sb - sa - _GENERIC)) <= 1
+
+
+def owned_part(short: Sequence[str], long: str) -> bool:
+    """relate-v9: the longer statement writes "X's Y" (X的Y) where the shorter speaks of X
+    and never of Y: "the Asia cluster runs in Singapore" / "the Asia cluster's backups are
+    stored in Singapore" — a part or a belonging of the shorter one's subject, another thing."""
+    have = set(short)
+    text = unicodedata.normalize("NFKC", long).replace("\u2019", "'").lower()
+    # (English only: "的" also ties an adjective to its noun, "辣的东西" is "spicy things")
+    return any(
+        _stem(o) in have and _stem(t) not in have and t not in have
+        for o, t in _OWNER_EN.findall(text)
+    )
+
+
+# relate-v9: "only" narrows what the other says ("paste the whole traceback" / "paste only the
+# last line of it"): like a negation on one side, it is a change, not the same fact. "一只猫"
+# counts a cat, it does not narrow anything
+_ONLY = re.compile(r"\bonly\b|\bsolely\b|(?<![一二两三四五六七八九十几每这那哪半有了])只|仅")
+
+
+def _restricted(text: str) -> bool:
+    return _ONLY.search(unicodedata.normalize("NFKC", text).lower()) is not None
+
+
+# relate-v9: a file-name pattern is a value as written: "test_*.py" and "*_test.py" read as the
+# same words once punctuation is dropped, and are two rules
+_PATTERN = re.compile(r"[\w*]*[*_./][\w*./]*\w[\w*./]*|[\w*]*\w[\w*]*[*_][\w*./]*")
+
+
+def _patterns(text: str) -> list[str]:
+    return sorted(t for t in _PATTERN.findall(text) if re.search(r"[*_]|\w\.\w", t))
+
+
+def pattern_changed(a: str, b: str) -> bool:
+    """Both write a name pattern, made of the same words but not the same pattern."""
+    pa, pb = _patterns(a), _patterns(b)
+    if not pa or not pb or pa == pb:
+        return False
+    words = re.compile(r"[^\W_]+")
+    same_words = sorted(words.findall(" ".join(pa).lower()))
+    return same_words == sorted(words.findall(" ".join(pb).lower()))
+
+
 MARGIN = 0.1  # relate-v7: how much closer the two are to each other than to any third memory
 VOUCH_COSINE = 0.45  # relate-v8: below this the store's vouch is not heard (v7: 0.6)
 
@@ -231,6 +302,10 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
         return "name"
     if _changed_marker(b, strict=True):
         return "change"
+    if _new_owner(pa, pb, a, b):
+        return "owner"
+    if _restricted(a) != _restricted(b) and len((sa & sb) - _GENERIC) >= 2:
+        return "only"
     if any(frozenset((x, y)) in ANTONYMS for x in sa for y in sb):
         return "antonym"
     if _numbers_changed(pa, pb):

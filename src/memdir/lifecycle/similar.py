@@ -64,12 +64,16 @@ from .evidence import (
     _changed_marker,
     _filler,
     _negations,
+    _new_owner,
     _numbers_changed,
     _passive,
+    _restricted,
     _role_swap,
     _script,
     _spans,
     _swap,
+    owned_part,
+    pattern_changed,
     vouched,
 )
 from .wording import (
@@ -96,7 +100,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v8"
+RELATION_RULES = "relate-v9"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -120,6 +124,8 @@ def relate(a: str, b: str, cosine: float | None = None, *, nearest: float = 0.0)
     lactose intolerant" / "dairy upsets the user's stomach"); where two slots differ it takes
     twice that. Never when ``evidence.against`` finds a name, number, negation, antonym,
     change marker, role swap or the structure of a look-alike (relate-v8)."""
+    if pattern_changed(a, b):
+        return "replace"  # relate-v9: "test_*.py" → "*_test.py": the same words, another name
     if normalise(a) == normalise(b):
         return "duplicate"
     ua, ub = units(a), units(b)
@@ -145,6 +151,8 @@ def _by_words(
     if (_negations(ua) % 2) != (_negations(ub) % 2):
         shared = set(ua) & set(ub)
         return "unclear" if len(shared - {"not"}) >= 2 else "unrelated"
+    if _restricted(a) != _restricted(b) and len(set(ua) & set(ub) - _GENERIC) >= 2:
+        return "unclear"  # relate-v9: "only" on one side narrows the other: the person decides
     if swap is not None:
         return _swapped(swap, a, b, cosine)
     if set(ua) == set(ub) and _negations(ua):
@@ -189,6 +197,8 @@ def _same_or_not(
     names_b = {u for u in sb if _anchor(u, b)}
     if _says_it_changed(a, b, cosine, names_a & names_b, shared):
         return "replace"
+    if _new_owner(ua, ub, a, b):
+        return "unrelated"  # relate-v9: one adds whose thing it is: another subject
     if names_a - sb and names_b - sa:
         return "unrelated"  # each names something the other does not: two facts
     close = cosine is not None and cosine >= SAME_COSINE
@@ -202,6 +212,8 @@ def _same_or_not(
     if sa <= sb or sb <= sa:
         # one adds words to the other — when the shorter one states a fact at all: "the user
         # runs in the morning" is not "the user drinks coffee in the morning" (relate-v4)
+        if owned_part(ua, b) if sa <= sb else owned_part(ub, a):
+            return "unrelated"  # relate-v9: "the cluster" / "the cluster's backups"
         return "duplicate" if len(min(sa, sb, key=len) - _GENERIC) >= 2 else "unrelated"
     return _close_enough(ua, ub, a, b, cosine, bool((names_a | names_b) & shared))
 
