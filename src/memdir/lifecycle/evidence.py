@@ -242,6 +242,16 @@ def _restricted(text: str) -> bool:
     return _ONLY.search(unicodedata.normalize("NFKC", text).lower()) is not None
 
 
+def narrowed(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> bool:
+    """relate-v9: "only" on one side, about what both mostly say (half the content units of
+    the shorter one shared): "一个页面只用系统字体" beside "不要再引入 Bloc" narrows nothing."""
+    if _restricted(a) == _restricted(b):
+        return False
+    ca, cb = set(ua) - _GENERIC - _NEGATING, set(ub) - _GENERIC - _NEGATING
+    shared = ca & cb
+    return len(shared) >= 2 and len(shared) >= 0.5 * min(len(ca), len(cb))
+
+
 # relate-v9: a file-name pattern is a value as written: "test_*.py" and "*_test.py" read as the
 # same words once punctuation is dropped, and are two rules
 _PATTERN = re.compile(r"[\w*]*[*_./][\w*./]*\w[\w*./]*|[\w*]*\w[\w*]*[*_][\w*./]*")
@@ -304,7 +314,7 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
         return "change"
     if _new_owner(pa, pb, a, b):
         return "owner"
-    if _restricted(a) != _restricted(b) and len((sa & sb) - _GENERIC) >= 2:
+    if narrowed(pa, pb, a, b):
         return "only"
     if any(frozenset((x, y)) in ANTONYMS for x in sa for y in sb):
         return "antonym"

@@ -67,11 +67,11 @@ from .evidence import (
     _new_owner,
     _numbers_changed,
     _passive,
-    _restricted,
     _role_swap,
     _script,
     _spans,
     _swap,
+    narrowed,
     owned_part,
     pattern_changed,
     vouched,
@@ -151,7 +151,7 @@ def _by_words(
     if (_negations(ua) % 2) != (_negations(ub) % 2):
         shared = set(ua) & set(ub)
         return "unclear" if len(shared - {"not"}) >= 2 else "unrelated"
-    if _restricted(a) != _restricted(b) and len(set(ua) & set(ub) - _GENERIC) >= 2:
+    if narrowed(ua, ub, a, b):
         return "unclear"  # relate-v9: "only" on one side narrows the other: the person decides
     if swap is not None:
         return _swapped(swap, a, b, cosine)
