@@ -93,6 +93,19 @@ def _role_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
     return False
 
 
+def _part_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v10: two roles exchanged in the opening (or closing) part of two statements that
+    go on to say different things: "Marta approves Tom's expense claims" / "Tom approves
+    Marta's holiday requests", "小李把需求交给小陈开发" / "小陈把需求交给小李测试" — whatever
+    follows, the two are about other roles, never one fact."""
+    n = min(len(ua), len(ub))
+    for k in range(n, 2, -1):
+        for x, y in ((ua[:k], ub[:k]), (ua[-k:], ub[-k:])):
+            if x != y and sorted(x) == sorted(y) and _role_swap(x, y):
+                return True
+    return False
+
+
 # a passive turns the roles round in the words ("Alice owns it" / "it is owned by Alice",
 # "packages are installed with pnpm" / "use pnpm for installing packages")
 _PASSIVE = re.compile(
@@ -123,6 +136,25 @@ def _swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] |
     limit = 3 if cjk else 2
     if len(left) > limit or len(right) > limit:
         return None
+    return left, right
+
+
+def _word_swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """relate-v10: in Chinese, compared by characters, one word rewritten in place is not one
+    opcode ("父亲" / "岳父" keeps 父 and moves it): what lies between the two statements' common
+    start and common end, when that is at most three characters on each side."""
+    n = min(len(ua), len(ub))
+    head = next((i for i in range(n) if ua[i] != ub[i]), n)
+    tail = next((i for i in range(n - head) if ua[-1 - i] != ub[-1 - i]), n - head)
+    left, right = list(ua[head : len(ua) - tail]), list(ub[head : len(ub) - tail])
+    if not left or not right or len(left) > 3 or len(right) > 3 or head + tail < 2:
+        return None
+    if not all(re.match(rf"[{_CJK}]", u) for u in (*left, *right)):
+        return None
+    if set(left + right) & _NEGATING:
+        return None  # "名不要" / "命名别": a negation reworded is the negation's to weigh
+    if set(left) <= set(right) or set(right) <= set(left):
+        return None  # "每天晚上" / "每晚": characters only dropped, nothing put in their place
     return left, right
 
 
@@ -301,7 +333,7 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
     negation on one side, or the structure of a look-alike: one span swapped, one frame with
     another filler, or words only added or dropped in one place (the shorter one states less:
     "the user drinks coffee in the morning" / "the user runs in the morning")."""
-    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+    if (_role_swap(ua, ub) or _part_swap(ua, ub)) and _passive(a) == _passive(b):
         return "roles"
     pa = [u for u in ua if u not in _NEGATING]
     pb = [u for u in ub if u not in _NEGATING]

@@ -66,11 +66,13 @@ from .evidence import (
     _negations,
     _new_owner,
     _numbers_changed,
+    _part_swap,
     _passive,
     _role_swap,
     _script,
     _spans,
     _swap,
+    _word_swap,
     narrowed,
     owned_part,
     pattern_changed,
@@ -100,7 +102,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v9"
+RELATION_RULES = "relate-v10"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -143,9 +145,9 @@ def _by_words(
     ua: Sequence[str], ub: Sequence[str], a: str, b: str, cosine: float | None
 ) -> Relation:
     """The relation the two unit lists and the cosine say, before the store's vouch."""
-    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+    if (_role_swap(ua, ub) or _part_swap(ua, ub)) and _passive(a) == _passive(b):
         return "unrelated"  # relate-v7: two roles exchanged ("A reviews B's PRs" / "B … A's")
-    swap = _swap(ua, ub)
+    swap = _swap(ua, ub) or _word_swap(ua, ub)
     if swap is not None and any(frozenset((x, y)) in ANTONYMS for x in swap[0] for y in swap[1]):
         return "replace"  # "always" → "never", "likes" → "dislikes": a change of mind
     if (_negations(ua) % 2) != (_negations(ub) % 2):

@@ -290,6 +290,14 @@ def _stem(word: str) -> str:
 # relate-v9: a word written in capitals is a name even where the same word in lower case is a
 # function word ("geocoded with HERE", "the IT team", "shipped to the US")
 _CAPS = re.compile(r"\b[A-Z]{2,}\b")
+# relate-v10: so is one capital letter inside a sentence ("blood type A", "plan A", "A 型"):
+# not the article that starts one, nor "I"
+_LETTER = re.compile(rf"(?<![.!?]\s)(?<=[\w\s{_CJK},;:(])\b[A-HJ-Z]\b")
+
+
+def _capitals(text: str) -> set[str]:
+    letters = {m.group().lower() for m in _LETTER.finditer(text) if m.start() > 0}
+    return {w.lower() for w in _CAPS.findall(text)} | letters
 
 
 # relate-v9: a time of day is one value however it is written: "5 pm", "5pm", "17:00" are all
@@ -348,7 +356,7 @@ def units(text: str) -> list[str]:
     """The statement as comparable units: canonical English stems, CJK characters (known
     CJK words as one unit), ASCII names whole; function words and change markers dropped."""
     text = unicodedata.normalize("NFKC", text)
-    capitals = {w.lower() for w in _CAPS.findall(text)}
+    capitals = _capitals(text)
     text = _times(text)
     # relate-v5: a hyphenated name or word is one unit ("en-US", "eu-west-1", "trade-offs"), so
     # a part of it is never read as a function word ("us")
