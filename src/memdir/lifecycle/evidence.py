@@ -7,7 +7,9 @@ unit lists against each other, evidence that no cosine gives:
   (``negations``), a change marker in the newer one (``changed_marker``), two roles exchanged
   around what relates them (``role_swap``), one short span swapped in an otherwise equal
   statement (``swap``, ``one_slot``), one frame with another filler (``filler``), numbers
-  changed while the rest only grows (``numbers_changed``);
+  changed while the rest only grows (``numbers_changed``); relate-v9/v10: another owner of the
+  same thing (``new_owner``), "only" on one side (``narrowed``), two roles exchanged in part of
+  the statements (``part_swap``), a Chinese word rewritten in place (``word_swap``);
 * for one fact where the words share little — the store vouches for the pair (each the other's
   nearest memory by a margin) and none of the above holds (``vouched``, relate-v8).
 

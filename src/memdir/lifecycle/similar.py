@@ -47,6 +47,14 @@ negation about a word both state. Names are compared through the recall stack's 
 live in three modules: ``wording.py`` (statements as units), ``evidence.py`` (what argues for
 and against one fact) and this one (the relation, and the candidate pairs).
 
+relate-v9 (developed on ``dev6.yaml`` and the spent sets) adds evidence against a merge: a
+file-name pattern changed in the same words (``pattern_changed``), the same thing with another
+owner or a part of the shorter one's subject (``_new_owner``, ``owned_part``), "only" on one side
+(``narrowed``), words in capitals as names; times of day and stretches of days are one value
+(``wording``). relate-v10 (after heldout6 was spent): one capital letter is a value ("A 型"),
+two roles exchanged in part of two statements (``_part_swap``), a Chinese word rewritten in place
+(``_word_swap``).
+
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
 
