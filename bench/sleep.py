@@ -255,7 +255,18 @@ def report(result: dict[str, Any], argv: list[str], table: list[str]) -> str:
     return "\n".join(lines)
 
 
-PAIR_SETS = ("dev", "heldout", "heldout2", "dev3", "heldout3", "dev4", "heldout4", "heldout5")
+PAIR_SETS = (
+    "dev",
+    "heldout",
+    "heldout2",
+    "dev3",
+    "heldout3",
+    "dev4",
+    "heldout4",
+    "heldout5",
+    "dev6",
+    "heldout6",
+)
 
 
 def main(argv: list[str]) -> int:

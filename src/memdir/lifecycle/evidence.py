@@ -7,7 +7,9 @@ unit lists against each other, evidence that no cosine gives:
   (``negations``), a change marker in the newer one (``changed_marker``), two roles exchanged
   around what relates them (``role_swap``), one short span swapped in an otherwise equal
   statement (``swap``, ``one_slot``), one frame with another filler (``filler``), numbers
-  changed while the rest only grows (``numbers_changed``);
+  changed while the rest only grows (``numbers_changed``); relate-v9/v10: another owner of the
+  same thing (``new_owner``), "only" on one side (``narrowed``), two roles exchanged in part of
+  the statements (``part_swap``), a Chinese word rewritten in place (``word_swap``);
 * for one fact where the words share little — the store vouches for the pair (each the other's
   nearest memory by a margin) and none of the above holds (``vouched``, relate-v8).
 
@@ -93,6 +95,19 @@ def _role_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
     return False
 
 
+def _part_swap(ua: Sequence[str], ub: Sequence[str]) -> bool:
+    """relate-v10: two roles exchanged in the opening (or closing) part of two statements that
+    go on to say different things: "Marta approves Tom's expense claims" / "Tom approves
+    Marta's holiday requests", "小李把需求交给小陈开发" / "小陈把需求交给小李测试" — whatever
+    follows, the two are about other roles, never one fact."""
+    n = min(len(ua), len(ub))
+    for k in range(n, 2, -1):
+        for x, y in ((ua[:k], ub[:k]), (ua[-k:], ub[-k:])):
+            if x != y and sorted(x) == sorted(y) and _role_swap(x, y):
+                return True
+    return False
+
+
 # a passive turns the roles round in the words ("Alice owns it" / "it is owned by Alice",
 # "packages are installed with pnpm" / "use pnpm for installing packages")
 _PASSIVE = re.compile(
@@ -123,6 +138,25 @@ def _swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] |
     limit = 3 if cjk else 2
     if len(left) > limit or len(right) > limit:
         return None
+    return left, right
+
+
+def _word_swap(ua: Sequence[str], ub: Sequence[str]) -> tuple[list[str], list[str]] | None:
+    """relate-v10: in Chinese, compared by characters, one word rewritten in place is not one
+    opcode ("父亲" / "岳父" keeps 父 and moves it): what lies between the two statements' common
+    start and common end, when that is at most three characters on each side."""
+    n = min(len(ua), len(ub))
+    head = next((i for i in range(n) if ua[i] != ub[i]), n)
+    tail = next((i for i in range(n - head) if ua[-1 - i] != ub[-1 - i]), n - head)
+    left, right = list(ua[head : len(ua) - tail]), list(ub[head : len(ub) - tail])
+    if not left or not right or len(left) > 3 or len(right) > 3 or head + tail < 2:
+        return None
+    if not all(re.match(rf"[{_CJK}]", u) for u in (*left, *right)):
+        return None
+    if set(left + right) & _NEGATING:
+        return None  # "名不要" / "命名别": a negation reworded is the negation's to weigh
+    if set(left) <= set(right) or set(right) <= set(left):
+        return None  # "每天晚上" / "每晚": characters only dropped, nothing put in their place
     return left, right
 
 
@@ -190,6 +224,87 @@ def _spans(ua: Sequence[str], ub: Sequence[str]) -> int:
     return sum(1 for op in ops if op[0] == "replace" and not set(ua[op[1] : op[2]]) & set(ub))
 
 
+# relate-v9: whose thing it is. "the user's cat is called Mochi" / "the user's cousin's cat is
+# called Mochi", "用户的猫" / "用户表妹的猫", "the Asia cluster runs in Singapore" / "the Asia
+# cluster's backups are stored in Singapore": one adds an owner (or a part) to what the other
+# says, and so speaks of another thing — not a more specific wording of the same fact
+_OWNER_EN = re.compile(r"(\w+)'s\s+(?=(\w+))")
+_OWNER_CJK = re.compile(rf"([{_CJK}])的(?=([{_CJK}]))")
+
+
+def _owners(text: str) -> set[tuple[str, str]]:
+    """The (owner, thing) pairs a statement writes: "X's Y", "X的Y" (by the characters around)."""
+    text = unicodedata.normalize("NFKC", text).replace("\u2019", "'").lower()
+    return set(_OWNER_EN.findall(text)) | set(_OWNER_CJK.findall(text))
+
+
+def _new_owner(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> bool:
+    """relate-v9: both write whose one thing is, and name another owner of it ("the user's
+    cat" / "the user's cousin's cat", "用户的狗" / "用户邻居的狗"), and besides the owner one
+    says (almost) everything the other says: the same words about another owner's thing. (A
+    paraphrase turns "the user has a dog" into "the user's dog" — no owner on the other side.)"""
+    oa, ob = _owners(a), _owners(b)
+    things = {t for _, t in oa} & {t for _, t in ob}
+    if not any((o, t) not in ob for o, t in oa if t in things):
+        return False
+    if not any((o, t) not in oa for o, t in ob if t in things):
+        return False
+    sa, sb = set(ua), set(ub)
+    return min(len(sa - sb - _GENERIC), len(sb - sa - _GENERIC)) <= 1
+
+
+def owned_part(short: Sequence[str], long: str) -> bool:
+    """relate-v9: the longer statement writes "X's Y" (X的Y) where the shorter speaks of X
+    and never of Y: "the Asia cluster runs in Singapore" / "the Asia cluster's backups are
+    stored in Singapore" — a part or a belonging of the shorter one's subject, another thing."""
+    have = set(short)
+    text = unicodedata.normalize("NFKC", long).replace("\u2019", "'").lower()
+    # (English only: "的" also ties an adjective to its noun, "辣的东西" is "spicy things")
+    return any(
+        _stem(o) in have and _stem(t) not in have and t not in have
+        for o, t in _OWNER_EN.findall(text)
+    )
+
+
+# relate-v9: "only" narrows what the other says ("paste the whole traceback" / "paste only the
+# last line of it"): like a negation on one side, it is a change, not the same fact. "一只猫"
+# counts a cat, it does not narrow anything
+_ONLY = re.compile(r"\bonly\b|\bsolely\b|(?<![一二两三四五六七八九十几每这那哪半有了])只|仅")
+
+
+def _restricted(text: str) -> bool:
+    return _ONLY.search(unicodedata.normalize("NFKC", text).lower()) is not None
+
+
+def narrowed(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> bool:
+    """relate-v9: "only" on one side, about what both mostly say (half the content units of
+    the shorter one shared): "一个页面只用系统字体" beside "不要再引入 Bloc" narrows nothing."""
+    if _restricted(a) == _restricted(b):
+        return False
+    ca, cb = set(ua) - _GENERIC - _NEGATING, set(ub) - _GENERIC - _NEGATING
+    shared = ca & cb
+    return len(shared) >= 2 and len(shared) >= 0.5 * min(len(ca), len(cb))
+
+
+# relate-v9: a file-name pattern is a value as written: "test_*.py" and "*_test.py" read as the
+# same words once punctuation is dropped, and are two rules
+_PATTERN = re.compile(r"[\w*]*[*_./][\w*./]*\w[\w*./]*|[\w*]*\w[\w*]*[*_][\w*./]*")
+
+
+def _patterns(text: str) -> list[str]:
+    return sorted(t for t in _PATTERN.findall(text) if re.search(r"[*_]|\w\.\w", t))
+
+
+def pattern_changed(a: str, b: str) -> bool:
+    """Both write a name pattern, made of the same words but not the same pattern."""
+    pa, pb = _patterns(a), _patterns(b)
+    if not pa or not pb or pa == pb:
+        return False
+    words = re.compile(r"[^\W_]+")
+    same_words = sorted(words.findall(" ".join(pa).lower()))
+    return same_words == sorted(words.findall(" ".join(pb).lower()))
+
+
 MARGIN = 0.1  # relate-v7: how much closer the two are to each other than to any third memory
 VOUCH_COSINE = 0.45  # relate-v8: below this the store's vouch is not heard (v7: 0.6)
 
@@ -220,7 +335,7 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
     negation on one side, or the structure of a look-alike: one span swapped, one frame with
     another filler, or words only added or dropped in one place (the shorter one states less:
     "the user drinks coffee in the morning" / "the user runs in the morning")."""
-    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+    if (_role_swap(ua, ub) or _part_swap(ua, ub)) and _passive(a) == _passive(b):
         return "roles"
     pa = [u for u in ua if u not in _NEGATING]
     pb = [u for u in ub if u not in _NEGATING]
@@ -231,6 +346,10 @@ def against(ua: Sequence[str], ub: Sequence[str], a: str, b: str) -> str | None:
         return "name"
     if _changed_marker(b, strict=True):
         return "change"
+    if _new_owner(pa, pb, a, b):
+        return "owner"
+    if narrowed(pa, pb, a, b):
+        return "only"
     if any(frozenset((x, y)) in ANTONYMS for x in sa for y in sb):
         return "antonym"
     if _numbers_changed(pa, pb):

@@ -47,6 +47,14 @@ negation about a word both state. Names are compared through the recall stack's 
 live in three modules: ``wording.py`` (statements as units), ``evidence.py`` (what argues for
 and against one fact) and this one (the relation, and the candidate pairs).
 
+relate-v9 (developed on ``dev6.yaml`` and the spent sets) adds evidence against a merge: a
+file-name pattern changed in the same words (``pattern_changed``), the same thing with another
+owner or a part of the shorter one's subject (``_new_owner``, ``owned_part``), "only" on one side
+(``narrowed``), words in capitals as names; times of day and stretches of days are one value
+(``wording``). relate-v10 (after heldout6 was spent): one capital letter is a value ("A 型"),
+two roles exchanged in part of two statements (``_part_swap``), a Chinese word rewritten in place
+(``_word_swap``).
+
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
 
@@ -64,12 +72,18 @@ from .evidence import (
     _changed_marker,
     _filler,
     _negations,
+    _new_owner,
     _numbers_changed,
+    _part_swap,
     _passive,
     _role_swap,
     _script,
     _spans,
     _swap,
+    _word_swap,
+    narrowed,
+    owned_part,
+    pattern_changed,
     vouched,
 )
 from .wording import (
@@ -96,7 +110,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v8"
+RELATION_RULES = "relate-v10"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -120,6 +134,8 @@ def relate(a: str, b: str, cosine: float | None = None, *, nearest: float = 0.0)
     lactose intolerant" / "dairy upsets the user's stomach"); where two slots differ it takes
     twice that. Never when ``evidence.against`` finds a name, number, negation, antonym,
     change marker, role swap or the structure of a look-alike (relate-v8)."""
+    if pattern_changed(a, b):
+        return "replace"  # relate-v9: "test_*.py" → "*_test.py": the same words, another name
     if normalise(a) == normalise(b):
         return "duplicate"
     ua, ub = units(a), units(b)
@@ -137,14 +153,16 @@ def _by_words(
     ua: Sequence[str], ub: Sequence[str], a: str, b: str, cosine: float | None
 ) -> Relation:
     """The relation the two unit lists and the cosine say, before the store's vouch."""
-    if _role_swap(ua, ub) and _passive(a) == _passive(b):
+    if (_role_swap(ua, ub) or _part_swap(ua, ub)) and _passive(a) == _passive(b):
         return "unrelated"  # relate-v7: two roles exchanged ("A reviews B's PRs" / "B … A's")
-    swap = _swap(ua, ub)
+    swap = _swap(ua, ub) or _word_swap(ua, ub)
     if swap is not None and any(frozenset((x, y)) in ANTONYMS for x in swap[0] for y in swap[1]):
         return "replace"  # "always" → "never", "likes" → "dislikes": a change of mind
     if (_negations(ua) % 2) != (_negations(ub) % 2):
         shared = set(ua) & set(ub)
         return "unclear" if len(shared - {"not"}) >= 2 else "unrelated"
+    if narrowed(ua, ub, a, b):
+        return "unclear"  # relate-v9: "only" on one side narrows the other: the person decides
     if swap is not None:
         return _swapped(swap, a, b, cosine)
     if set(ua) == set(ub) and _negations(ua):
@@ -189,6 +207,8 @@ def _same_or_not(
     names_b = {u for u in sb if _anchor(u, b)}
     if _says_it_changed(a, b, cosine, names_a & names_b, shared):
         return "replace"
+    if _new_owner(ua, ub, a, b):
+        return "unrelated"  # relate-v9: one adds whose thing it is: another subject
     if names_a - sb and names_b - sa:
         return "unrelated"  # each names something the other does not: two facts
     close = cosine is not None and cosine >= SAME_COSINE
@@ -202,6 +222,8 @@ def _same_or_not(
     if sa <= sb or sb <= sa:
         # one adds words to the other — when the shorter one states a fact at all: "the user
         # runs in the morning" is not "the user drinks coffee in the morning" (relate-v4)
+        if owned_part(ua, b) if sa <= sb else owned_part(ub, a):
+            return "unrelated"  # relate-v9: "the cluster" / "the cluster's backups"
         return "duplicate" if len(min(sa, sb, key=len) - _GENERIC) >= 2 else "unrelated"
     return _close_enough(ua, ub, a, b, cosine, bool((names_a | names_b) & shared))
 

@@ -287,10 +287,77 @@ def _stem(word: str) -> str:
     return word
 
 
+# relate-v9: a word written in capitals is a name even where the same word in lower case is a
+# function word ("geocoded with HERE", "the IT team", "shipped to the US")
+_CAPS = re.compile(r"\b[A-Z]{2,}\b")
+# relate-v10: so is one capital letter inside a sentence ("blood type A", "plan A", "A 型"):
+# not the article that starts one, nor "I"
+_LETTER = re.compile(rf"(?<![.!?]\s)(?<=[\w\s{_CJK},;:(])\b[A-HJ-Z]\b")
+
+
+def _capitals(text: str) -> set[str]:
+    letters = {m.group().lower() for m in _LETTER.finditer(text) if m.start() > 0}
+    return {w.lower() for w in _CAPS.findall(text)} | letters
+
+
+# relate-v9: a time of day is one value however it is written: "5 pm", "5pm", "17:00" are all
+# ``1700t``, "6:30 am" is ``0630t`` (a changed time still reads as a changed number, so "opens at
+# 7 am" / "opens at 6:30 am" stays a conflict). In Chinese "十点半", "10 点 30 分", "10:30" are
+# ``1030t`` as written: "晚上" stays beside it, since "每晚 10 点" and "晚上十点" say one time
+_CLOCK = re.compile(r"\b(\d{1,2})(?::(\d{2}))?\s*([ap])\.?m\b\.?|\b(\d{1,2}):(\d{2})\b", re.I)
+_CJK_CLOCK = re.compile(r"(\d{1,2})\s*点(?:\s*(半|一刻|(\d{1,2})\s*分))?")
+
+
+def _clock(hour: int, minute: int) -> str:
+    return f" {hour % 24:02d}{minute:02d}t " if hour < 25 and minute < 60 else f" {hour} {minute} "
+
+
+def _times(text: str) -> str:
+    def latin(m: re.Match[str]) -> str:
+        if m.group(4):
+            return _clock(int(m.group(4)), int(m.group(5)))
+        hour = int(m.group(1)) % 12 + (12 if m.group(3).lower() == "p" else 0)
+        return _clock(hour, int(m.group(2) or 0))
+
+    return _CLOCK.sub(latin, text)
+
+
+def _cjk_times(text: str) -> str:
+    def cjk(m: re.Match[str]) -> str:
+        minute = {"半": 30, "一刻": 15}.get(m.group(2) or "", int(m.group(3) or 0))
+        return _clock(int(m.group(1)), minute)
+
+    return _CJK_CLOCK.sub(cjk, text)
+
+
+# relate-v9: a stretch of days is one value: "two weeks", "fortnightly", "14 days", "两周",
+# "十四天" are all ``14d``
+_DAYS_IN = {"week": 7, "周": 7, "day": 1, "天": 1}  # (not 日: "3 月 12 日" is a date)
+_SPAN = re.compile(r"^(\d+)(day|week)s?$")  # "a 14-day sprint"
+
+
+def _durations(out: list[str]) -> list[str]:
+    merged: list[str] = []
+    for unit in out:
+        if unit in ("fortnight", "fortnightly", "biweekly"):
+            merged += ["always", "14d"] if unit != "fortnight" else ["14d"]
+            continue
+        if span := _SPAN.match(unit):
+            merged.append(f"{int(span.group(1)) * _DAYS_IN[span.group(2)]}d")
+            continue
+        if merged and unit in _DAYS_IN and merged[-1].isdigit():
+            merged[-1] = f"{int(merged[-1]) * _DAYS_IN[unit]}d"
+            continue
+        merged.append(unit)
+    return merged
+
+
 def units(text: str) -> list[str]:
     """The statement as comparable units: canonical English stems, CJK characters (known
     CJK words as one unit), ASCII names whole; function words and change markers dropped."""
     text = unicodedata.normalize("NFKC", text)
+    capitals = _capitals(text)
+    text = _times(text)
     # relate-v5: a hyphenated name or word is one unit ("en-US", "eu-west-1", "trade-offs"), so
     # a part of it is never read as a function word ("us")
     text = re.sub(r"(?<=[A-Za-z0-9])-(?=[A-Za-z0-9])", "", text)
@@ -301,13 +368,15 @@ def units(text: str) -> list[str]:
         text = pattern.sub(replacement, text)
     for word, replacement in _CJK_WORDS:
         text = text.replace(word, replacement)
-    text = _cjk_numbers(text)
+    text = _cjk_times(_cjk_numbers(text))
     out: list[str] = []
     for raw in _WORD.findall(text.lower()):
-        if raw in _CHANGED or raw in _STOP_EN or raw in _CJK_STOP or raw in _LIGHT_EN:
+        if raw in _CHANGED or raw in _CJK_STOP or raw in _LIGHT_EN:
+            continue
+        if raw in _STOP_EN and raw not in capitals:
             continue
         out.append(raw if re.match(rf"[{_CJK}]", raw) else _stem(raw))
-    return out
+    return _durations(out)
 
 
 _DIGIT = {c: i for i, c in enumerate("零一二三四五六七八九")} | {"〇": 0, "两": 2}
