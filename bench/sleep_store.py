@@ -168,8 +168,8 @@ def store_report(result: dict[str, Any], header: list[str]) -> str:
         "both sides of every `bench/sleep_pairs` dev and (spent) heldout item "
         f"({result['refused']} refused by the guard), created over the "
         f"120 days before now; {result['questions']} everyday questions asked once through recall "
-        f"(uses). Embedder `{result['embedder']}`, offline rules ({result['rules']}). Plan: {actions}; "
-        f"applied as run `{result['run']}` in {result['apply_s']:.1f} s.",
+        f"(uses). Embedder `{result['embedder']}`, offline rules ({result['rules']}). "
+        f"Plan: {actions}; applied as run `{result['run']}` in {result['apply_s']:.1f} s.",
         "",
         "| | before | after |",
         "| --- | --- | --- |",
