@@ -384,20 +384,19 @@ class SqliteIndex(nearest.VectorQueries):
             return
         top = db.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
         if views.loaded() and views.key is not None:
-            key, seq, deltas = json.dumps(views.key), views.seq, []
+            key, seq, merged = json.dumps(views.key), views.seq, None
             for entry, frm, to, text in db.execute(
                 "SELECT seq, before, after, delta FROM journal WHERE seq > ? ORDER BY seq",
                 (views.seq,),
             ):
                 if frm == key:
-                    deltas.append(Delta.loads(text))
+                    merged = Delta.loads(text).merged(merged)
                     key, seq = to, entry
-                elif deltas:  # a version moved with no entry (an older memdir): load again
+                elif merged is not None:  # a version moved with no entry (an older memdir)
                     break
-            if deltas and key == json.dumps(version):
+            if merged is not None and key == json.dumps(version):
                 views.files = None  # the stat rows are not journalled
-                for delta in deltas:  # each reads what it names as the index has it now
-                    views.patch(db, delta, version)
+                views.patch(db, merged, version)
                 views.seq = seq
                 return
         views.clear(version, top)

@@ -59,6 +59,15 @@ class Delta:
         parts = (self.docs, self.rewritten, self.uses, self.removed)
         return json.dumps([sorted(part) for part in parts], ensure_ascii=False)
 
+    def merged(self, earlier: Delta | None) -> Delta:
+        """``earlier`` then this, as one delta to patch by: every name either touched is read
+        again as the index has it now (one that is gone is dropped by the read), and a name
+        either wrote as a new row goes last, where a load puts it."""
+        if earlier is None:
+            return self
+        touched = self.docs | self.uses | self.removed | earlier.docs | earlier.uses
+        return Delta(docs=touched | earlier.removed, rewritten=self.rewritten | earlier.rewritten)
+
     @classmethod
     def loads(cls, text: str) -> Delta:
         docs, rewritten, uses, removed = (set(part) for part in json.loads(text))
