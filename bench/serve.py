@@ -34,7 +34,10 @@ Protocol:
 Latency is measured per request on the client, from send to the end of the body; p50/p95/max
 per operation and overall, and the throughput over the whole run. The machine is shared (the
 server, its worker threads and the 50 client threads all run on the same CPUs), so these are
-numbers for this machine under this load, not a capacity figure.
+numbers for this machine under this load, not a capacity figure. *Server CPU ms / request* is
+the user + system CPU of the ``memdir serve`` process and its workers (``/proc``) over the run,
+divided by the requests: what a request costs the server, which a loaded machine moves much
+less than the wall (PostgreSQL's own processes are not in it).
 
 ``python bench/serve.py`` prints the table and writes ``bench/results/serve.md``; it exits 1
 on any error or mismatch.
@@ -228,6 +231,7 @@ class Run:
     problems: list[str]
     load: float  # the machine's 1-minute load average when the run ended
     connections: str = ""  # PostgreSQL: the most connections to the run's database seen, of max
+    cpu: float | None = None  # CPU seconds the memdir server's processes used during the run
 
     @property
     def errors(self) -> list[str]:
@@ -394,11 +398,13 @@ def measure(label: str, given: list[str], args: argparse.Namespace, pg: Postgres
             for t in threads:
                 t.start()
             barrier.wait()
-            began = time.perf_counter()
+            began, cpu_before = time.perf_counter(), _tree_cpu(server.pid)
             deadline = time.monotonic() + args.timeout
             for t in threads:
                 t.join(timeout=max(0.0, deadline - time.monotonic()))
             wall = time.perf_counter() - began
+            cpu_after = _tree_cpu(server.pid)
+            cpu = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
             if any(t.is_alive() for t in threads):
                 raise SystemExit(f"FAILED: {label} did not finish within {args.timeout:.0f} s")
             print(f"{label}: {len(clients)} clients x {args.requests} requests in {wall:.1f} s")
@@ -416,7 +422,38 @@ def measure(label: str, given: list[str], args: argparse.Namespace, pg: Postgres
             )
             print("server log, database errors:", *said[:5], sep="\n  ")
             print("server log:", *("Traceback" + t[-3000:] for t in tracebacks), sep="\n")
-    return Run(label, given, wall, clients, problems, os.getloadavg()[0], connections)
+    return Run(label, given, wall, clients, problems, os.getloadavg()[0], connections, cpu)
+
+
+def _tree_cpu(pid: int) -> float | None:
+    """User + system CPU seconds of ``pid`` and its descendants (``--processes`` workers), from
+    ``/proc``; None where there is no ``/proc``. Less moved by a loaded machine than the wall:
+    the CPU each request costs the server, whatever else runs beside it."""
+    stats: dict[int, tuple[int, float]] = {}
+    try:
+        entries = [e for e in os.listdir("/proc") if e.isdigit()]
+    except OSError:
+        return None
+    for entry in entries:
+        try:
+            raw = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = raw[raw.rindex(")") + 2 :].split()  # after "pid (comm) "
+        stats[int(entry)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / _TICKS)
+    if pid not in stats:
+        return None
+    tree, total, grew = {pid}, 0.0, True
+    while grew:
+        more = {p for p, (parent, _) in stats.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    for p in tree:
+        total += stats[p][1]
+    return total
+
+
+_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
 def _table(run: Run) -> list[str]:
@@ -456,16 +493,17 @@ def _summary(runs: list[Run]) -> list[str]:
     base = runs[0]
     base_rate = len(base.every()) / base.wall
     lines = [
-        "| run | options | requests/s | p50 ms | p95 ms | errors | lost or wrong | × "
-        f"{base.label} requests/s | peak DB connections |",
-        "| --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+        "| run | options | requests/s | p50 ms | p95 ms | server CPU ms / request | errors | "
+        f"lost or wrong | × {base.label} requests/s | peak DB connections |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for run in runs:
         every = run.every()
         rate = len(every) / run.wall
+        cpu = "-" if run.cpu is None else f"{1000 * run.cpu / len(every):.1f}"
         lines.append(
             f"| {run.label} | `{shlex.join(run.options) or '(defaults)'}` | **{rate:.0f}** | "
-            f"{_pct(every, 0.5):.0f} | **{_pct(every, 0.95):.0f}** | {len(run.errors)} | "
+            f"{_pct(every, 0.5):.0f} | **{_pct(every, 0.95):.0f}** | {cpu} | {len(run.errors)} | "
             f"{len(run.problems)} | {rate / base_rate:.2f} | {run.connections or '-'} |"
         )
     return lines
