@@ -160,13 +160,24 @@ DEV = {
     "dev session 17d: look-alikes, written after the third rules-v9 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s17d.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 17: written before rules-v9, scored once before and once after": (
+    # Session 18: batches 17 and 18 were scored once before and once after rules-v9 and are
+    # spent (development data for rules-v10); s18 was written fresh for rules-v10.
+    "batch 17: scored on rules-v9, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_17.yaml"
     ),
-    "held-out batch 18: written before rules-v9, scored once before and once after": (
+    "batch 18: scored on rules-v9, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_18.yaml"
+    ),
+    "dev session 18: written fresh for rules-v10": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s18.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 19: written before rules-v10, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_19.yaml"
+    ),
+    "held-out batch 20: written before rules-v10, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_20.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95
