@@ -113,6 +113,8 @@ _ZH_STANDING_CUE = re.compile(
 )
 _ZH_ONE_OFF = re.compile(
     r"^(?:先|把|帮我|帮忙|麻烦|请帮|给我|你先|我先|我去|待会|等下|等一下)|"
+    # v10: a verb of making and a measure word open a one-off ask — "写个脚本把日志打包…"
+    r"^(?:写|做|弄|搞|建|加|画|生成|出|列|查|跑|改)(?:个|一个|一下|一份|一段|几个|一版|张|一张)|"
     # v5: an ask in a later clause — "磁盘到 95% 了，帮我看看是什么占的"
     r"[，,]\s*(?:帮我|帮忙|麻烦你?|你帮我|请帮我)|"
     # v5: the person's own doubt or mood, alone — "我也不确定", "累死了"
@@ -227,6 +229,22 @@ _CLASSES = {
             re.I,
         ),
         "amount": re.compile(r"\b\d[\d.,]*\s?(?:k|m|%|x|gb|tb|ms|users|people|of us)?\b", re.I),
+        # v4: shapes of a sentence, not words of one conversation — information moved to or
+        # kept in a place ("… sync to an S3 bucket called …"), a place given a name, the person
+        # in any clause, a wish for how the agent works ("it'd help if you …")
+        "kept": re.compile(
+            r"\b(?:sync(?:ed|s)?|go(?:es)?|land(?:s)?|live(?:s)?|kept|stored|posted|pushed|"
+            r"uploaded|logged|tracked|filed|saved|written|archived|handled|managed)\s+"
+            r"(?:to|in|on|into|under|through|thru|via)\b",
+            re.I,
+        ),
+        "named": re.compile(r"\b(?:called|named|titled)\b", re.I),
+        "i-any": re.compile(r"(?:^|[,;:.]\s*|\bso\s+)(?:i'?m|i am|i have|i'?ve|my)\b", re.I),
+        "wish": re.compile(
+            r"\b(?:it'?d|it would|would be|it'?s)\s+(?:really\s+|super\s+|a lot\s+)?"
+            r"(?:help(?:ful)?|great|nice|better|easier)\b.{0,20}\b(?:if|when)\s+you\b",
+            re.I,
+        ),
     },
     "zh": {
         "tool": re.compile(_TOOLS),
@@ -250,6 +268,20 @@ _CLASSES = {
         ),
         "amount": re.compile(r"[0-9]|[一二三四五六七八九十两百千万]+(?:万|千|个|台|人|成|%)"),
         "other": re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff]|^(?:同事|老板|领导|客户|组长|朋友)"),
+        # v4: shapes of a sentence — a place closing a clause ("…在夜莺上", "…传到网盘的 X
+        # 文件夹"), information moved into a place, a route (走的是 …), the person in a later
+        # clause, a name given to something (叫 …), a condition on the work (…的时候, 要是 …)
+        "at-end": re.compile(
+            r"(?:在|到|进|于)[^，。,；;？?]{1,16}?(?:上|里|中|下|内)(?:面|头)?(?:了)?"
+            r"(?=$|[，,。；;！!])"
+        ),
+        "into": re.compile(
+            r"(?:同步|上传|传|存|放|归档|导出|导入|推送|推|上报|发|接|写|记|维护|登记)(?:到|在|进)"
+        ),
+        "route": re.compile(r"走的是|走\s*[A-Za-z]|通过\s*[A-Za-z]|都在|统一在"),
+        "i-any": re.compile(r"[，,]\s*我(?!们)|^(?:我家|我们家|我的)"),
+        "named": re.compile(r"叫|名叫|名字是|项目名|路径是"),
+        "when-work": re.compile(r"的时候|之前|之后|以后|要是|如果.{1,12}[，,]"),
     },
 }
 # What a reference must name (too_thin): somewhere a thing can be looked up.

@@ -85,7 +85,10 @@ EN = Lexicon(
         # v8: "what really helps me is when you …" states a preference
         r"what(?!\s+(?:really\s+|actually\s+|honestly\s+)?(?:helps|works best|works for me)\b)|"
         r"which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
-        r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
+        r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|"
+        # v10: "would be super helpful if you …" (no "it", no question mark) states a wish
+        r"would(?!\s+be\s+(?:really\s+|so\s+|super\s+|very\s+)?(?:nice|great|helpful|"
+        r"awesome|ideal|lovely|amazing|good|better)\s+(?:if|when)\s+you\b[^?]*$)|will|shall|"
         r"have|has|may i|might)\b(?!['’]t))"
     ),
     hypothetical=_en(
@@ -95,10 +98,16 @@ EN = Lexicon(
         # we'd have …", "Rust would've been a better fit": what is not, said as what would be
         r"\b(?:in an ideal world|ideally|in theory|in a perfect world|with (?:a |more |an? )?"
         r"(?:bigger|larger|extra|more|better|bit more)\b)|"
-        r"\b(?:we|i|you|they|it|that|this)(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
+        # v10: never the "that" of a relative clause ("flag anything that could break prod")
+        r"\b(?:we|i|you|they|it|(?<!anything )(?<!something )(?<!everything )(?<!whatever )"
+        r"(?<!nothing )(?<!change )(?<!changes )(?<!stuff )(?<!thing )(?<!things )that|this)"
+        r"(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
         r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b|"
         # v8: "it'd be great if you …", "it would help if you …": a wish of the person
-        r"(?<=it'd )(?:be|help|save|make)\b|(?<=it would )(?:be|help|save|make)\b)\w|"
+        r"(?<=it'd )(?:be|help|save|make)\b|(?<=it would )(?:be|help|save|make)\b|"
+        # v10: with an adverb between — "it would really help if you …"
+        r"(?:(?<=it'd )|(?<=it would ))(?:really|honestly|also|just|so|super|definitely)\s+"
+        r"(?:be|help|save|make)\b)\w|"
         r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
@@ -128,7 +137,9 @@ EN = Lexicon(
         r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|"
         # v9: not the "that" of a relative clause or a "that"-clause: "comments that just
         # repeat the code", "make sure that you …"
-        r"(?<!s )that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
+        # v10: nor after an indefinite pronoun: "flag anything that could break prod"
+        r"(?<!s )(?<!anything )(?<!something )(?<!everything )(?<!nothing )"
+        r"that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
         r"it)\b)|these|"
         r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import URL, Rule
-from .lexicon_words import _TOOLS
+from .lexicon_words import _TOOLS, _ZH_PARTS
 from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES
 
 __all__ = ["REFERENCE"]
@@ -52,7 +52,13 @@ REFERENCE: tuple[Rule, ...] = (
             r"|(?<=走)\s*[A-Za-z][\w.+-]*\s*$"
             # v9: a Chinese product name right after a verb of keeping: "客户资料统一记在销帮帮
             # 里" (never after a bare 在: "任务节点都跑在竞价实例上" is where things run)
-            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机)[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,]))"
+            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机)[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,])"
+            # v10: after a bare 在 too when a kind of information is the subject and the name
+            # closes the clause with 上 — "原型图都在墨刀上", "监控面板在夜莺上" (never a part of
+            # the system: "问题都在前端上")
+            # (nor where something runs: "任务节点都跑在竞价实例上")
+            r"|(?<=在)(?<![跑署行装放存写记录档]在)(?!脑子|心|这|那|哪|手机|" + _ZH_PARTS + r")"
+            r"[\u4e00-\u9fff]{2,4}?上(?=$|[，,]))"
         ),
     ),
     # v8: a report or a dashboard made in a tool with a Chinese name — "报表是用观远做的",
@@ -82,7 +88,7 @@ REFERENCE: tuple[Rule, ...] = (
         re.compile(
             r"^(?!我|你|他|她|这|那|大家|有人|bug|Bug|问题|错误|报错|异常|结果|输出|文件)[^，。,我你]{2,10}?"
             r"(?:都|统一|一般|全)?(?:在|放在|存在|记在|写在|存放在|置顶在)\s*[^，。,]{0,10}?"
-            r"(?:共享盘|网盘|云盘|群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
+            r"(?:共享盘|网盘|云盘|(?<!集)群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
             # v9: a clause may follow ("…共享表格里，一次压测一个 sheet")
             r"(?:的[^，。,]{0,8})?(?:里|上|中)?(?:了)?(?=$|[，,])"
         ),
