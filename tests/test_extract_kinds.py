@@ -446,6 +446,14 @@ V10_KINDS = [
     ("合并分支之后记得把远程分支删掉", "feedback", "远程分支"),
     # a cadence in minutes, of what a device reports
     ("门禁设备每五分钟上报一次心跳", "project", "每五分钟"),
+    # (second rules-v10 commit) a condition on the work in English, then what to do
+    ("if a migration could lock a big table, ask me first", "feedback", "lock a big table"),
+    ("if you're not sure which env to use just ask", "feedback", "which env"),
+    # any kind of table or inventory kept in a named place
+    ("报价表都存在腾讯文档里，按月份分", "reference", "腾讯文档"),
+    # what is made for the person and what it always has; an instruction and its ban
+    ("给我的脚本都加上用法说明", "feedback", "用法说明"),
+    ("报错信息原样贴给我，别自己总结", "feedback", "原样"),
 ]
 
 
@@ -471,8 +479,13 @@ V10_NEGATIVES = [
     # a step of the work through a CI tool is no place; where something runs is no place
     "our releases go through Jenkins",
     "批处理任务都跑在离线集群上",
-    # a pet's event, a relative "that" still needs a rule
+    # a pet's event
     "我家猫今天又打翻了水杯",
+    # (second rules-v10 commit) a question with A-not-A and no question mark; a reply of the
+    # moment; a condition with nothing for the agent to do
+    "这个配置能不能直接删掉",
+    "写得挺好，别改了",
+    "if the deploy is slow just wait",
 ]
 
 

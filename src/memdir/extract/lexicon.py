@@ -17,7 +17,7 @@ from .lexicon_en_project import PROJECT
 from .lexicon_en_refs import REFERENCE
 from .lexicon_en_user import USER
 from .lexicon_types import CJK, URL, Lexicon, Rule
-from .lexicon_words import _NO_BAN_TAIL, _PLEASE, _en
+from .lexicon_words import _EN_IF_RULE, _NO_BAN_TAIL, _PLEASE, _en
 
 __all__ = ["CJK", "EN", "URL", "Lexicon", "Rule"]
 
@@ -92,7 +92,9 @@ EN = Lexicon(
         r"have|has|may i|might)\b(?!['’]t))"
     ),
     hypothetical=_en(
-        r"^\s*(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
+        r"^\s*(?!"
+        + _EN_IF_RULE
+        + r")(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
         r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b|"
         # v7: a counterfactual — "with a bigger team we could do a port", "in an ideal world
         # we'd have …", "Rust would've been a better fit": what is not, said as what would be

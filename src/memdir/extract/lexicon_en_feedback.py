@@ -10,11 +10,13 @@ does: bump ``rules.RULES_VERSION`` with it.
 from __future__ import annotations
 
 from .lexicon_types import Rule
-from .lexicon_words import _NO_BAN, _PLEASE, _en
+from .lexicon_words import _EN_IF_RULE, _NO_BAN, _PLEASE, _en
 
 __all__ = ["FEEDBACK", "FEEDBACK_LAST"]
 
 FEEDBACK: tuple[Rule, ...] = (
+    # v10: a condition on the work, then what to do (see _EN_IF_RULE)
+    Rule("en.preference.if-then", "feedback", _en(_EN_IF_RULE)),
     Rule(
         "en.preference.prefer",
         "feedback",

@@ -37,7 +37,8 @@ REFERENCE: tuple[Rule, ...] = (
             # v9: records and reports too ("压测报告都记在…", "实验记录统一记在…")
             r"^(?:我们的|所有的?|项目的)?\S{0,10}?(?:"
             + _ZH_DOCS
-            + r"|报告|记录|清单|台账|名单)\S{0,4}?"
+            # v10: any kind of table, data or inventory ("术语表都存在…", "库存数据在…")
+            + r"|报告|记录|清单|台账|名单|(?<!代码)表|数据|库存|信息)\S{0,4}?"
             r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在|"
             # v7: where information is sent — "崩溃日志都上报到 Sentry"
             r"上报到|报到|发到|推到|推送到|打到|同步到|写到|记录在|整理在|汇总在|沉淀在|归档到|"
@@ -52,7 +53,8 @@ REFERENCE: tuple[Rule, ...] = (
             r"|(?<=走)\s*[A-Za-z][\w.+-]*\s*$"
             # v9: a Chinese product name right after a verb of keeping: "客户资料统一记在销帮帮
             # 里" (never after a bare 在: "任务节点都跑在竞价实例上" is where things run)
-            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机)[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,])"
+            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机|内存|本地|缓存|硬盘)"
+            r"[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,])"
             # v10: after a bare 在 too when a kind of information is the subject and the name
             # closes the clause with 上 — "原型图都在墨刀上", "监控面板在夜莺上" (never a part of
             # the system: "问题都在前端上")

@@ -7,7 +7,9 @@ Changing a list changes what the extractor does: bump ``rules.RULES_VERSION`` wi
 from __future__ import annotations
 
 _ZH_DEICTIC = (
-    r"这里|这儿|这个(?!项目|仓库|团队|组|公司|服务|系统|应用|产品|代码库)|这段|这次|这行|这一行|这份|这两|"
+    r"这里|这儿|这个(?!项目|仓库|团队|组|公司|服务|系统|应用|产品|代码库|"
+    # v10: more kinds of a whole project — "这个模组是给 1.20.1 做的", "这个插件只支持 Chrome"
+    r"模组|插件|工具|库|网站|小程序|app|App|游戏|平台)|这段|这次|这行|这一行|这份|这两|"
     # v7: "登录这块", "新账号这边", "我是这边唯一的运维": after a noun, 这块/这边 name a topic or
     # the team; alone, or after 在/到/把/从, they point at the task at hand
     r"(?:(?<![\u4e00-\u9fffA-Za-z0-9])|(?<=[在到把从改]))(?:这边|这块)|这几|那个|那段|那行|上面|下面|"

@@ -47,7 +47,7 @@ _DUMMY_IT = re.compile(
 )
 # v8: the families whose "it" is the dummy of "it helps when you …" / "it'd be great if you …"
 # (v10: and "each time you add a dependency, tell me what license it has": the condition names it)
-_DUMMY_IT_RULES = (".ease", ".helps", ".every-time")
+_DUMMY_IT_RULES = (".ease", ".helps", ".every-time", ".if-then")
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
