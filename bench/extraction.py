@@ -171,6 +171,9 @@ DEV = {
     "dev session 18: written fresh for rules-v10": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s18.yaml"
     ),
+    "dev session 18b: written after the first rules-v10 commit": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s18b.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 19: written before rules-v10, scored once before and once after": (

@@ -492,3 +492,32 @@ V10_NEGATIVES = [
 @pytest.mark.parametrize("text", V10_NEGATIVES)
 def test_v10_negatives(text: str) -> None:
     assert [(c.type, c.rule) for c in extract(text, classifier=None)] == []
+
+
+# implicit-v4 (session 18): what the classifier path drops before asking the model
+V10_MOMENTS = [
+    ("代码评审过了，我合了", "zh"),
+    ("想过换框架，算了不纠结了", "zh"),
+    ("我之前的公司全用 Bamboo", "zh"),
+    ("每天都要开三个会，好累", "zh"),
+    ("给这个脚本加个进度条", "zh"),
+    ("先随便写写，测试以后再补", "zh"),
+]
+
+
+@pytest.mark.parametrize(("text", "lang"), V10_MOMENTS)
+def test_v10_about_the_moment(text: str, lang: str) -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert about_the_moment(text, lang)
+
+
+def test_v10_a_standing_cue_still_keeps_an_imperative() -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert not about_the_moment("给我的回复以后都用中文", "zh")
+    assert not about_the_moment("先跑测试再提交，以后都这样", "zh")
+
+
+def test_v10_someone_elses_obsession_is_reported() -> None:
+    assert extract("Priya is obsessed with dark mode everywhere", classifier=None) == []

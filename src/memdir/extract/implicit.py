@@ -30,7 +30,7 @@ from pathlib import Path
 from ..records import MemoryType
 from .lexicon_types import Lexicon
 from .lexicon_words import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS
-from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
+from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
 
 __all__ = [
     "MODEL_PATH",
@@ -95,7 +95,13 @@ _EN_EVENT = re.compile(
     r"\bi'?ll be (?:a bit |a little )?(?:slow|late|away|afk|offline|out|quiet|unavailable|back)\b",
     re.IGNORECASE,
 )
-_ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")
+_ZH_EVENT = re.compile(
+    r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来|"
+    # v10: the person's own act just done ("…，我合了"), a musing given up ("算了不纠结了"), a
+    # former job's setup ("我上一家公司一直用 Jenkins")
+    r"[，,]\s*我(?!们)[\u4e00-\u9fff]{1,3}了[。！!~～]*$|算了|不纠结|"
+    r"上一家|上家公司|前东家|以前的公司|之前的公司|之前那家"
+)
 # v9: declining with nothing to keep — "I'd rather you didn't, it's fine as it is", "I'd rather
 # not talk about the reorg": the person's own wish of the moment, never a rule for the agent
 _EN_DECLINE = re.compile(
@@ -109,10 +115,13 @@ _EN_ERROR = re.compile(
     re.IGNORECASE,
 )
 _ZH_STANDING_CUE = re.compile(
-    r"以后|今后|每次|默认|一律|总是|永远|始终|的时候|之前|之后|统一|都要|都用"
+    # v10: never the 以后/之后 of "later" ("日志以后再加")
+    r"以后(?!再)|今后|每次|默认|一律|总是|永远|始终|的时候|之前|之后(?!再)|统一|都要|都用"
 )
 _ZH_ONE_OFF = re.compile(
     r"^(?:先|把|帮我|帮忙|麻烦|请帮|给我|你先|我先|我去|待会|等下|等一下)|"
+    # v10: "给这个服务生成一个 Dockerfile": something made for a thing, once
+    r"^给[^，。,]{1,12}?(?:生成|写|做|加|建|画|弄|配)(?:个|一个|一份|一下|一段|几个)|"
     # v10: a verb of making and a measure word open a one-off ask — "写个脚本把日志打包…"
     r"^(?:写|做|弄|搞|建|加|画|生成|出|列|查|跑|改)(?:个|一个|一下|一份|一段|几个|一版|张|一张)|"
     # v5: an ask in a later clause — "磁盘到 95% 了，帮我看看是什么占的"
@@ -147,6 +156,8 @@ def about_the_moment(body: str, lang: str) -> bool:
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
+        if re.search(_ZH_COMPLAINT, body):
+            return True  # v10: a mood about how things go ("每周都要写周报，真的好累")
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
     if _EN_DECLINE.search(body):
         return True
@@ -162,6 +173,10 @@ def too_thin(body: str, kind: MemoryType, lex: Lexicon) -> bool:
     needs no name ("I hate long preambles")."""
     if kind == "reference" and not _WHERE[lex.lang].search(body):
         return True  # a pointer must point somewhere: "the docs are in English" does not
+    if kind == "reference" and lex.lang == "zh" and len(body.replace(" ", "")) < 10:
+        # v10: nor a short one with nothing particular in it — "结果在表格里" points at the
+        # task's table, not at a place to look things up
+        return not lex.substance.search(body)
     if lex.lang != "en" or kind == "feedback":
         return False
     words = body.split()

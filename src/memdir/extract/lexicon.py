@@ -128,7 +128,9 @@ EN = Lexicon(
         r"(?<=our )(?!team|company|org|codebase|project|repo|app|service|code|stack|squad|"
         r"group|ci|api)[a-z][\w-]*))\s+(?:(?:really|also|still|kind of|just|absolutely|totally) )?"
         r"(?:prefers|likes|loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|"
-        r"is into|is a fan of|always wants)\b"
+        # v10: "Zoë is obsessed with tabs over spaces"
+        r"is into|is a fan of|always wants|is obsessed with|is picky about|is (?:really )?"
+        r"particular about)\b"
     ),
     deictic=_en(
         # "this project" is the project itself, not the task at hand
