@@ -174,6 +174,9 @@ DEV = {
     "dev session 18b: written after the first rules-v10 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s18b.yaml"
     ),
+    "dev session 18c: written after implicit-v4": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s18c.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 19: written before rules-v10, scored once before and once after": (

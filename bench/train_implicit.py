@@ -85,6 +85,7 @@ DEV = [
     "extraction_dev_s17d.yaml",
     "extraction_dev_s18.yaml",
     "extraction_dev_s18b.yaml",
+    "extraction_dev_s18c.yaml",
 ]
 # Batches 19 and 20 are the fresh held-out batches of session 18 (rules-v10), never read here.
 SCORED_ONCE = ("_19.yaml", "_20.yaml")

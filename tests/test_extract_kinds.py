@@ -454,6 +454,17 @@ V10_KINDS = [
     # what is made for the person and what it always has; an instruction and its ban
     ("给我的脚本都加上用法说明", "feedback", "用法说明"),
     ("报错信息原样贴给我，别自己总结", "feedback", "原样"),
+    # (third rules-v10 commit, s18c's kinds) "claims" and "IT" as nouns, a relative "that" whose
+    # verb agrees with its noun; media and records kept in a place, by whoever keeps them
+    ("claims docs are kept in Box under Claims/2024", "reference", "Box"),
+    ("the ETL runs on a VM that IT patches every Sunday", "project", "ETL"),
+    (
+        "the billing service is written in Go with a worker that retries card payments",
+        "project",
+        "Go",
+    ),
+    ("会议录音统一传到部门网盘的「录音」文件夹", "reference", "录音"),
+    ("报销记录我都贴在一个 notion 表里", "reference", "notion"),
 ]
 
 
@@ -486,6 +497,8 @@ V10_NEGATIVES = [
     "这个配置能不能直接删掉",
     "写得挺好，别改了",
     "if the deploy is slow just wait",
+    "写个脚本把截图都传到 OSS 上",
+    "she claims the tests were green",
 ]
 
 

@@ -113,7 +113,11 @@ EN = Lexicon(
         r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
-        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
+        # v10: "claims" is the verb only before what is claimed ("claims data sits in …" is a
+        # noun)
+        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claimed|wrote|"
+        r"claims?(?=\s+(?:that|to|it|its|it's|he|she|they|we|the|a|an|our|his|her|their|you|"
+        r"this)\b)|"
         r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
         r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b|"
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
@@ -144,10 +148,14 @@ EN = Lexicon(
         # v10: nor after an indefinite pronoun: "flag anything that could break prod"
         r"(?<!s )(?<!anything )(?<!something )(?<!everything )(?<!nothing )"
         r"that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
-        r"it)\b)|these|"
-        r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
+        r"it)\b)"
+        # v10: nor a "that" whose verb agrees with the noun before it: "a feed that updates
+        # every 30 seconds"
+        r"(?!\s+(?!(?:is|was|has|does|says|looks|seems|sounds|works|makes)\b)[a-z]+[^s\W]s\b)|"
+        r"these|those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
-        r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
+        # v10: "IT" is a department, never the "it" of the task at hand
+        r"above|below|line \d+|(?-i:[Ii]t)(?!\s+when\b)|again|yet|anymore)\b"
     ),
     hedge=_en(
         r"\b(?:maybe|might|may|perhaps|possibly|probably|likely|considering|thinking (?:about|of)|"

@@ -35,7 +35,7 @@ _ZH_DOCS = (
 # v2: generic kinds of place (never product names): "「支付事故」群", "Platform 空间"
 # (v10: 群 is a chat group, never the 群 of 集群, a cluster; a storage bucket, 桶, is a place)
 _ZH_PLACES = (
-    r"(?<!集)群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘|存储桶|桶"
+    r"(?<!集)群|频道|空间|文件夹|收藏夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘|存储桶|桶"
 )
 # v7: a lasting trait of the person (a condition, a diet) — in any clause of the sentence, so
 # "团建别订火锅，我不吃辣" and "我是红绿色盲，图表里别…" are about who the person is
