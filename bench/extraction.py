@@ -56,6 +56,13 @@ Protocol:
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
+* ``--locomo`` (session 18) runs the extractor over every LoCoMo dialog turn (5,882 turns of
+  chit-chat between two friends, read in place from ``/work/shared/data/locomo``, never
+  copied: evaluation only) and prints how many turns give a candidate, by type and by
+  whether a rule or the classifier made it. Not a precision — many turns do state a fact about
+  the speaker — but a count of how much the extractor takes from talk that is not addressed to
+  an agent; ``PYTHONPATH=<other tree>/src`` measures another commit's rules the same way.
+
 ``score()`` returns the numbers for tests (``tests/test_rules.py`` asserts the targets on the
 labeled set with it); ``python bench/extraction.py`` prints a table, the misses, and writes
 ``bench/results/extraction.md``.
@@ -176,6 +183,9 @@ DEV = {
     ),
     "dev session 18c: written after implicit-v4": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s18c.yaml"
+    ),
+    "dev session 18-social: chit-chat with nothing to keep": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s18_social.yaml"
     ),
 }
 FRESH = {
@@ -486,6 +496,43 @@ BEFORE: dict[str, dict[str, list[float]]] = {}
 BEFORE_REV = ""
 
 
+LOCOMO = (
+    ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json",
+    Path("/work/shared/data/locomo/locomo10.json"),
+)
+
+
+def locomo_counts() -> dict[str, Any]:
+    """How much the extractor takes from LoCoMo's dialog turns (see the module docstring)."""
+    path = next((p for p in LOCOMO if p.exists()), None)
+    if path is None:
+        raise SystemExit(f"LoCoMo data not found at {' or '.join(map(str, LOCOMO))}")
+    turns = [
+        turn["text"]
+        for sample in json.loads(path.read_text("utf-8"))
+        for key, session in sample["conversation"].items()
+        if key.startswith("session_") and isinstance(session, list)
+        for turn in session
+        if turn.get("text")
+    ]
+    by_type: dict[str, int] = {}
+    by_source = {"rules": 0, "classifier": 0}
+    with_any = 0
+    for text in turns:
+        cands = extract(text)
+        with_any += bool(cands)
+        for c in cands:
+            by_type[c.type] = by_type.get(c.type, 0) + 1
+            by_source["classifier" if ".implicit." in c.rule else "rules"] += 1
+    return {
+        "rules": RULES_VERSION,
+        "turns": len(turns),
+        "turns_with_a_candidate": with_any,
+        "candidates_by_type": dict(sorted(by_type.items())),
+        "candidates_by_source": by_source,
+    }
+
+
 def main(argv: list[str]) -> int:
     global BEFORE_REV
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -497,7 +544,13 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--before", metavar="REV", help="also score the rules of commit REV")
     parser.add_argument("--numbers", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--locomo", action="store_true", help="count what the extractor takes from LoCoMo turns"
+    )
     args = parser.parse_args(argv[1:])
+    if args.locomo:
+        print(json.dumps(locomo_counts()))
+        return 0
     scores = {"labeled": (LABELED, score(LABELED)), "held-out": (HELDOUT, score(HELDOUT))}
     scores.update({name: (path, score(path)) for name, path in DEV.items()})
     if args.numbers:  # what --before reads from a worktree of another commit

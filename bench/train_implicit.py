@@ -86,6 +86,8 @@ DEV = [
     "extraction_dev_s18.yaml",
     "extraction_dev_s18b.yaml",
     "extraction_dev_s18c.yaml",
+    # chit-chat with nothing to keep, written after a count on LoCoMo (never LoCoMo itself)
+    "extraction_dev_s18_social.yaml",
 ]
 # Batches 19 and 20 are the fresh held-out batches of session 18 (rules-v10), never read here.
 SCORED_ONCE = ("_19.yaml", "_20.yaml")

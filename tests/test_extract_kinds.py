@@ -534,3 +534,35 @@ def test_v10_a_standing_cue_still_keeps_an_imperative() -> None:
 
 def test_v10_someone_elses_obsession_is_reported() -> None:
     assert extract("Priya is obsessed with dark mode everywhere", classifier=None) == []
+
+
+# implicit-v4 (session 18): talk not addressed to an agent never reaches the classifier
+V10_SOCIAL = [
+    ("hey Sam, long time no see", "en"),
+    ("thanks Ana, you're the best", "en"),
+    ("so glad the surgery went well", "en"),
+    ("we had a great time at the fair last weekend", "en"),
+    ("keep it up, the new paintings look great", "en"),
+    ("哇，你做的蛋糕也太好看了吧", "zh"),
+    ("上周末去爬山了，腿到现在还疼", "zh"),
+    ("加油，下次一定能过", "zh"),
+]
+
+
+@pytest.mark.parametrize(("text", "lang"), V10_SOCIAL)
+def test_v10_chit_chat_is_about_the_moment(text: str, lang: str) -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert about_the_moment(text, lang)
+
+
+def test_v10_a_fact_with_a_date_is_not_chit_chat() -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert not about_the_moment("the quarterly planning is the last week of January", "en")
+    assert not about_the_moment("我们从上个月开始用 Renovate 管依赖", "zh")
+
+
+def test_v10_no_worries_is_no_correction() -> None:
+    assert extract("No worries, Sam", classifier=None) == []
+    assert extract("no problem, take your time", classifier=None) == []

@@ -144,6 +144,32 @@ _EN_OPINION = re.compile(
     re.I,
 )
 _ZH_OPINION = re.compile(r"觉得|认为|建议|感觉|想让")
+# v10: talk between people that is not addressed to an agent (the kind a count on LoCoMo's
+# chit-chat showed the model taking): a greeting or thanks with a name, feelings and praise, a
+# cheer, a day's event told with its time, a truth about life in general. Only the classifier
+# path reads it; a rule that fires still keeps its fact.
+_EN_SOCIAL = re.compile(
+    r"^(?:hey|hi|hello|heya|yo|aw+|wow|omg|yay|haha\w*|lol|thanks|thank you|congrats|"
+    r"congratulations|happy (?:birthday|holidays))\b|"
+    r"\b(?:can'?t wait|so (?:proud|glad|happy|excited|sorry|jealous)|i'?m (?:so |really |super )?"
+    r"(?:proud|glad|excited|thrilled|grateful|thankful|jealous|impressed|inspired|touched)|"
+    r"(?:means|meant) (?:a lot|the world)|fingers crossed|rooting for|proud of|"
+    r"(?:had|have|having) (?:such )?a (?:blast|great time|wonderful time|lovely time)|"
+    r"keep (?:it up|going|up the|pushing|working hard)|never give up|you got this|go get|"
+    r"take care|you'?re (?:doing )?(?:amazing|awesome|the best|so|such)|you always|"
+    r"sounds (?:amazing|awesome|great|fun|lovely|incredible|like (?:a|an|so))|"
+    r"(?:is|are) (?:the best|everything|so (?:much )?fun)|(?:what a|such a) (?:day|week|relief)|"
+    r"(?<!the )(?:last|this past) (?:week|weekend|month|night|year|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)|yesterday|the other day|(?:days|weeks|months|years) ago)\b|"
+    r"!\s*$",
+    re.IGNORECASE,
+)
+_ZH_SOCIAL = re.compile(
+    r"^(?:嗨|哈喽|嘿|哇|谢谢|太谢谢|多谢|恭喜|生日快乐)|"
+    r"加油|为你骄傲|好期待|太期待|真好|好棒|太棒|羡慕|开心|高兴|支持你|祝你|顺利哦|照顾好自己|早点休息|"
+    r"(?:上周末?|上个月|昨天|前天|前几天|那天)(?!开始|起)[^，。]*(?:了|过)|"
+    r"[！!]\s*$"
+)
 
 
 def about_the_moment(body: str, lang: str) -> bool:
@@ -156,10 +182,10 @@ def about_the_moment(body: str, lang: str) -> bool:
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
-        if re.search(_ZH_COMPLAINT, body):
-            return True  # v10: a mood about how things go ("每周都要写周报，真的好累")
+        if re.search(_ZH_COMPLAINT, body) or _ZH_SOCIAL.search(body):
+            return True  # v10: a mood about how things go ("每周都要写周报，真的好累"), chit-chat
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
-    if _EN_DECLINE.search(body):
+    if _EN_DECLINE.search(body) or _EN_SOCIAL.search(body):
         return True
     if _EN_ERROR.search(body) or _EN_OPINION.search(body) or _EN_EVENT.search(body):
         return True

@@ -46,7 +46,9 @@ EN = Lexicon(
         r"|\w.*[,\s](?:from now on|going forward|from here on(?: out)?)[\s.!]*$"
     ),
     correction=_en(
-        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r")|nope|nah|wrong|incorrect|not quite|"
+        # v10: "no worries", "no problem" are politeness, not a correction
+        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r"|\s+(?:worries|worry|problem|probs|prob|big deal|"
+        r"stress|rush|way|doubt)\b)|nope|nah|wrong|incorrect|not quite|"
         r"not really|not exactly|actually|"
         r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
         r"you'?re wrong|correction|"
