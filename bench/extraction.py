@@ -53,6 +53,13 @@ Protocol:
   on the frozen rules-v9, ``--before f3d4a38`` giving the old numbers again. Same target.
   Development sets s17, s17b, s17c and s17d were written for rules-v9 (each after the commit
   before it, and scored once before its misses were read; s17d holds look-alikes).
+* **Batches 17 and 18** were scored once on rules-v9 (before and after) and are development data
+  for rules-v10 (session 18) and training data for implicit-v4. **Fresh batches 19 and 20**: 84
+  utterances each, half Chinese, written and committed alone before any rules-v10 change (and
+  before the extractor ran on them); scored once on the rules of c6667d9 (counts only, misses
+  unread) and once at the end on the frozen rules-v10 + implicit-v4, ``--before c6667d9``
+  giving the old numbers again. Same target. Development sets s18, s18b, s18c and s18-social
+  (chit-chat with nothing to keep) were written for rules-v10.
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
@@ -473,6 +480,19 @@ def report(scores: dict[str, tuple[Path, Score]], argv: list[str]) -> str:
         "the same target. Caveat as before: one helper wrote batches 17/18, the dev sets and the "
         "rules-v9 lexicon, so the held-out wording is not independent of the rule author; no "
         "word found only in batches 17/18 was added to it.",
+        "",
+        "Session 18 (rules-v10, implicit-v4): batches 17 and 18 are spent too (scored before and "
+        "after rules-v9; development data for rules-v10 and training data for implicit-v4). Five "
+        "dev sets were written fresh, each scored once before its misses were read: s18 (on "
+        "rules-v9: en 0.80/0.67, zh 0.79/0.60), s18b (after the first rules-v10 commit: en "
+        "1.00/0.90, zh 0.86/0.60), s18c (after implicit-v4: en 0.83/0.62, zh 0.90/0.90; "
+        "`c6667d9`: en 0.83/0.62, zh 0.88/0.75) and s18-social (60 chit-chat turns with nothing "
+        "to keep: 15 English / 2 Chinese candidates, `c6667d9` 14 / 2). Held-out batches 19 and 20 "
+        "(84 utterances each) were written and committed alone before any rules-v10 change, "
+        "scored once on the rules of `c6667d9` with the counts only (the `before` column, "
+        "measured again here by `--before`) and once at the end on the frozen rules-v10 + "
+        "implicit-v4: they are the estimate, with the same target and the same caveat (one "
+        "helper wrote batches 19/20, the dev sets and the rules-v10 lexicon).",
     ]
     for name, (path, s) in scores.items():
         lines += [
