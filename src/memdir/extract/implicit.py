@@ -30,7 +30,7 @@ from pathlib import Path
 from ..records import MemoryType
 from .lexicon_types import Lexicon
 from .lexicon_words import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS
-from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
+from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
 
 __all__ = [
     "MODEL_PATH",
@@ -95,7 +95,13 @@ _EN_EVENT = re.compile(
     r"\bi'?ll be (?:a bit |a little )?(?:slow|late|away|afk|offline|out|quiet|unavailable|back)\b",
     re.IGNORECASE,
 )
-_ZH_EVENT = re.compile(r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来")
+_ZH_EVENT = re.compile(
+    r"了(?:个|一个|一下|一版|一遍)|忘了|记不住|想不起来|"
+    # v10: the person's own act just done ("…，我合了"), a musing given up ("算了不纠结了"), a
+    # former job's setup ("我上一家公司一直用 Jenkins")
+    r"[，,]\s*我(?!们)[\u4e00-\u9fff]{1,3}了[。！!~～]*$|算了|不纠结|"
+    r"上一家|上家公司|前东家|以前的公司|之前的公司|之前那家"
+)
 # v9: declining with nothing to keep — "I'd rather you didn't, it's fine as it is", "I'd rather
 # not talk about the reorg": the person's own wish of the moment, never a rule for the agent
 _EN_DECLINE = re.compile(
@@ -109,10 +115,15 @@ _EN_ERROR = re.compile(
     re.IGNORECASE,
 )
 _ZH_STANDING_CUE = re.compile(
-    r"以后|今后|每次|默认|一律|总是|永远|始终|的时候|之前|之后|统一|都要|都用"
+    # v10: never the 以后/之后 of "later" ("日志以后再加")
+    r"以后(?!再)|今后|每次|默认|一律|总是|永远|始终|的时候|之前|之后(?!再)|统一|都要|都用"
 )
 _ZH_ONE_OFF = re.compile(
     r"^(?:先|把|帮我|帮忙|麻烦|请帮|给我|你先|我先|我去|待会|等下|等一下)|"
+    # v10: "给这个服务生成一个 Dockerfile": something made for a thing, once
+    r"^给[^，。,]{1,12}?(?:生成|写|做|加|建|画|弄|配)(?:个|一个|一份|一下|一段|几个)|"
+    # v10: a verb of making and a measure word open a one-off ask — "写个脚本把日志打包…"
+    r"^(?:写|做|弄|搞|建|加|画|生成|出|列|查|跑|改)(?:个|一个|一下|一份|一段|几个|一版|张|一张)|"
     # v5: an ask in a later clause — "磁盘到 95% 了，帮我看看是什么占的"
     r"[，,]\s*(?:帮我|帮忙|麻烦你?|你帮我|请帮我)|"
     # v5: the person's own doubt or mood, alone — "我也不确定", "累死了"
@@ -133,6 +144,32 @@ _EN_OPINION = re.compile(
     re.I,
 )
 _ZH_OPINION = re.compile(r"觉得|认为|建议|感觉|想让")
+# v10: talk between people that is not addressed to an agent (the kind a count on LoCoMo's
+# chit-chat showed the model taking): a greeting or thanks with a name, feelings and praise, a
+# cheer, a day's event told with its time, a truth about life in general. Only the classifier
+# path reads it; a rule that fires still keeps its fact.
+_EN_SOCIAL = re.compile(
+    r"^(?:hey|hi|hello|heya|yo|aw+|wow|omg|yay|haha\w*|lol|thanks|thank you|congrats|"
+    r"congratulations|happy (?:birthday|holidays))\b|"
+    r"\b(?:can'?t wait|so (?:proud|glad|happy|excited|sorry|jealous)|i'?m (?:so |really |super )?"
+    r"(?:proud|glad|excited|thrilled|grateful|thankful|jealous|impressed|inspired|touched)|"
+    r"(?:means|meant) (?:a lot|the world)|fingers crossed|rooting for|proud of|"
+    r"(?:had|have|having) (?:such )?a (?:blast|great time|wonderful time|lovely time)|"
+    r"keep (?:it up|going|up the|pushing|working hard)|never give up|you got this|go get|"
+    r"take care|you'?re (?:doing )?(?:amazing|awesome|the best|so|such)|you always|"
+    r"sounds (?:amazing|awesome|great|fun|lovely|incredible|like (?:a|an|so))|"
+    r"(?:is|are) (?:the best|everything|so (?:much )?fun)|(?:what a|such a) (?:day|week|relief)|"
+    r"(?<!the )(?:last|this past) (?:week|weekend|month|night|year|monday|tuesday|wednesday|"
+    r"thursday|friday|saturday|sunday)|yesterday|the other day|(?:days|weeks|months|years) ago)\b|"
+    r"!\s*$",
+    re.IGNORECASE,
+)
+_ZH_SOCIAL = re.compile(
+    r"^(?:嗨|哈喽|嘿|哇|谢谢|太谢谢|多谢|恭喜|生日快乐)|"
+    r"加油|为你骄傲|好期待|太期待|真好|好棒|太棒|羡慕|开心|高兴|支持你|祝你|顺利哦|照顾好自己|早点休息|"
+    r"(?:上周末?|上个月|昨天|前天|前几天|那天)(?!开始|起)[^，。]*(?:了|过)|"
+    r"[！!]\s*$"
+)
 
 
 def about_the_moment(body: str, lang: str) -> bool:
@@ -145,8 +182,10 @@ def about_the_moment(body: str, lang: str) -> bool:
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
+        if re.search(_ZH_COMPLAINT, body) or _ZH_SOCIAL.search(body):
+            return True  # v10: a mood about how things go ("每周都要写周报，真的好累"), chit-chat
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
-    if _EN_DECLINE.search(body):
+    if _EN_DECLINE.search(body) or _EN_SOCIAL.search(body):
         return True
     if _EN_ERROR.search(body) or _EN_OPINION.search(body) or _EN_EVENT.search(body):
         return True
@@ -160,6 +199,10 @@ def too_thin(body: str, kind: MemoryType, lex: Lexicon) -> bool:
     needs no name ("I hate long preambles")."""
     if kind == "reference" and not _WHERE[lex.lang].search(body):
         return True  # a pointer must point somewhere: "the docs are in English" does not
+    if kind == "reference" and lex.lang == "zh" and len(body.replace(" ", "")) < 10:
+        # v10: nor a short one with nothing particular in it — "结果在表格里" points at the
+        # task's table, not at a place to look things up
+        return not lex.substance.search(body)
     if lex.lang != "en" or kind == "feedback":
         return False
     words = body.split()
@@ -227,6 +270,22 @@ _CLASSES = {
             re.I,
         ),
         "amount": re.compile(r"\b\d[\d.,]*\s?(?:k|m|%|x|gb|tb|ms|users|people|of us)?\b", re.I),
+        # v4: shapes of a sentence, not words of one conversation — information moved to or
+        # kept in a place ("… sync to an S3 bucket called …"), a place given a name, the person
+        # in any clause, a wish for how the agent works ("it'd help if you …")
+        "kept": re.compile(
+            r"\b(?:sync(?:ed|s)?|go(?:es)?|land(?:s)?|live(?:s)?|kept|stored|posted|pushed|"
+            r"uploaded|logged|tracked|filed|saved|written|archived|handled|managed)\s+"
+            r"(?:to|in|on|into|under|through|thru|via)\b",
+            re.I,
+        ),
+        "named": re.compile(r"\b(?:called|named|titled)\b", re.I),
+        "i-any": re.compile(r"(?:^|[,;:.]\s*|\bso\s+)(?:i'?m|i am|i have|i'?ve|my)\b", re.I),
+        "wish": re.compile(
+            r"\b(?:it'?d|it would|would be|it'?s)\s+(?:really\s+|super\s+|a lot\s+)?"
+            r"(?:help(?:ful)?|great|nice|better|easier)\b.{0,20}\b(?:if|when)\s+you\b",
+            re.I,
+        ),
     },
     "zh": {
         "tool": re.compile(_TOOLS),
@@ -250,6 +309,20 @@ _CLASSES = {
         ),
         "amount": re.compile(r"[0-9]|[一二三四五六七八九十两百千万]+(?:万|千|个|台|人|成|%)"),
         "other": re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff]|^(?:同事|老板|领导|客户|组长|朋友)"),
+        # v4: shapes of a sentence — a place closing a clause ("…在夜莺上", "…传到网盘的 X
+        # 文件夹"), information moved into a place, a route (走的是 …), the person in a later
+        # clause, a name given to something (叫 …), a condition on the work (…的时候, 要是 …)
+        "at-end": re.compile(
+            r"(?:在|到|进|于)[^，。,；;？?]{1,16}?(?:上|里|中|下|内)(?:面|头)?(?:了)?"
+            r"(?=$|[，,。；;！!])"
+        ),
+        "into": re.compile(
+            r"(?:同步|上传|传|存|放|归档|导出|导入|推送|推|上报|发|接|写|记|维护|登记)(?:到|在|进)"
+        ),
+        "route": re.compile(r"走的是|走\s*[A-Za-z]|通过\s*[A-Za-z]|都在|统一在"),
+        "i-any": re.compile(r"[，,]\s*我(?!们)|^(?:我家|我们家|我的)"),
+        "named": re.compile(r"叫|名叫|名字是|项目名|路径是"),
+        "when-work": re.compile(r"的时候|之前|之后|以后|要是|如果.{1,12}[，,]"),
     },
 }
 # What a reference must name (too_thin): somewhere a thing can be looked up.

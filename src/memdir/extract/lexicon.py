@@ -17,7 +17,7 @@ from .lexicon_en_project import PROJECT
 from .lexicon_en_refs import REFERENCE
 from .lexicon_en_user import USER
 from .lexicon_types import CJK, URL, Lexicon, Rule
-from .lexicon_words import _NO_BAN_TAIL, _PLEASE, _en
+from .lexicon_words import _EN_IF_RULE, _NO_BAN_TAIL, _PLEASE, _en
 
 __all__ = ["CJK", "EN", "URL", "Lexicon", "Rule"]
 
@@ -46,7 +46,9 @@ EN = Lexicon(
         r"|\w.*[,\s](?:from now on|going forward|from here on(?: out)?)[\s.!]*$"
     ),
     correction=_en(
-        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r")|nope|nah|wrong|incorrect|not quite|"
+        # v10: "no worries", "no problem" are politeness, not a correction
+        r"^\s*(?:(?:no(?!" + _NO_BAN_TAIL + r"|\s+(?:worries|worry|problem|probs|prob|big deal|"
+        r"stress|rush|way|doubt)\b)|nope|nah|wrong|incorrect|not quite|"
         r"not really|not exactly|actually|"
         r"that'?s (?:not right|not correct|wrong|incorrect)|that is (?:not right|wrong|incorrect)|"
         r"you'?re wrong|correction|"
@@ -85,24 +87,39 @@ EN = Lexicon(
         # v8: "what really helps me is when you …" states a preference
         r"what(?!\s+(?:really\s+|actually\s+|honestly\s+)?(?:helps|works best|works for me)\b)|"
         r"which|where|when(?![^?]*,\s*\w[^?]*$)|who|whom|whose|why|how|"
-        r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|would|will|shall|"
+        r"do(?!\s+not\b)|does|did|is|are|am|was|were|can|could|should|"
+        # v10: "would be super helpful if you …" (no "it", no question mark) states a wish
+        r"would(?!\s+be\s+(?:really\s+|so\s+|super\s+|very\s+)?(?:nice|great|helpful|"
+        r"awesome|ideal|lovely|amazing|good|better)\s+(?:if|when)\s+you\b[^?]*$)|will|shall|"
         r"have|has|may i|might)\b(?!['’]t))"
     ),
     hypothetical=_en(
-        r"^\s*(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
+        r"^\s*(?!"
+        + _EN_IF_RULE
+        + r")(?:if|suppose|supposing|imagine|hypothetically|what if|say we|let'?s say|"
         r"assuming|assume|in case|even if|unless|whether)\b|\bwhat if\b|"
         # v7: a counterfactual — "with a bigger team we could do a port", "in an ideal world
         # we'd have …", "Rust would've been a better fit": what is not, said as what would be
         r"\b(?:in an ideal world|ideally|in theory|in a perfect world|with (?:a |more |an? )?"
         r"(?:bigger|larger|extra|more|better|bit more)\b)|"
-        r"\b(?:we|i|you|they|it|that|this)(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
+        # v10: never the "that" of a relative clause ("flag anything that could break prod")
+        r"\b(?:we|i|you|they|it|(?<!anything )(?<!something )(?<!everything )(?<!whatever )"
+        r"(?<!nothing )(?<!change )(?<!changes )(?<!stuff )(?<!thing )(?<!things )that|this)"
+        r"(?:'d|\s+would|\s+could)(?:\s+have|'ve)?\s+"
         r"(?!rather\b|prefer\b|like\b|love\b|appreciate\b|recommend\b|suggest\b|"
         # v8: "it'd be great if you …", "it would help if you …": a wish of the person
-        r"(?<=it'd )(?:be|help|save|make)\b|(?<=it would )(?:be|help|save|make)\b)\w|"
+        r"(?<=it'd )(?:be|help|save|make)\b|(?<=it would )(?:be|help|save|make)\b|"
+        # v10: with an adverb between — "it would really help if you …"
+        r"(?:(?<=it'd )|(?<=it would ))(?:really|honestly|also|just|so|super|definitely)\s+"
+        r"(?:be|help|save|make)\b)\w|"
         r"\b(?:would|could|might)(?:'ve|\s+have)\s+been\b"
     ),
     reported=_en(
-        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claims?|claimed|wrote|"
+        # v10: "claims" is the verb only before what is claimed ("claims data sits in …" is a
+        # noun)
+        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claimed|wrote|"
+        r"claims?(?=\s+(?:that|to|it|its|it's|he|she|they|we|the|a|an|our|his|her|their|you|"
+        r"this)\b)|"
         r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
         r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b|"
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
@@ -117,7 +134,9 @@ EN = Lexicon(
         r"(?<=our )(?!team|company|org|codebase|project|repo|app|service|code|stack|squad|"
         r"group|ci|api)[a-z][\w-]*))\s+(?:(?:really|also|still|kind of|just|absolutely|totally) )?"
         r"(?:prefers|likes|loves|hates|dislikes|wants|thinks|insists|swears by|can'?t stand|"
-        r"is into|is a fan of|always wants)\b"
+        # v10: "Zoë is obsessed with tabs over spaces"
+        r"is into|is a fan of|always wants|is obsessed with|is picky about|is (?:really )?"
+        r"particular about)\b"
     ),
     deictic=_en(
         # "this project" is the project itself, not the task at hand
@@ -128,11 +147,17 @@ EN = Lexicon(
         r"year|quarter|half|spring|summer|fall|autumn|winter)\b)|"
         # v9: not the "that" of a relative clause or a "that"-clause: "comments that just
         # repeat the code", "make sure that you …"
-        r"(?<!s )that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
-        r"it)\b)|these|"
-        r"those|here(?!'s)|now|today|tonight|for now|this time|right now|"
+        # v10: nor after an indefinite pronoun: "flag anything that could break prod"
+        r"(?<!s )(?<!anything )(?<!something )(?<!everything )(?<!nothing )"
+        r"that(?!\s+(?:just|only|actually|really|already|always|never|you|we|i|they|"
+        r"it)\b)"
+        # v10: nor a "that" whose verb agrees with the noun before it: "a feed that updates
+        # every 30 seconds"
+        r"(?!\s+(?!(?:is|was|has|does|says|looks|seems|sounds|works|makes)\b)[a-z]+[^s\W]s\b)|"
+        r"these|those|here(?!'s)|now|today|tonight|for now|this time|right now|"
         # v2: "I hate it when you …" — that "it" points at nothing in the task
-        r"above|below|line \d+|it(?!\s+when\b)|again|yet|anymore)\b"
+        # v10: "IT" is a department, never the "it" of the task at hand
+        r"above|below|line \d+|(?-i:[Ii]t)(?!\s+when\b)|again|yet|anymore)\b"
     ),
     hedge=_en(
         r"\b(?:maybe|might|may|perhaps|possibly|probably|likely|considering|thinking (?:about|of)|"

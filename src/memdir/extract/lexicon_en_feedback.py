@@ -10,11 +10,13 @@ does: bump ``rules.RULES_VERSION`` with it.
 from __future__ import annotations
 
 from .lexicon_types import Rule
-from .lexicon_words import _NO_BAN, _PLEASE, _en
+from .lexicon_words import _EN_IF_RULE, _NO_BAN, _PLEASE, _en
 
 __all__ = ["FEEDBACK", "FEEDBACK_LAST"]
 
 FEEDBACK: tuple[Rule, ...] = (
+    # v10: a condition on the work, then what to do (see _EN_IF_RULE)
+    Rule("en.preference.if-then", "feedback", _en(_EN_IF_RULE)),
     Rule(
         "en.preference.prefer",
         "feedback",
@@ -54,7 +56,9 @@ FEEDBACK: tuple[Rule, ...] = (
             r"(?:really |honestly |always |also )?(?:helps|would help|'d help)(?: me)?"
             r"(?: (?:a lot|a ton|so much|tons|loads|massively|hugely|heaps|the most|most))?"
             r"(?: is)? (?:when|if) you\b|"
-            r"^it(?:'d| would)(?: really| honestly)? (?:be (?:really |so |super |very )?"
+            # v10: "honestly it'd help if …", "would be super helpful if you …" (no "it")
+            r"^(?:(?:honestly|tbh|fwiw|also|and|oh and|btw),?\s+)?(?:it(?:'d| would)|would)"
+            r"(?: really| honestly| also| just| definitely)? (?:be (?:really |so |super |very )?"
             r"(?:nice|great|helpful|awesome|ideal|lovely|amazing|good|best|better)|help(?: me)?"
             r"(?: a lot| a ton| so much)?) (?:if|when) you\b|"
             r"^what (?:really |usually |honestly )?(?:helps|works)(?: best)?(?: for me)?"
@@ -136,7 +140,8 @@ FEEDBACK: tuple[Rule, ...] = (
         "en.preference.every-time",
         "feedback",
         _en(
-            r"^(?:every time|each time|whenever|any time|anytime)\b.+\b(?:you|always|please)\b|"
+            # v10: "u" for "you" ("each time u add a dependency tell me why")
+            r"^(?:every time|each time|whenever|any time|anytime)\b.+\b(?:you|u|always|please)\b|"
             r".+\b(?:every time|each time|whenever you|every single time)\b"
         ),
     ),

@@ -87,12 +87,27 @@ REFERENCE: tuple[Rule, ...] = (
         "reference",
         _en(
             r"^(?!(?:i|we|you|he|she|they|it|this|that|please|pls)\b)"
-            r"(?:(?:the|our|all|all the|any|every)\s+)?(?:[\w-]+\s+){0,3}?[\w-]+\s+"
+            # v10: a longer subject ("flight logs from the drones sync to …")
+            r"(?:(?:the|our|all|all the|any|every)\s+)?(?:[\w-]+\s+){0,5}?[\w-]+\s+"
             r"(?:(?:is|are|get|gets)\s+)?(?:all\s+|always\s+|usually\s+)?"
             r"(?:go|goes|tracked|kept|documented|explained|described|written up|logged|"
-            r"reported|sent|posted|filed|recorded|listed|collected|published|routed|live|lives)"
-            r"\s+(?:to|in|on|into|under|through|via|over in)\s+(?:the\s+|our\s+)?"
-            r"(?-i:" + _TOOLS + r")\b"
+            r"reported|sent|posted|filed|recorded|listed|collected|published|routed|live|lives|"
+            # v10: what arrives or is copied somewhere — "tickets come in through X", "logs
+            # sync to …"
+            r"come in|comes in|sync|syncs|synced|land|lands|uploaded|backed up)"
+            r"\s+(?:to|in|on|into|under|through|thru|via|over in)\s+(?:the\s+|our\s+)?"
+            r"(?:(?-i:" + _TOOLS + r")\b"
+            # v10: any name closing the clause ("… come in through Helpdesk, tag them …"), or a
+            # kind of place given its name ("… an S3 bucket called flight-logs")
+            # (never after "to", nor after "go(es) through": "the build goes to Staging" and
+            # "prod deploys go through ArgoCD" are steps of the work, not places)
+            r"|(?<!go through )(?<!goes through )(?<!go via )(?<!goes via )"
+            r"(?:(?<=through )|(?<=thru )|(?<=via )|(?<=into )|(?<=in )|(?<=on ))"
+            + _NAME
+            + r"(?:\s+"
+            + _NAME
+            + r")?\s*(?:$|[,;.])"
+            r"|(?:an?\s+)?(?:[\w-]+\s+){0,2}?(?:" + _PLACE_NOUNS + r")\s+(?:called|named)\s+\S)"
         ),
     ),
     # v8: a thing built in a tool that keeps things — "dashboards are built in Metabase",

@@ -109,3 +109,13 @@ _EN_SOFTENERS = (
     r"kind of|sort of|thinking (?:about|of)|considering|looking (?:at|into)|planning (?:on|to)|"
     r"hoping to|about to|likely to|talking about|seriously|slowly|gradually|actively"
 )
+
+# v10: a condition on the work, then what the agent should do — "if you're unsure about a
+# term, flag it inline", "if a change could touch prod, ask me first": a standing rule with its
+# condition, not a hypothetical (the main clause speaks to the agent)
+_EN_IF_RULE = (
+    r"^(?:if|when(?:ever)?)\s+(?:you'?re|you are|you|a|an|the|any|something|anything)\b[^,?]{2,60}?"
+    r"(?:,\s*|\s+(?=(?:just|then|please|pls)\s))"
+    r"(?:please\s+|pls\s+|just\s+|always\s+|then\s+)*(?:ask|tell|flag|ping|check with|warn|"
+    r"let me know|show|mark|note|say so|leave a comment|stop and ask)\b"
+)

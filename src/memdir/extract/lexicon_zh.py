@@ -12,7 +12,7 @@ from .lexicon_zh_feedback import DONT_OF_WORK, FEEDBACK
 from .lexicon_zh_project import CONVENTION, PROJECT
 from .lexicon_zh_refs import REFERENCE
 from .lexicon_zh_user import HABIT, STATE, USER
-from .lexicon_zh_words import _ZH_DEICTIC, _ZH_WISH
+from .lexicon_zh_words import _ZH_DEICTIC, _ZH_IF_RULE, _ZH_WISH
 
 __all__ = ["ZH"]
 
@@ -60,20 +60,29 @@ ZH = Lexicon(
         r"[?？]\s*$|(?:什么|怎么|怎样|哪个|哪些|哪里|哪儿|哪种|多少|为什么|为啥|是否|要不要|"
         r"能不能|可不可以|会不会|是不是|有没有|用不用|对不对|行不行|吗|呢)[。.!！\s]*$|"
         r"^(?:什么|怎么|为什么|哪|谁|几)|(?:什么时候|什么样|为什么|为啥|怎么办|怎么样|多少|哪里|哪个|"
-        r"哪些)"
+        r"哪些)|"
+        # v10: A-not-A inside a single clause asks too — "fabric 的 mixin 能不能改加载逻辑"
+        # (never after a verb of weighing or checking: "我们在评估要不要上 X", "每季度检查有没有
+        # 快过期的" state what is weighed or checked)
+        r"^(?![^，。,]*(?:评估|考虑|讨论|商量|决定|研究|纠结|想想|检查|确认|看看|查查|看一下|问问|"
+        r"看|查|测|说|告诉|写|标|列|问)[^，。,]{0,8}(?:能不能|可不可以|会不会|有没有|要不要|用不用|"
+        r"行不行))(?![^。]*就(?:太|更|最|很)?好了)"
+        r"[^，。,]{0,24}(?:能不能|可不可以|会不会|有没有|要不要|用不用|行不行)[^，。,]{1,24}$"
     ),
     # v9: a wish about the work ("要是能把完整堆栈一起贴出来就好了") is a preference, not a
     # hypothetical (zh.preference.wish)
     hypothetical=re.compile(
         r"^\s*(?!"
         + _ZH_WISH
+        + r"|"
+        + _ZH_IF_RULE
         + r")(?:如果|假设|假如|要是|万一|倘若|设想|比如|假定|即使|就算)|的话[，,]"
     ),
     embedded=re.compile(
         r"(?P<wh>"
         # after a verb of telling or listing: "改完告诉我动了哪些配置项", "列一下改了哪些文件"
         r"(?:告诉我|跟我说|说一下|说明|列(?:一下|出来|出|清楚)?|写(?:清楚|明|出来|上|一下)|"
-        r"标(?:一下|明|出|清楚)|注明|记下|整理|区分|汇报)[^，。,？?]{0,8}?(?:哪些|哪个|哪里|什么|多少)"
+        r"标(?:一下|明|出|清楚)|注明|记下|整理|区分|汇报)[^，。,？?]{0,8}?(?:哪[些个里块台张条家种位]|什么|多少)"
         r"(?![^。]*[吗呢][。！!\s]*$)|"
         # a topic clause, then a statement about it: "哪些接口要限流，我已经在 README 里列了",
         # "什么时候发版由测试说了算，我们不定日子"; never "用哪个库比较好，你推荐一下"
@@ -90,8 +99,10 @@ ZH = Lexicon(
         r"(?:都|也|还|就)?(?:说|讲|告诉|提到|觉得|认为|表示|反馈)|写着(?![。！!\s]*$)|说[“\"「『]|"
         r"^\s*(?:他|她|他们|她们|别人)|"
         # v5: someone else's taste — "小王喜欢用 tab", "老李特别喜欢…", "客户喜欢…"
-        r"^\s*(?:(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐)|同事|老板|"
-        r"领导|经理|朋友|客户|组长|产品经理|设计师|老婆|老公)"
+        r"^\s*(?:(?:小|老|阿)[\u4e00-\u9fff]|[\u4e00-\u9fff]{1,2}(?:总|经理|老师|哥|姐)|"
+        # v10: possessed too — "我导师…", "我们主编…", "我搭档…"
+        r"(?:我们?的?|咱们?的?)?(?:同事|老板|领导|经理|朋友|客户|组长|产品经理|设计师|老婆|老公|"
+        r"导师|主编|搭档|合伙人|室友|对象|老师|师兄|师姐|上司|甲方))"
         # v8: what they do may come first ("小林写代码特别喜欢…"), and 爱 is a taste ("特别爱写")
         r"[^，。,]{0,8}?(?:喜欢|讨厌|偏好|习惯|想要|希望|坚持|受不了|爱用|(?<=[特很超最])爱|非要|非得|"
         r"只认|(?<=[啥么])[^，。,]{0,6}都要)|"

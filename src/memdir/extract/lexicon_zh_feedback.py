@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import Rule
-from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_EVERY, _ZH_WHEN, _ZH_WISH
+from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_EVERY, _ZH_IF_RULE, _ZH_WHEN, _ZH_WISH
 
 __all__ = ["DONT_OF_WORK", "FEEDBACK"]
 
@@ -20,11 +20,25 @@ FEEDBACK: tuple[Rule, ...] = (
     # v9: a wish about the work (see _ZH_WISH) and what is made for the person — "给我的示例代码
     # 要能直接跑", "写给我的脚本别依赖 bash"
     Rule("zh.preference.wish", "feedback", re.compile(r"^" + _ZH_WISH)),
+    # v10: a condition on the work and what to do first (see _ZH_IF_RULE)
+    Rule("zh.preference.if-then", "feedback", re.compile(r"^" + _ZH_IF_RULE)),
+    # v10: how a kind of work is done, more or less of something — "解释的时候多打比方",
+    # "写文档时尽量少用被动句" (never a moment: "今天开会的时候多说点")
+    Rule(
+        "zh.preference.when-more",
+        "feedback",
+        re.compile(
+            r"^(?!我|他|她|这|那)(?![^，。]*(?:" + _ZH_WHEN + r"))[^，。,]{1,12}?(?:的时候|时)"
+            r"(?:请|都|也)?(?:多|少|尽量|记得|一定|最好)(?!了|说|点)[^，。,]{2,}"
+        ),
+    ),
     Rule(
         "zh.preference.for-me",
         "feedback",
         re.compile(
-            r"^(?:你)?(?:写|发|做)?给我的[^，。,]{1,10}?(?:都)?(?:要|得|必须|最好|别|不要|尽量)\S"
+            r"^(?:你)?(?:写|发|做)?给我的[^，。,]{1,10}?(?:都)?(?:要|得|必须|最好|别|不要|尽量)\S|"
+            # v10: "给我的 SQL 都加上注释": what is made for the person, and what it always has
+            r"^(?:你)?(?:写|发|做)?给我的[^，。,]{1,10}?(?:都|一律|统一)(?:加|写|带|附|用|标|配|给)\S"
         ),
     ),
     Rule(
@@ -103,6 +117,11 @@ FEEDBACK: tuple[Rule, ...] = (
             + r"))(?:每次)?(?:在)?[^，。,]{1,15}?(?:之前|以前|前|之后|后|的时候|时)"
             # v9: "改配置之前最好先备份一下"
             r"(?:都|请|一定|务必|最好)?(?:要|得)?先\s*\S|"
+            # v10: a step tied to an action without 先 — "改固件之后一定写清楚在哪块板子上测的"
+            r"^(?!.*(?:"
+            + _ZH_WHEN
+            + r"))(?!我|你|他|她|这|那)(?:每次)?[^，。,]{1,15}?(?:之前|以前|之后|以后)"
+            r"(?:都|请)?(?:一定|务必|记得)(?:要|得)?[^，。,]{2,}|"
             # v3: "改完代码先跑一下 make lint 再给我看" — done with X, first Y
             r"^(?!.*(?:" + _ZH_WHEN + r"))(?:每次)?\S{1,4}?完\S{0,8}?(?:都|请|一定|务必)?"
             r"(?:要|得)?先\s*\S.*再"
@@ -173,6 +192,11 @@ DONT_OF_WORK = Rule(
         r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|现在|目前|先别))"
         # v8: the 别 of 特别 is no ban ("小林特别喜欢加注释")
         r"[^，。,]{2,16}?(?:(?<!特)别|不要|不用|尽量|千万别|千万不要|少用|多用)"
-        r"(?!管|急|担心|客气)[^，。,]{2,}"
+        r"(?!管|急|担心|客气)[^，。,]{2,}|"
+        # v10: an instruction, then the ban that goes with it — "拿不准的地方直接标出来，别自己瞎
+        # 猜" (never a reply of the moment: "写得不错，别改了")
+        r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|现在|目前|先别))"
+        r"[^，。,]{4,20}[，,]\s*(?:别(?!的|人|处)|不要|千万别|千万不要)(?!管|急|担心|客气)"
+        r"(?![^，。,]*了[。！!]*$)[^，。,]{2,}"
     ),
 )

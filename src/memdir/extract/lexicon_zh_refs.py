@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import URL, Rule
-from .lexicon_words import _TOOLS
+from .lexicon_words import _TOOLS, _ZH_PARTS
 from .lexicon_zh_words import _ZH_DOCS, _ZH_PLACES
 
 __all__ = ["REFERENCE"]
@@ -35,24 +35,39 @@ REFERENCE: tuple[Rule, ...] = (
         "reference",
         re.compile(
             # v9: records and reports too ("压测报告都记在…", "实验记录统一记在…")
-            r"^(?:我们的|所有的?|项目的)?\S{0,10}?(?:"
+            # (v10: never an ask that opens with its verb: "写个脚本把日志打包传到 OSS 上")
+            r"^(?!写|做|把|帮|给|先|请|麻烦)(?:我们的|所有的?|项目的)?\S{0,10}?(?:"
             + _ZH_DOCS
-            + r"|报告|记录|清单|台账|名单)\S{0,4}?"
-            r"(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|归档在|"
+            # v10: any kind of table, data or inventory ("术语表都存在…", "库存数据在…")
+            + r"|报告|记录|清单|台账|名单|(?<!代码)表|数据|库存|信息|"
+            # media are kept somewhere too ("复盘录像统一传到…")
+            r"录像|视频|录音|截图|照片|图片)\S{0,4}?"
+            # v10: the person may say who keeps it ("订单记录我都抄在…")
+            r"(?:我们?|咱们)?(?:都|统一|一般)?(?:记在|放在|存在|写在|提在|提到|在|挂在|维护在|"
+            r"归档在|抄在|贴在|列在|"
             # v7: where information is sent — "崩溃日志都上报到 Sentry"
             r"上报到|报到|发到|推到|推送到|打到|同步到|写到|记录在|整理在|汇总在|沉淀在|归档到|"
-            r"上传到|(?<=[都一律统])走)\s*"
+            r"上传到|传到|存到|放到|导到|(?<=[都一律统])走)\s*"
             # v5: "在内网 wiki 上", "在公司的 Confluence 里"
             r"(?:(?:内网|公司|团队|我们)的?\s*)?"
             r"(?:" + _TOOLS + r"|[^，。,]{0,15}?(?:" + _ZH_PLACES + r")"
             # v3: a named tool we do not list, and where in it: "放在 Apifox 上"
             r"|[A-Za-z][\w.+-]*\s*(?:上|里|中)"
             r"(?!\s*(?:统一|集中|进行)?(?:管理|维护|记录|同步|跟踪|登记|归档|配置))"
+            # v10: or a kind of thing in a named tool, "抄在一个 numbers 表里"
+            r"|(?:一个|一张|那个)?\s*[A-Za-z][\w.+-]*\s*(?:表|文档|文件|笔记|相册)(?:里|上|中)"
             # v8: "客户需求统一走 Productboard": a named tool after 走
             r"|(?<=走)\s*[A-Za-z][\w.+-]*\s*$"
             # v9: a Chinese product name right after a verb of keeping: "客户资料统一记在销帮帮
             # 里" (never after a bare 在: "任务节点都跑在竞价实例上" is where things run)
-            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机)[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,]))"
+            r"|(?<=[记放存写录档]在)(?!脑子|心|这|那|哪|手机|内存|本地|缓存|硬盘)"
+            r"[\u4e00-\u9fff]{2,4}?(?:里|上)(?=$|[，,])"
+            # v10: after a bare 在 too when a kind of information is the subject and the name
+            # closes the clause with 上 — "原型图都在墨刀上", "监控面板在夜莺上" (never a part of
+            # the system: "问题都在前端上")
+            # (nor where something runs: "任务节点都跑在竞价实例上")
+            r"|(?<=在)(?<![跑署行装放存写记录档]在)(?!脑子|心|这|那|哪|手机|" + _ZH_PARTS + r")"
+            r"[\u4e00-\u9fff]{2,4}?上(?=$|[，,]))"
         ),
     ),
     # v8: a report or a dashboard made in a tool with a Chinese name — "报表是用观远做的",
@@ -82,7 +97,7 @@ REFERENCE: tuple[Rule, ...] = (
         re.compile(
             r"^(?!我|你|他|她|这|那|大家|有人|bug|Bug|问题|错误|报错|异常|结果|输出|文件)[^，。,我你]{2,10}?"
             r"(?:都|统一|一般|全)?(?:在|放在|存在|记在|写在|存放在|置顶在)\s*[^，。,]{0,10}?"
-            r"(?:共享盘|网盘|云盘|群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
+            r"(?:共享盘|网盘|云盘|(?<!集)群|频道|文件夹|目录|表格|知识库|[Ww]iki)"
             # v9: a clause may follow ("…共享表格里，一次压测一个 sheet")
             r"(?:的[^，。,]{0,8})?(?:里|上|中)?(?:了)?(?=$|[，,])"
         ),

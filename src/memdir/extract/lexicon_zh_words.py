@@ -7,7 +7,9 @@ Changing a list changes what the extractor does: bump ``rules.RULES_VERSION`` wi
 from __future__ import annotations
 
 _ZH_DEICTIC = (
-    r"这里|这儿|这个(?!项目|仓库|团队|组|公司|服务|系统|应用|产品|代码库)|这段|这次|这行|这一行|这份|这两|"
+    r"这里|这儿|这个(?!项目|仓库|团队|组|公司|服务|系统|应用|产品|代码库|"
+    # v10: more kinds of a whole project — "这个模组是给 1.20.1 做的", "这个插件只支持 Chrome"
+    r"模组|插件|工具|库|网站|小程序|app|App|游戏|平台)|这段|这次|这行|这一行|这份|这两|"
     # v7: "登录这块", "新账号这边", "我是这边唯一的运维": after a noun, 这块/这边 name a topic or
     # the team; alone, or after 在/到/把/从, they point at the task at hand
     r"(?:(?<![\u4e00-\u9fffA-Za-z0-9])|(?<=[在到把从改]))(?:这边|这块)|这几|那个|那段|那行|上面|下面|"
@@ -31,7 +33,10 @@ _ZH_DOCS = (
     r"账号|密码|凭证|规范|模板|口径|定义|手顺|应急手册|设计规范"
 )
 # v2: generic kinds of place (never product names): "「支付事故」群", "Platform 空间"
-_ZH_PLACES = r"群|频道|空间|文件夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘"
+# (v10: 群 is a chat group, never the 群 of 集群, a cluster; a storage bucket, 桶, is a place)
+_ZH_PLACES = (
+    r"(?<!集)群|频道|空间|文件夹|收藏夹|目录|看板|表格|知识库|页面|云盘|网盘|仓库|共享盘|存储桶|桶"
+)
 # v7: a lasting trait of the person (a condition, a diet) — in any clause of the sentence, so
 # "团建别订火锅，我不吃辣" and "我是红绿色盲，图表里别…" are about who the person is
 _ZH_TRAIT = (
@@ -57,9 +62,19 @@ _ZH_WISH = (
     # a regret ("…就好了，可惜没权限") wishes for what cannot be
     r"(?![^。]*(?:" + _ZH_WHEN + r"|可惜))[^。]{2,40}?就(?:太|更|最|很)?好了"
 )
+# v10: a condition on the work, then what to do first — "要是改动可能影响到线上，先跟我说一声",
+# "如果要删数据，一定先问我": a standing rule with its condition, not a hypothetical (never a
+# moment: "要是明天下雨，先…")
+_ZH_IF_RULE = (
+    r"(?:要是|如果|万一)(?![^，。]*(?:"
+    + _ZH_WHEN
+    + r"))[^，。]{2,24}?(?:的话)?[，,]\s*(?:请|麻烦)?你?"
+    r"(?:都|就)?(?:一定|务必|记得|提前|最好)?(?:要|得)?先?"
+    r"(?:跟我说|和我说|告诉我|问我|通知我|提醒我|跟我确认|和我确认|找我|说一声|跟我讲)"
+)
 # v9: a cadence — 每周, 每两周, 隔周, 每个月初, 每季度末, 双周
 _ZH_EVERY = (
-    r"(?:(?:每|隔)(?:[一二两三四五六七八九十\d]+|半)?个?(?:天|周|星期|月|小时|季度|年|周[一二三四五六日]|"
+    r"(?:(?:每|隔)(?:[一二两三四五六七八九十\d]+|半)?个?(?:天|周|星期|月|小时|分钟|季度|年|周[一二三四五六日]|"
     r"工作日)|双周)"
 )
 # v9: a complaint or a joke — "每两天就要加一次班，烦死了", "每次开会都拖堂，受不了", "…哈哈":

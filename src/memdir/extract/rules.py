@@ -41,12 +41,13 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v9"
+RULES_VERSION = "rules-v10"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
 # v8: the families whose "it" is the dummy of "it helps when you …" / "it'd be great if you …"
-_DUMMY_IT_RULES = (".ease", ".helps")
+# (v10: and "each time you add a dependency, tell me what license it has": the condition names it)
+_DUMMY_IT_RULES = (".ease", ".helps", ".every-time", ".if-then")
 # A memory is a sentence someone said. Anything longer is pasted content (a log, a document),
 # left to the LLM extractor; the cap also keeps every rule's cost linear in the input.
 MAX_SENTENCE = 400
