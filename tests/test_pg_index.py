@@ -281,6 +281,22 @@ def test_sync_follows_creates_updates_deletes_and_renames(
     assert not report.changed and pg.generation() == after
 
 
+def test_a_rewrite_that_keeps_the_texts_embeds_nothing(
+    pair: tuple[Index, PgIndex], store: FileStore, embedder: Embedder, pg_dsn: str  # noqa: F811
+) -> None:
+    """The docs rows hold the only copy of the vectors (``idx2_vectors`` is a sync's scratch):
+    a memory rewritten with the same embedded text, in a session, keeps its own and context
+    vectors without embedding either again, and the scratch is empty after."""
+    sqlite, pg = pair
+    store.update("dinosaurs", {"confidence": "tentative", "tags": ["kids"]}, actor="test")
+    sqlite.sync()
+    report = pg.sync()
+    assert report.updated == 1 and report.embedded == 0 and report.composed == 0
+    _assert_same(sqlite, pg, embedder)
+    with psycopg.connect(pg_dsn) as admin:
+        assert admin.execute("SELECT count(*) FROM idx2_vectors").fetchone() == (0,)
+
+
 def test_a_hand_edit_of_a_file_is_picked_up(
     pair: tuple[Index, PgIndex], store: FileStore, embedder: Embedder
 ) -> None:
