@@ -282,7 +282,10 @@ def test_sync_follows_creates_updates_deletes_and_renames(
 
 
 def test_a_rewrite_that_keeps_the_texts_embeds_nothing(
-    pair: tuple[Index, PgIndex], store: FileStore, embedder: Embedder, pg_dsn: str  # noqa: F811
+    pair: tuple[Index, PgIndex],
+    store: FileStore,
+    embedder: Embedder,
+    pg_dsn: str,  # noqa: F811
 ) -> None:
     """The docs rows hold the only copy of the vectors (``idx2_vectors`` is a sync's scratch):
     a memory rewritten with the same embedded text, in a session, keeps its own and context
