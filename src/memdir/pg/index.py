@@ -488,21 +488,24 @@ class PgIndex:
 
     def _copy_vectors(self, conn: psycopg.Connection[Any], names: list[str]) -> None:
         """Fill the own and context vectors of the docs rows of ``names`` (what the queries
-        and the HNSW indexes read): from the vectors this sync embedded, else from another row
-        of the scope with the same text or window (a row's vector belongs to the hash beside
-        it: a new row has none yet, a moved window lost its old one)."""
-        other = (
-            "(SELECT o.{col} FROM idx2_docs o WHERE o.owner = d.owner AND o.scope = d.scope "
-            "AND o.model = d.model AND o.{key} = d.{key} AND o.{col} IS NOT NULL LIMIT 1)"
-        )
+        and the HNSW indexes read): kept where the row has it already, else from the vectors
+        this sync embedded, else from another row of the scope with the same text or window.
+        A row's vector always belongs to the hash beside it (a new row has none yet, a moved
+        window lost its old one), so any row can lend it; a row without a window has none."""
+
+        def lent(col: str, key: str) -> str:
+            return (
+                f"coalesce(d.{col}, (SELECT v.vec FROM idx2_vectors v WHERE v.owner = d.owner "
+                f"AND v.scope = d.scope AND v.model = d.model AND v.hash = d.{key}), "
+                f"(SELECT o.{col} FROM idx2_docs o WHERE o.owner = d.owner AND o.scope = "
+                f"d.scope AND o.model = d.model AND o.{key} = d.{key} AND o.{col} IS NOT NULL "
+                "LIMIT 1))"
+            )
+
+        own, ctx = lent("vec", "embed_hash"), lent("ctx", "context_hash")
         conn.execute(
-            "UPDATE idx2_docs d SET "
-            "vec = coalesce((SELECT v.vec FROM idx2_vectors v WHERE v.owner = d.owner AND "
-            "v.scope = d.scope AND v.model = d.model AND v.hash = d.embed_hash), "
-            f"{other.format(col='vec', key='embed_hash')}), "
-            "ctx = coalesce((SELECT v.vec FROM idx2_vectors v WHERE v.owner = d.owner AND "
-            "v.scope = d.scope AND v.model = d.model AND v.hash = d.context_hash), "
-            f"{other.format(col='ctx', key='context_hash')}) "
+            f"UPDATE idx2_docs d SET vec = {own}, "
+            f"ctx = CASE WHEN d.context_hash IS NULL THEN NULL ELSE {ctx} END "
             f"WHERE {_scoped('d')} AND d.name = ANY(%(names)s)",
             self._params(names=names),
         )
@@ -513,7 +516,7 @@ class PgIndex:
         conn.execute(
             "INSERT INTO idx2_vectors (owner, scope, model, hash, vec) "
             "SELECT owner, scope, model, embed_hash, vec FROM idx2_docs "
-            "WHERE id = ANY(%(ids)s) AND vec IS NOT NULL UNION "
+            "WHERE id = ANY(%(ids)s) AND vec IS NOT NULL UNION ALL "
             "SELECT owner, scope, model, context_hash, ctx FROM idx2_docs "
             "WHERE id = ANY(%(ids)s) AND ctx IS NOT NULL ON CONFLICT DO NOTHING",
             {"ids": ids},
