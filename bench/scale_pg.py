@@ -1,20 +1,26 @@
 """Many users on one PostgreSQL: PgIndex's write throughput, recall latency per user, index size.
 
     nice -n 10 .venv/bin/python bench/scale_pg.py [--users 1000] [--per-user 1000]
-        [--workers 4] [--queries 200] [--file-n 100000]
+        [--written 24] [--workers 4] [--seeders 2] [--distinct 100] [--queries 200]
+        [--file-n 100000]
 
 Each user is one scope of ``--per-user`` synthetic memories (``bench/search_at_scale.py``'s
 vocabulary, sessions of 20 turns, one day apart) held by an in-memory ``Store`` of the bench's
 own (``Synthetic``: what PgIndex and recall read of a store — a fingerprint, the records), so
-the run measures the index, not a store. ``--workers`` processes sync disjoint users into one
-database (the write throughput: memories/s, tokenizing, embedding, postings and vectors
-included); then ``--queries`` recalls (``Recaller``, the default formula, ``track=False``) of
-random users, each user's first query warm-up excluded, give p50/p95; the index tables' size is
-``pg_total_relation_size``. The embedder is the 512-dimensional hashing embedder (the dimension
-of the default ``use`` model, so vector work costs the same; the real model's query encode is
-``bench/search_at_scale.py``'s separate measurement). ``--file-n`` memories in one file-backend
-scope (``SqliteIndex``) are measured the same way beside it. Writes
-``bench/results/scale_pg.md``.
+the run measures the index, not a store. All users but the last ``--written`` are seeded in bulk
+by ``--seeders`` processes: binary ``COPY`` of the rows a first ``PgIndex.sync`` writes (what an
+import does; the postings' indexes built after, as ``pg_restore`` does), and three seeded users
+are checked row for row against a twin built by ``sync()``. With ``--distinct N`` user ``u``
+holds the texts of user ``u mod N`` (its own scope, rows and ids), so each content is embedded
+once. Then ``--workers`` processes write the last ``--written`` users through ``sync`` on top
+(the write throughput: memories/s, tokenizing, embedding, postings and vectors included); then
+``--queries`` recalls (``Recaller``, the default formula, ``track=False``) of random users,
+each user's first query warm-up excluded, give p50/p95; sizes per relation are
+``pg_relation_size`` and its TOAST table's. The embedder is the 512-dimensional hashing
+embedder (the dimension of the default ``use`` model, so vector work costs the same; the real
+model's query encode is ``bench/search_at_scale.py``'s separate measurement). ``--file-n``
+memories in one file-backend scope (``SqliteIndex``) are measured the same way beside it.
+Writes ``bench/results/scale_pg.md``.
 """
 
 from __future__ import annotations
