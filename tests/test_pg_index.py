@@ -281,6 +281,25 @@ def test_sync_follows_creates_updates_deletes_and_renames(
     assert not report.changed and pg.generation() == after
 
 
+def test_a_rewrite_that_keeps_the_texts_embeds_nothing(
+    pair: tuple[Index, PgIndex],
+    store: FileStore,
+    embedder: Embedder,
+    pg_dsn: str,  # noqa: F811
+) -> None:
+    """The docs rows hold the only copy of the vectors (``idx2_vectors`` is a sync's scratch):
+    a memory rewritten with the same embedded text, in a session, keeps its own and context
+    vectors without embedding either again, and the scratch is empty after."""
+    sqlite, pg = pair
+    store.update("dinosaurs", {"confidence": "tentative", "tags": ["kids"]}, actor="test")
+    sqlite.sync()
+    report = pg.sync()
+    assert report.updated == 1 and report.embedded == 0 and report.composed == 0
+    _assert_same(sqlite, pg, embedder)
+    with psycopg.connect(pg_dsn) as admin:
+        assert admin.execute("SELECT count(*) FROM idx2_vectors").fetchone() == (0,)
+
+
 def test_a_hand_edit_of_a_file_is_picked_up(
     pair: tuple[Index, PgIndex], store: FileStore, embedder: Embedder
 ) -> None:
@@ -324,7 +343,7 @@ def test_drop_forgets_this_scope_only(
     mine.drop()
     with psycopg.connect(pg_dsn) as conn:
         conn.execute("SELECT set_config('memdir.owner', 'alice', false)")
-        scopes = {r[0] for r in conn.execute("SELECT DISTINCT scope FROM idx1_docs")}
+        scopes = {r[0] for r in conn.execute("SELECT DISTINCT scope FROM idx2_docs")}
     assert scopes == {"user"}
     mine.sync()
     assert len(mine.docs()) == len(MEMORIES)
@@ -351,19 +370,21 @@ def test_row_level_security_keeps_owners_apart(
         assert set(bob.docs()) == {"keys"}
         with psycopg.connect(app, autocommit=True) as conn:
             conn.execute("SELECT set_config('memdir.owner', 'alice', false)")
-            owners = {r[0] for r in conn.execute("SELECT owner FROM idx1_docs")}
+            owners = {r[0] for r in conn.execute("SELECT owner FROM idx2_docs")}
             assert owners == {"alice"}  # the table's own role, and still only alice's rows
-            for table in ("idx1_terms", "idx1_vectors", "idx1_sessions", "idx1_state"):
+            for table in ("idx2_terms", "idx2_sessions", "idx2_state"):
                 seen = conn.execute(f"SELECT DISTINCT owner FROM {table}").fetchall()
                 assert seen == [("alice",)]
-            bowl = conn.execute("SELECT count(*) FROM idx1_terms WHERE term = 'bowl'").fetchone()
+            # a sync's scratch of vectors is empty between syncs: the docs rows hold them
+            assert conn.execute("SELECT count(*) FROM idx2_vectors").fetchone() == (0,)
+            bowl = conn.execute("SELECT count(*) FROM idx2_terms WHERE term = 'bowl'").fetchone()
             assert bowl == (0,)
             with pytest.raises(psycopg.errors.InsufficientPrivilege):
-                conn.execute("UPDATE idx1_docs SET owner = 'bob'")  # cannot hand rows over
+                conn.execute("UPDATE idx2_docs SET owner = 'bob'")  # cannot hand rows over
             conn.execute("SELECT set_config('memdir.owner', '', false)")
-            assert conn.execute("SELECT count(*) FROM idx1_docs").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM idx2_docs").fetchone() == (0,)
         with psycopg.connect(pg_dsn) as admin:  # the superuser sees that both are there
-            owners = {r[0] for r in admin.execute("SELECT owner FROM idx1_docs")}
+            owners = {r[0] for r in admin.execute("SELECT owner FROM idx2_docs")}
             assert owners == {"alice", "bob"}
         alice.close()
         bob.close()
@@ -411,14 +432,14 @@ def test_the_hnsw_path_reranks_to_the_same_answers(
     with psycopg.connect(pg.conninfo) as conn:
         conn.execute("SET enable_seqscan = off")  # a store this small would be read whole
         plan = conn.execute(
-            "EXPLAIN SELECT name FROM idx1_docs WHERE model = %s AND ann "
+            "EXPLAIN SELECT name FROM idx2_docs WHERE model = %s AND ann "
             "ORDER BY vec::vector(256) <=> %s::vector(256) LIMIT 5",
             (pg.model, "[" + ",".join(["0.1"] * 256) + "]"),
         ).fetchall()
-    assert any("idx1_hnsw_vec" in line for (line,) in plan), plan
+    assert any("idx2_hnsw_vec" in line for (line,) in plan), plan
     with psycopg.connect(pg.conninfo) as conn:
         conn.execute("SELECT set_config('memdir.owner', 'alice', false)")
-        assert conn.execute("SELECT bool_and(ann) FROM idx1_docs").fetchone() == (True,)
+        assert conn.execute("SELECT bool_and(ann) FROM idx2_docs").fetchone() == (True,)
     for query in QUERIES:
         qvec = embedder.encode([query], "query")[0]
         for context in (0.0, 0.35):

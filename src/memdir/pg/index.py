@@ -6,7 +6,7 @@ its rows (``pg/index_schema.py``) are never the truth. It answers what ``SqliteI
 over the same store with the same embedder:
 
 * **keywords** — the SQLite index's FTS5 tokens and ``bm25()``, computed in SQL from
-  ``idx1_terms`` (``pg/index_text.py``): the same scores to rounding;
+  ``idx2_terms`` (``pg/index_text.py``): the same scores to rounding;
 * **vectors** — own and context vectors in pgvector with HNSW; ``nearest`` ranks candidates the
   database picks with ``index.nearest``'s arithmetic (``pg/index_vectors.py``);
 * **docs, entities, scripts** — the same derivations (``pg/index_rows.py``), the same
@@ -52,7 +52,7 @@ _VECTORS: weakref.WeakSet[psycopg.Connection[Any]] = weakref.WeakSet()  # pgvect
 
 __all__ = ["PgIndex"]
 
-SCHEMA = "idx1"
+SCHEMA = "idx2"
 Progress = Callable[[int, int], None]
 _SCOPE = "owner = %(owner)s AND scope = %(scope)s AND model = %(model)s"
 
@@ -160,7 +160,7 @@ class PgIndex:
         """Hold this index's advisory lock until the transaction ends."""
         conn.execute(
             "SELECT pg_advisory_xact_lock(hashtext(%s))",
-            (f"memdir idx1 {self.owner!r} {self.scope!r}",),
+            (f"memdir idx2 {self.owner!r} {self.scope!r}",),
         )
 
     # -- state ---------------------------------------------------------------------------
@@ -168,7 +168,7 @@ class PgIndex:
         """(fingerprint synced, recall entries folded, generation, whether the rows are in the
         HNSW indexes) of this index."""
         row = conn.execute(
-            f"SELECT fingerprint, folded, generation, ann FROM idx1_state WHERE {_SCOPE}",
+            f"SELECT fingerprint, folded, generation, ann FROM idx2_state WHERE {_SCOPE}",
             self._params(),
         ).fetchone()
         return (None, 0, 0, False) if row is None else (row[0], int(row[1]), int(row[2]), row[3])
@@ -224,7 +224,7 @@ class PgIndex:
                 if moved or limit != self._limit_seen:  # else the rows are where they were
                     ann = self._place(conn, ann, limit)
                 conn.execute(
-                    "INSERT INTO idx1_state (owner, scope, model, fingerprint, folded, "
+                    "INSERT INTO idx2_state (owner, scope, model, fingerprint, folded, "
                     "generation, ann) VALUES (%(owner)s, %(scope)s, %(model)s, %(fp)s, "
                     "%(folded)s, %(gen)s, %(ann)s) ON CONFLICT (owner, scope, model) DO UPDATE "
                     "SET fingerprint = excluded.fingerprint, folded = excluded.folded, "
@@ -241,10 +241,10 @@ class PgIndex:
         rows out of HNSW spares every write the graph's upkeep. Return where they are now."""
         wanted = self._count(conn) > limit
         if wanted != ann:
-            conn.execute(f"UPDATE idx1_docs SET ann = %(ann)s WHERE {_SCOPE}",
+            conn.execute(f"UPDATE idx2_docs SET ann = %(ann)s WHERE {_SCOPE}",
                          self._params(ann=wanted))  # fmt: skip
         elif ann:  # rows written since are not in the graph yet
-            conn.execute(f"UPDATE idx1_docs SET ann = true WHERE {_SCOPE} AND NOT ann",
+            conn.execute(f"UPDATE idx2_docs SET ann = true WHERE {_SCOPE} AND NOT ann",
                          self._params())  # fmt: skip
         return wanted
 
@@ -254,7 +254,7 @@ class PgIndex:
         records, problems = self.store.scan()
         report.skipped = len(problems)
         rows = {r[0]: r[1:] for r in conn.execute(
-            f"SELECT name, id, content_hash, session FROM idx1_docs WHERE {_SCOPE}",
+            f"SELECT name, id, content_hash, session FROM idx2_docs WHERE {_SCOPE}",
             self._params(),
         )}  # fmt: skip
         current = {rec.name: rec for rec in records}
@@ -274,8 +274,9 @@ class PgIndex:
         report.updated = sum(d.record.name in rows for d in changed)
         report.added = len(changed) - report.updated
         if stale:
-            conn.execute("DELETE FROM idx1_terms WHERE kind = 'd' AND doc = ANY(%s)", (stale,))
-            conn.execute("DELETE FROM idx1_docs WHERE id = ANY(%s)", (stale,))
+            self._keep_vectors(conn, stale)
+            conn.execute("DELETE FROM idx2_terms WHERE kind = 'd' AND doc = ANY(%s)", (stale,))
+            conn.execute("DELETE FROM idx2_docs WHERE id = ANY(%s)", (stale,))
         self._write_docs(conn, changed)
         texts = {d.embed_hash: d.embed_text for d in changed}
         pools = self._embed_own(conn, dict(texts), report, progress)
@@ -288,7 +289,7 @@ class PgIndex:
         moved = self._write_contexts(conn, sessions, texts, pools, report)
         self._copy_vectors(conn, sorted({d.record.name for d in changed} | moved))
         if stale or changed:
-            self._forget_unused(conn)
+            self._forget_scratch(conn)
 
     def _write_docs(self, conn: psycopg.Connection[Any], changed: Sequence[DocRow]) -> None:
         """Insert the docs rows and postings of ``changed`` (their old rows already gone)."""
@@ -299,9 +300,9 @@ class PgIndex:
             d.values(self.owner, self.scope, self.model, p.length)
             for d, p in zip(changed, postings, strict=True)
         ]
-        _bulk_insert(conn, "idx1_docs", COLUMNS, rows)
+        _bulk_insert(conn, "idx2_docs", COLUMNS, rows)
         ids = dict(conn.execute(
-            f"SELECT name, id FROM idx1_docs WHERE {_SCOPE} AND name = ANY(%(names)s)",
+            f"SELECT name, id FROM idx2_docs WHERE {_SCOPE} AND name = ANY(%(names)s)",
             self._params(names=[d.record.name for d in changed]),
         ).fetchall())  # fmt: skip
         self._copy_terms(conn, "d", [(ids[d.record.name], p) for d, p in
@@ -315,7 +316,7 @@ class PgIndex:
             for doc, posting in docs
             for term, positions in posting.terms.items()
         ]
-        _bulk_insert(conn, "idx1_terms", "owner, scope, model, kind, term, doc, tf, pos", rows)
+        _bulk_insert(conn, "idx2_terms", "owner, scope, model, kind, term, doc, tf, pos", rows)
 
     def _write_sessions(self, conn: psycopg.Connection[Any], sessions: list[str]) -> None:
         """Rewrite the session documents of ``sessions`` (``contexts.rewrite_document``): the
@@ -324,28 +325,28 @@ class PgIndex:
             return
         members: dict[str, list[tuple[str, str | None, str]]] = {s: [] for s in sessions}
         for name, created, session, body in conn.execute(
-            f"SELECT name, created, session, body FROM idx1_docs WHERE {_SCOPE} "
+            f"SELECT name, created, session, body FROM idx2_docs WHERE {_SCOPE} "
             "AND session = ANY(%(sessions)s)",
             self._params(sessions=sessions),
         ):
             members[session].append((name, created, body))
         ids = dict(conn.execute(
-            f"SELECT session, id FROM idx1_sessions WHERE {_SCOPE} AND session = ANY(%(s)s)",
+            f"SELECT session, id FROM idx2_sessions WHERE {_SCOPE} AND session = ANY(%(s)s)",
             self._params(s=sessions),
         ).fetchall())  # fmt: skip
         if ids:
-            conn.execute("DELETE FROM idx1_terms WHERE kind = 's' AND doc = ANY(%s)",
+            conn.execute("DELETE FROM idx2_terms WHERE kind = 's' AND doc = ANY(%s)",
                          (list(ids.values()),))  # fmt: skip
         gone = [s for s in sessions if not members[s] and s in ids]
         if gone:
-            conn.execute(f"DELETE FROM idx1_sessions WHERE {_SCOPE} AND session = ANY(%(s)s)",
+            conn.execute(f"DELETE FROM idx2_sessions WHERE {_SCOPE} AND session = ANY(%(s)s)",
                          self._params(s=gone))  # fmt: skip
         live = [s for s in sessions if members[s]]
         texts = ["\n".join(body for _, body in session_order(members[s])) for s in live]
         postings = index_text.TOKENIZER.documents([("", t) for t in texts])
         for session, posting in zip(live, postings, strict=True):
             row = conn.execute(
-                "INSERT INTO idx1_sessions (owner, scope, model, session, length) VALUES "
+                "INSERT INTO idx2_sessions (owner, scope, model, session, length) VALUES "
                 "(%(owner)s, %(scope)s, %(model)s, %(s)s, %(n)s) ON CONFLICT (owner, scope, "
                 "model, session) DO UPDATE SET length = excluded.length RETURNING id",
                 self._params(s=session, n=posting.length),
@@ -356,15 +357,21 @@ class PgIndex:
 
     # -- embedding -----------------------------------------------------------------------
     def _cached(self, conn: psycopg.Connection[Any], hashes: Iterable[str]) -> set[str]:
+        """Those of ``hashes`` whose vector this scope holds already: embedded in this sync
+        (``idx2_vectors``), or a docs row's own or context vector."""
         return {r[0] for r in conn.execute(
-            f"SELECT hash FROM idx1_vectors WHERE {_SCOPE} AND hash = ANY(%(h)s)",
+            f"SELECT hash FROM idx2_vectors WHERE {_SCOPE} AND hash = ANY(%(h)s) UNION "
+            f"SELECT embed_hash FROM idx2_docs WHERE {_SCOPE} AND vec IS NOT NULL "
+            "AND embed_hash = ANY(%(h)s) UNION "
+            f"SELECT context_hash FROM idx2_docs WHERE {_SCOPE} AND ctx IS NOT NULL "
+            "AND context_hash = ANY(%(h)s)",
             self._params(h=sorted(set(hashes))),
         )}  # fmt: skip
 
     def _store_vectors(self, conn: psycopg.Connection[Any], items: list[tuple[str, Any]]) -> None:
         with conn.cursor() as cur:
             cur.executemany(
-                "INSERT INTO idx1_vectors (owner, scope, model, hash, vec) VALUES "
+                "INSERT INTO idx2_vectors (owner, scope, model, hash, vec) VALUES "
                 "(%s, %s, %s, %s, %s) ON CONFLICT (owner, scope, model, hash) "
                 "DO UPDATE SET vec = excluded.vec",
                 [(self.owner, self.scope, self.model, h, np.asarray(v, np.float32))
@@ -418,7 +425,7 @@ class PgIndex:
         members: dict[str, list[tuple[str, str | None, str]]] = {s: [] for s in sessions}
         before: dict[str, str | None] = {}
         for name, created, session, ehash, chash in conn.execute(
-            f"SELECT name, created, session, embed_hash, context_hash FROM idx1_docs "
+            f"SELECT name, created, session, embed_hash, context_hash FROM idx2_docs "
             f"WHERE {_SCOPE} AND session = ANY(%(sessions)s)",
             self._params(sessions=sessions),
         ):
@@ -435,8 +442,10 @@ class PgIndex:
                     windows[chash] = window
         moved = {n for n, c in pointed.items() if before.get(n) != c}
         conn.execute(
-            "UPDATE idx1_docs d SET context_hash = x.c FROM unnest(%(n)s::text[], %(c)s::text[]) "
-            f"AS x(n, c) WHERE {_scoped('d')} AND d.name = x.n",
+            # the old context vector goes with the old hash: a row's vector always belongs to
+            # the hash beside it, so any row can lend it (``_cached``, ``_copy_vectors``)
+            "UPDATE idx2_docs d SET context_hash = x.c, ctx = NULL FROM unnest(%(n)s::text[], "
+            f"%(c)s::text[]) AS x(n, c) WHERE {_scoped('d')} AND d.name = x.n",
             self._params(n=sorted(moved), c=[pointed[n] for n in sorted(moved)]),
         )
         have = self._cached(conn, windows)
@@ -478,36 +487,54 @@ class PgIndex:
             report.composed += len(chunk)
 
     def _copy_vectors(self, conn: psycopg.Connection[Any], names: list[str]) -> None:
-        """Copy the own and context vectors from the cache into the docs rows of ``names``
-        (what the queries and the HNSW indexes read)."""
+        """Fill the own and context vectors of the docs rows of ``names`` (what the queries
+        and the HNSW indexes read): kept where the row has it already, else from the vectors
+        this sync embedded, else from another row of the scope with the same text or window.
+        A row's vector always belongs to the hash beside it (a new row has none yet, a moved
+        window lost its old one), so any row can lend it; a row without a window has none."""
+
+        def lent(col: str, key: str) -> str:
+            return (
+                f"coalesce(d.{col}, (SELECT v.vec FROM idx2_vectors v WHERE v.owner = d.owner "
+                f"AND v.scope = d.scope AND v.model = d.model AND v.hash = d.{key}), "
+                f"(SELECT o.{col} FROM idx2_docs o WHERE o.owner = d.owner AND o.scope = "
+                f"d.scope AND o.model = d.model AND o.{key} = d.{key} AND o.{col} IS NOT NULL "
+                "LIMIT 1))"
+            )
+
+        own, ctx = lent("vec", "embed_hash"), lent("ctx", "context_hash")
         conn.execute(
-            "UPDATE idx1_docs d SET "
-            "vec = (SELECT v.vec FROM idx1_vectors v WHERE v.owner = d.owner AND v.scope = "
-            "d.scope AND v.model = d.model AND v.hash = d.embed_hash), "
-            "ctx = (SELECT v.vec FROM idx1_vectors v WHERE v.owner = d.owner AND v.scope = "
-            "d.scope AND v.model = d.model AND v.hash = d.context_hash) "
+            f"UPDATE idx2_docs d SET vec = {own}, "
+            f"ctx = CASE WHEN d.context_hash IS NULL THEN NULL ELSE {ctx} END "
             f"WHERE {_scoped('d')} AND d.name = ANY(%(names)s)",
             self._params(names=names),
         )
 
-    def _forget_unused(self, conn: psycopg.Connection[Any]) -> None:
-        """Delete cached vectors no memory of this scope and embedder refers to any more."""
+    def _keep_vectors(self, conn: psycopg.Connection[Any], ids: list[int]) -> None:
+        """Before the docs rows ``ids`` are rewritten: put their vectors in the sync's scratch,
+        so a memory whose embedded text (or window) did not change is not embedded again."""
         conn.execute(
-            f"DELETE FROM idx1_vectors t WHERE {_scoped('t')} AND t.hash NOT IN ("
-            f"SELECT embed_hash FROM idx1_docs WHERE {_SCOPE} UNION "
-            f"SELECT context_hash FROM idx1_docs WHERE {_SCOPE} AND context_hash IS NOT NULL)",
-            self._params(),
+            "INSERT INTO idx2_vectors (owner, scope, model, hash, vec) "
+            "SELECT owner, scope, model, embed_hash, vec FROM idx2_docs "
+            "WHERE id = ANY(%(ids)s) AND vec IS NOT NULL UNION ALL "
+            "SELECT owner, scope, model, context_hash, ctx FROM idx2_docs "
+            "WHERE id = ANY(%(ids)s) AND ctx IS NOT NULL ON CONFLICT DO NOTHING",
+            {"ids": ids},
         )
 
+    def _forget_scratch(self, conn: psycopg.Connection[Any]) -> None:
+        """Empty the sync's scratch: every vector in it is in the docs rows now, or unused."""
+        conn.execute(f"DELETE FROM idx2_vectors WHERE {_SCOPE}", self._params())
+
     def _fold(self, conn: psycopg.Connection[Any], folded: int) -> int:
-        """Fold the recall log's entries after the first ``folded`` into ``idx1_usage``; return
+        """Fold the recall log's entries after the first ``folded`` into ``idx2_usage``; return
         how many are folded now. A log shorter than that was replaced: count again."""
         if self.recalls is None:
             return folded
         total, new = self._recalled_after(folded)
         if total < folded:
             conn.execute(
-                "DELETE FROM idx1_usage WHERE owner = %(owner)s AND scope = %(scope)s",
+                "DELETE FROM idx2_usage WHERE owner = %(owner)s AND scope = %(scope)s",
                 self._params(),
             )
             total, new = self._recalled_after(0)
@@ -521,10 +548,10 @@ class PgIndex:
         if uses:
             with conn.cursor() as cur:
                 cur.executemany(
-                    "INSERT INTO idx1_usage (owner, scope, name, count, last_used) VALUES "
+                    "INSERT INTO idx2_usage (owner, scope, name, count, last_used) VALUES "
                     "(%(owner)s, %(scope)s, %(n)s, %(k)s, %(t)s) ON CONFLICT (owner, scope, name) "
-                    "DO UPDATE SET count = idx1_usage.count + excluded.count, last_used = "
-                    'greatest(idx1_usage.last_used COLLATE "C", excluded.last_used COLLATE "C")',
+                    "DO UPDATE SET count = idx2_usage.count + excluded.count, last_used = "
+                    'greatest(idx2_usage.last_used COLLATE "C", excluded.last_used COLLATE "C")',
                     [self._params(n=n, k=k, t=t) for n, (k, t) in uses.items()],
                 )
         return total
@@ -557,8 +584,8 @@ class PgIndex:
                 rows = cur.execute(
                     "SELECT d.name, type, source, confidence, importance, created, updated, "
                     "tags, related_files, description, session, scripts, u.count, u.last_used, "
-                    "d.ctx IS NOT NULL AND d.vec IS NOT NULL AS contextual FROM idx1_docs d "
-                    "LEFT JOIN idx1_usage u ON u.owner = d.owner AND u.scope = d.scope "
+                    "d.ctx IS NOT NULL AND d.vec IS NOT NULL AS contextual FROM idx2_docs d "
+                    "LEFT JOIN idx2_usage u ON u.owner = d.owner AND u.scope = d.scope "
                     f"AND u.name = d.name WHERE {_scoped('d')} "
                     "ORDER BY d.id",
                     self._params(),
@@ -574,7 +601,7 @@ class PgIndex:
             uses = {
                 str(name): (int(count), last)
                 for name, count, last in conn.execute(
-                    "SELECT name, count, last_used FROM idx1_usage "
+                    "SELECT name, count, last_used FROM idx2_usage "
                     "WHERE owner = %(owner)s AND scope = %(scope)s",
                     self._params(),
                 )
@@ -629,7 +656,7 @@ class PgIndex:
 
     def _count(self, conn: psycopg.Connection[Any]) -> int:
         row = conn.execute(
-            f"SELECT count(*) FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL", self._params()
+            f"SELECT count(*) FROM idx2_docs WHERE {_SCOPE} AND vec IS NOT NULL", self._params()
         ).fetchone()
         return 0 if row is None else int(row[0])
 
@@ -661,7 +688,7 @@ class PgIndex:
         ``(1 − context)·own + context·context``, as there."""
         with self._lock, self._borrow() as conn:
             rows = conn.execute(
-                f"SELECT name, vec, ctx FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL "
+                f"SELECT name, vec, ctx FROM idx2_docs WHERE {_SCOPE} AND vec IS NOT NULL "
                 "ORDER BY id",
                 self._params(),
                 binary=True,
@@ -684,7 +711,7 @@ class PgIndex:
         with self._lock, self._borrow() as conn:
             rows = conn.execute(
                 "SELECT zh, ctx IS NOT NULL AND %(c)s <> 0, count(*), sum(vec), sum(ctx) "
-                f"FROM idx1_docs WHERE {_SCOPE} AND vec IS NOT NULL GROUP BY 1, 2",
+                f"FROM idx2_docs WHERE {_SCOPE} AND vec IS NOT NULL GROUP BY 1, 2",
                 self._params(c=float(context)),
                 binary=True,
             ).fetchall()
@@ -706,12 +733,14 @@ class PgIndex:
     def stats(self) -> dict[str, Any]:
         with self._lock, self._borrow() as conn:
             row = conn.execute(
-                "SELECT count(*), count(vec), count(DISTINCT context_hash) FROM idx1_docs "
+                "SELECT count(*), count(vec), count(DISTINCT context_hash) FROM idx2_docs "
                 f"WHERE {_SCOPE}",
                 self._params(),
             ).fetchone()
-            vectors = conn.execute(
-                f"SELECT count(*) FROM idx1_vectors WHERE {_SCOPE}", self._params()
+            vectors = conn.execute(  # the distinct embedded texts: the docs hold every vector
+                f"SELECT count(DISTINCT embed_hash) FROM idx2_docs WHERE {_SCOPE} "
+                "AND vec IS NOT NULL",
+                self._params(),
             ).fetchone()
             size = conn.execute(
                 "SELECT sum(pg_total_relation_size(c)) FROM unnest(%s::regclass[]) AS c",
@@ -734,10 +763,10 @@ class PgIndex:
         records, _ = self.store.scan()
         with self._lock, self._borrow() as conn:
             rows = dict(conn.execute(
-                f"SELECT name, content_hash FROM idx1_docs WHERE {_SCOPE}", self._params()
+                f"SELECT name, content_hash FROM idx2_docs WHERE {_SCOPE}", self._params()
             ).fetchall())  # fmt: skip
             missing = [r[0] for r in conn.execute(
-                f"SELECT name FROM idx1_docs WHERE {_SCOPE} AND vec IS NULL", self._params()
+                f"SELECT name FROM idx2_docs WHERE {_SCOPE} AND vec IS NULL", self._params()
             )]  # fmt: skip
         out = [f"{r.name}: not in the index" for r in records if r.name not in rows]
         out += [f"{r.name}: the index holds an older version" for r in records

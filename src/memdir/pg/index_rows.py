@@ -23,7 +23,7 @@ __all__ = ["DocRow", "context_hashes", "doc_meta", "doc_row", "session_order"]
 
 @dataclass(frozen=True)
 class DocRow:
-    """The derived values of one memory, as ``idx1_docs`` holds them."""
+    """The derived values of one memory, as ``idx2_docs`` holds them."""
 
     record: MemoryRecord
     embed_text: str
@@ -39,7 +39,7 @@ class DocRow:
         return "cjk" in self.scripts.split()
 
     def values(self, owner: str, scope: str, model: str, length: int) -> tuple[Any, ...]:
-        """The row of ``idx1_docs`` without its id, context and vectors (``COPY`` order)."""
+        """The row of ``idx2_docs`` without its id, context and vectors (``COPY`` order)."""
         rec = self.record
         return (
             owner, scope, model, rec.name, rec.content_hash, self.embed_hash, rec.type,

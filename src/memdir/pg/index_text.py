@@ -5,7 +5,7 @@ The SQLite index hands FTS5 CJK-bigrammed text (``index.text.cjk_bigrams``) to t
 must see the same tokens, so it asks the same tokenizer: ``Tokenizer`` keeps an in-memory SQLite
 FTS5 table with that tokenizer and reads each text's tokens and positions back through
 ``fts5vocab`` (stdlib ``sqlite3``; nothing is re-implemented, so a stemming rule or a Unicode
-category cannot drift). The postings go to ``idx1_terms``; ``bm25_sql`` is FTS5's formula over
+category cannot drift). The postings go to ``idx2_terms``; ``bm25_sql`` is FTS5's formula over
 them::
 
     idf(p)   = ln((N − n(p) + 0.5) / (n(p) + 0.5)), or 1e-6 where that is ≤ 0
@@ -99,18 +99,18 @@ def phrases(terms: Sequence[str]) -> list[tuple[str, ...]]:
 
 def bm25_sql(kind: str, sizes: Sequence[int]) -> sql.Composed:
     """The BM25 query of phrases of ``sizes`` tokens over documents of ``kind`` (``d``:
-    memories in ``idx1_docs``, labelled by name; ``s``: sessions in ``idx1_sessions``).
+    memories in ``idx2_docs``, labelled by name; ``s``: sessions in ``idx2_sessions``).
     Parameters: owner, scope, model (the documents), ``p<i>`` each phrase's tokens as a text
     array, the limit. The best ``limit`` documents by score, ties by age (the older row
     first)."""
-    table, label = ("idx1_docs", "name") if kind == "d" else ("idx1_sessions", "session")
+    table, label = ("idx2_docs", "name") if kind == "d" else ("idx2_sessions", "session")
     scope = "owner = %(owner)s AND scope = %(scope)s AND model = %(model)s"
     parts = []
     for i, size in enumerate(sizes):
         if size == 1:  # a one-token phrase occurs as often as its token
             parts.append(
                 sql.SQL(
-                    "SELECT {i} AS i, t.doc, t.tf::float8 AS f FROM idx1_terms t "
+                    "SELECT {i} AS i, t.doc, t.tf::float8 AS f FROM idx2_terms t "
                     "WHERE t.{scope_t} AND t.kind = {kind} AND t.term = (%(p{i})s::text[])[1]"
                 ).format(
                     i=sql.Literal(i),
@@ -122,12 +122,12 @@ def bm25_sql(kind: str, sizes: Sequence[int]) -> sql.Composed:
         # occurrences of phrase i: where its first token stands, each next token follows
         parts.append(
             sql.SQL(
-                "SELECT {i} AS i, t.doc, count(*)::float8 AS f FROM idx1_terms t "
+                "SELECT {i} AS i, t.doc, count(*)::float8 AS f FROM idx2_terms t "
                 "CROSS JOIN LATERAL unnest(t.pos) AS x(p) "
                 "WHERE t.{scope_t} AND t.kind = {kind} AND t.term = (%(p{i})s::text[])[1] "
                 "AND NOT EXISTS ("
                 "SELECT 1 FROM generate_subscripts(%(p{i})s::text[], 1) AS j(k) WHERE k > 1 "
-                "AND NOT EXISTS (SELECT 1 FROM idx1_terms u WHERE u.{scope_u} "
+                "AND NOT EXISTS (SELECT 1 FROM idx2_terms u WHERE u.{scope_u} "
                 "AND u.kind = {kind} AND u.term = (%(p{i})s::text[])[k] AND u.doc = t.doc "
                 "AND x.p + k - 1 = ANY(u.pos))) GROUP BY t.doc"
             ).format(

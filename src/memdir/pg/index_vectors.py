@@ -149,7 +149,7 @@ class Candidates:
         wanted = [n for n in names if n not in have] + [n for n in also if n not in have]
         if wanted:
             rows += conn.execute(
-                f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {self._where()} "
+                f"SELECT name, vec, ctx, zh, id FROM idx2_docs WHERE {self._where()} "
                 "AND name = ANY(%(names)s)",
                 {**params, "names": wanted},
                 binary=True,
@@ -176,7 +176,7 @@ class Candidates:
             where += " AND name = ANY(%(within)s)"
             params["within"] = list(within)
         query = (
-            f"SELECT name, vec, ctx, zh, id FROM idx1_docs WHERE {where} "
+            f"SELECT name, vec, ctx, zh, id FROM idx2_docs WHERE {where} "
             f"ORDER BY {_score_sql(means is not None, chinese)} DESC, id LIMIT {limit}"
         )
         return conn.execute(query, params, binary=True).fetchall()
@@ -201,7 +201,7 @@ class Candidates:
             columns = ("vec", "ctx") if params["c"] else ("vec",)
             for column in columns:
                 query = sql.SQL(
-                    "SELECT name FROM idx1_docs WHERE owner = %(owner)s AND scope = %(scope)s "
+                    "SELECT name FROM idx2_docs WHERE owner = %(owner)s AND scope = %(scope)s "
                     "AND model = {model} AND ann AND {col} IS NOT NULL {within}"
                     "ORDER BY {col}::vector({dim}) <=> %(d)s::vector({dim}) LIMIT {n}"
                 ).format(

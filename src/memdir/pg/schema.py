@@ -176,11 +176,18 @@ REVOKE ALL ON FUNCTION memdir_key_lookup(text) FROM PUBLIC;
 
 API_KEYS = Migration("0004_api_keys", [_API_KEYS_TABLE, _API_KEYS_LOOKUP])
 
+# the search index's first layout (``idx1_*``, made by ``pg/index_schema.py`` on first use) gave
+# way to ``idx2_*``: derived rows only, rebuilt by the next sync, so the old tables just go
+_DROP_IDX1 = """
+DROP TABLE IF EXISTS idx1_state, idx1_docs, idx1_sessions, idx1_terms, idx1_vectors, idx1_usage
+"""
+
 MIGRATIONS: tuple[Migration, ...] = (
     Migration("0001_truth", [_TRUTH, *(_POLICY.format(t=t) for t in TABLES)]),
     Migration("0002_scope_files", [_SCOPE_FILES, _POLICY.format(t="scope_files")]),
     Migration("0003_jobs", [_JOBS, _POLICY.format(t="jobs"), _JOBS_WORKER]),
     API_KEYS,
+    Migration("0005_drop_idx1", [_DROP_IDX1]),
 )
 
 
