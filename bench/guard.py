@@ -14,6 +14,10 @@ Protocol:
   subprocess), so old and new stand side by side.
 * Counts only by default: a held-out batch must not be read item by item. ``--items`` lists the
   ids of the items judged wrongly (for dev batches only).
+* ``--cold N`` times N cold ``memdir remember`` processes (a fresh Python each, writing one new
+  ``feedback`` memory into a fresh store — the door that now also reads the guard's weights),
+  alternating with the same command at ``--base`` when given, so both see the same load; the
+  medians (wall and CPU) are reported. ``--batches`` may then be left empty.
 * ``--locomo`` also judges every LoCoMo dialog turn as a ``user`` memory and counts the refused
   ones (it must stay 0: people's conversation is not an attack). The data is read from
   ``../shared/data/locomo/locomo10.json`` beside the checkout, or ``/work/shared/data/locomo`` —
@@ -27,10 +31,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import statistics
 import subprocess
 import sys
 import tarfile
 import tempfile
+import time
 from collections import Counter
 from io import BytesIO
 from pathlib import Path
@@ -122,6 +129,55 @@ def score_at(commit: str, names: list[str]) -> dict[str, dict[str, Any]]:
     return {n: result[p] for n, p in zip(names, paths, strict=True)}
 
 
+def unpacked(commit: str, into: Path) -> Path:
+    """``src/`` of ``commit`` under ``into``."""
+    archive = subprocess.run(
+        ["git", "archive", commit, "src"], cwd=ROOT, capture_output=True, check=True
+    ).stdout
+    with tarfile.open(fileobj=BytesIO(archive)) as tar:
+        tar.extractall(into, filter="data")
+    return into / "src"
+
+
+def cold_remember(runs: int, base: str | None) -> list[str]:
+    """Median wall and CPU seconds of a cold ``memdir remember``, here and at ``base``."""
+    entry = "import sys; from memdir.cli import main; sys.exit(main())"
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = {"now": ROOT / "src"}
+        if base:
+            trees[base] = unpacked(base, Path(tmp) / "base")
+        times: dict[str, list[tuple[float, float]]] = {k: [] for k in trees}
+        for i in range(runs + 1):
+            for label, src in trees.items():
+                home = Path(tmp) / f"home-{label}"
+                env = {k: v for k, v in os.environ.items() if not k.startswith("MEMDIR_")}
+                env.update(PYTHONPATH=str(src), MEMDIR_HOME=str(home),
+                           MEMDIR_CACHE_DIR=str(home / "cache"))  # fmt: skip
+                env.pop("PYTHONDONTWRITEBYTECODE", None)
+                text = f"Always run the linter before pushing branch number {i}."
+                cmd = [sys.executable, "-c", entry, "remember", text, "--type", "feedback",
+                       "--scope", "user"]  # fmt: skip
+                before = os.times()
+                started = time.perf_counter()
+                subprocess.run(cmd, env=env, cwd=tmp, capture_output=True, check=True)
+                wall = time.perf_counter() - started
+                after = os.times()
+                cpu = (after.children_user - before.children_user) + (
+                    after.children_system - before.children_system
+                )
+                if i:  # the first run of each is the warm-up (bytecode, a new store)
+                    times[label].append((wall, cpu))
+    lines = [
+        "| cold `memdir remember` | median wall s | median CPU s | runs |",
+        "|---|---|---|---|",
+    ]
+    for label, rows in times.items():
+        wall = statistics.median(w for w, _ in rows)
+        cpu = statistics.median(c for _, c in rows)
+        lines.append(f"| {label} | {wall:.3f} | {cpu:.3f} | {len(rows)} |")
+    return lines
+
+
 def groups(scores: dict[str, Any]) -> list[str]:
     order = ["hostile", "harmless", "secret_only", "secret_kept"]
     names = sorted(scores["total"], key=lambda g: (order.index(g.split()[0]), g))
@@ -141,10 +197,11 @@ def table(name: str, new: dict[str, Any], old: dict[str, Any] | None, base: str)
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("batches", nargs="+", help="YAML paths or stems under fixtures/guard")
+    parser.add_argument("batches", nargs="*", help="YAML paths or stems under fixtures/guard")
     parser.add_argument("--base", help="also score with the guard of this commit")
     parser.add_argument("--items", action="store_true", help="list wrong ids (dev batches only)")
     parser.add_argument("--locomo", action="store_true", help="count refused LoCoMo turns")
+    parser.add_argument("--cold", type=int, metavar="N", help="time N cold `memdir remember`")
     parser.add_argument("--json", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--no-write", action="store_true", help="do not write the results file")
     args = parser.parse_args(argv)
@@ -152,7 +209,7 @@ def main(argv: list[str]) -> int:
     if args.json:
         print(json.dumps(new))
         return 0
-    old = score_at(args.base, args.batches) if args.base else {}
+    old = score_at(args.base, args.batches) if args.base and args.batches else {}
     report = ["# Guard: hostile refused, harmless kept", "", *provenance(["bench/guard.py", *argv])]
     for n in args.batches:
         report += ["", *table(n, new[n], old.get(n), args.base or "")]
@@ -163,6 +220,8 @@ def main(argv: list[str]) -> int:
         report += ["", f"LoCoMo turns refused as user memories: {refused}/{turns}"]
         if args.items:
             report += [f"- {t[:160]}" for t in which]
+    if args.cold:
+        report += ["", *cold_remember(args.cold, args.base)]
     text = "\n".join(report) + "\n"
     print(text)
     if not args.no_write:

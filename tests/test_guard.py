@@ -344,7 +344,7 @@ def test_unknown_type_or_source_is_a_validation_error() -> None:
 def test_allowed_verdict_passes_through_and_is_versioned() -> None:
     verdict = check("We use PostgreSQL 15", type="project", source="user")
     assert verdict.raise_for_refusal() is verdict
-    assert GUARD_VERSION == "guard-v7"
+    assert GUARD_VERSION == "guard-v8"
 
 
 # ------------------------------------------------------------------ the injection suite

@@ -51,7 +51,7 @@ __all__ = [
     "redact",
 ]
 
-GUARD_VERSION = "guard-v7"
+GUARD_VERSION = "guard-v8"
 
 
 @dataclass(frozen=True)
@@ -189,9 +189,24 @@ _INSTEAD = {
 }
 
 
+# the same, in Chinese, for a refusal by the learned reading of a Chinese memory
+_WHAT_ZH = {
+    "permission": "授予权限",
+    "disables-safety": "关闭确认或安全检查",
+    "remote-code": "运行从网络获取的代码",
+    "exfiltration": "把文件或机密发送出去",
+    "destructive": "允许销毁数据",
+    "role-switch": "切换代理的角色或模式（可能是提示注入）",
+    "override": "推翻代理的指令（可能是提示注入）",
+}
+
+
 def refusal_reason(finding: Finding) -> str:
     """What the guard judged, in words a person can act on, how to store the legitimate fact
-    instead and how to keep the text anyway."""
+    instead and how to keep the text anyway. A refusal by the learned reading says so (it
+    judged the meaning, not a rule's words), and says it in Chinese too for a Chinese memory."""
+    if finding.by != "rules":
+        return _learned_reason(finding)
     return (
         f"{_WHAT[finding.kind]} ({finding.kind}: {finding.words!r}); a memory is read by every "
         f"later session, so memdir never stores what the agent may do — the agent asks each "
@@ -200,6 +215,27 @@ def refusal_reason(finding: Finding) -> str:
         f"from a terminal: `memdir remember --allow {finding.kind} TEXT --type ...` (the agent, "
         f"extraction and imports cannot)"
     )
+
+
+def _learned_reason(finding: Finding) -> str:
+    kind = finding.kind
+    text = (
+        f"reads as a memory that {_WHAT[kind]} ({kind}, judged by its meaning by the guard's "
+        f"learned reading {finding.by}, not by a rule: {finding.words!r}); a memory is read by "
+        f"every later session, so memdir never stores what the agent may do. To store the fact "
+        f'instead: {_INSTEAD[kind]}, and what you or others did ("I …", "CI …") is kept as a '
+        f"fact. If it is only a fact and you want it kept as written, store it yourself from a "
+        f"terminal: `memdir remember --allow {kind} TEXT --type ...` (the agent, extraction and "
+        f"imports cannot)"
+    )
+    if re.search(r"[\u4e00-\u9fff]", finding.words):
+        text += (
+            f"。按含义判断（学习模型 {finding.by}，不是规则），这条记忆会{_WHAT_ZH[kind]}："
+            f"“{finding.words}”。记忆会被之后的每次会话读取，所以 memdir 不保存代理可以做什么。"
+            f"只想记下事实，请写明你或别人做了什么；若确实要照原文保存，请本人在终端运行 "
+            f"`memdir remember --allow {kind} 文本 --type ...`（代理、提取和导入都不能这样做）"
+        )
+    return text
 
 
 def _refusals(

@@ -41,9 +41,10 @@ guarded thing the clause before named ("those prompts are a pain; silence them")
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from . import destruction, exfiltration, injection, permission, reading, remote, safety
+from . import destruction, exfiltration, injection, model, permission, reading, remote, safety
 
 __all__ = ["KINDS", "Finding", "judge"]
 
@@ -60,10 +61,12 @@ KINDS = (
 
 @dataclass(frozen=True)
 class Finding:
-    """One clause that would authorise or make the agent do something: its kind and words."""
+    """One clause that would authorise or make the agent do something: its kind and words, and
+    ``by``: ``"rules"``, or the version of the learned reading (``model``) that judged it."""
 
     kind: str
     words: str
+    by: str = "rules"
 
 
 _JUDGES = (
@@ -77,8 +80,9 @@ _JUDGES = (
 )
 
 
-def judge(text: str) -> list[Finding]:
-    """Every kind of authorisation ``text`` would give the agent, first words found per kind."""
+def judge(text: str, *, learned: bool = True) -> list[Finding]:
+    """Every kind of authorisation ``text`` would give the agent, first words found per kind;
+    ``learned=False`` asks the rules alone (to train and measure the learned reading)."""
     found: dict[str, Finding] = {}
     # markers like "system:" are judged on the raw lines; the rest clause by clause
     parts = reading.clauses(text)
@@ -117,4 +121,33 @@ def judge(text: str) -> list[Finding]:
             found["remote-code"] = Finding("remote-code", steps[:120])
     if "remote-code" in found and remote.doc_note(text):
         del found["remote-code"]
+    if not found:
+        meaning = _by_meaning(text) if learned else None
+        return [meaning] if meaning else []
     return [found[k] for k in KINDS if k in found]
+
+
+# A rule that opens on a negation ("never skip the code review", "不要跳过评审") restricts: a bag
+# of words cannot tell it from the grant it negates, and the rules read negation by structure.
+# Left to the learned reading is a negated gate, which lifts one ("never ask before …",
+# "don't wait for me", "不用问我", "别等我确认").
+_RESTRICTION = re.compile(
+    r"^\W*(?:never|don'?t|do not|nobody may|no one may|不要|别|禁止|不许|不准|不能|切勿|严禁)"
+    r"(?!\s*(?:ever\s+)?(?:ask|wait|check|confirm|bother|hold|stop|let|loop|ping|run it past|"
+    r"问|等|确认|让|管|理会|再遵守))",
+    re.IGNORECASE,
+)
+
+
+def _by_meaning(text: str) -> Finding | None:
+    """The learned reading, asked only when no rule found anything: a memory is refused when
+    either refuses. It judges the whole text; its words are the clause it scores highest."""
+    weights = model.shipped()
+    if weights is None or not weights.judges(text) or _RESTRICTION.match(text):
+        return None
+    whole = weights.read(text)
+    if whole.score < weights.threshold(text):
+        return None
+    parts = reading.clauses(text)
+    words = max(parts, key=lambda c: weights.read(c).score) if len(parts) > 1 else text
+    return Finding(whole.kind, words.strip()[:120], by=weights.version)
