@@ -90,6 +90,7 @@ from typing import Any
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from locomo_turns import turn_texts
 from provenance import provenance
 
 from memdir.extract.implicit import shipped
@@ -516,25 +517,9 @@ BEFORE: dict[str, dict[str, list[float]]] = {}
 BEFORE_REV = ""
 
 
-LOCOMO = (
-    ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json",
-    Path("/work/shared/data/locomo/locomo10.json"),
-)
-
-
 def locomo_counts() -> dict[str, Any]:
     """How much the extractor takes from LoCoMo's dialog turns (see the module docstring)."""
-    path = next((p for p in LOCOMO if p.exists()), None)
-    if path is None:
-        raise SystemExit(f"LoCoMo data not found at {' or '.join(map(str, LOCOMO))}")
-    turns = [
-        turn["text"]
-        for sample in json.loads(path.read_text("utf-8"))
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if turn.get("text")
-    ]
+    turns = turn_texts()
     by_type: dict[str, int] = {}
     by_source = {"rules": 0, "classifier": 0}
     with_any = 0

@@ -44,13 +44,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from locomo_turns import turn_texts
 from provenance import ROOT, provenance
 
 FIXTURES = ROOT / "tests" / "fixtures" / "guard"
-LOCOMO = (
-    ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json",
-    Path("/work/shared/data/locomo/locomo10.json"),
-)
 RESULTS = ROOT / "bench" / "results" / "guard.md"
 
 
@@ -92,17 +89,7 @@ def locomo_refused() -> tuple[int, int, list[str]]:
     """LoCoMo dialog turns judged as user memories: how many, how many refused, and which."""
     from memdir.guard import check
 
-    path = next((p for p in LOCOMO if p.exists()), None)
-    if path is None:
-        raise SystemExit(f"LoCoMo data not found at {' or '.join(map(str, LOCOMO))}")
-    turns = [
-        turn["text"]
-        for sample in json.loads(path.read_text("utf-8"))
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if turn.get("text")
-    ]
+    turns = turn_texts()
     refused = [t for t in turns if not check(t, type="user", source="user").allowed]
     return len(turns), len(refused), refused
 
