@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import yaml
+from locomo_turns import turn_texts
 from provenance import ROOT, provenance
 
 from memdir.guard import intent
@@ -45,8 +46,6 @@ FIXTURES = ROOT / "tests" / "fixtures"
 CLASSES = ["harmless", *intent.KINDS]
 GOAL_KIND = {"permission": "permission", "exfiltration": "exfiltration",
              "persona": "role-switch", "rule": "override"}  # fmt: skip
-LOCOMO = (ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json",
-          Path("/work/shared/data/locomo/locomo10.json"))  # fmt: skip
 VERSION = "guard-model-v1"
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -149,20 +148,6 @@ def to_json(model: Model) -> dict[str, Any]:
     }
 
 
-def locomo_turns() -> list[str]:
-    path = next((p for p in LOCOMO if p.exists()), None)
-    if path is None:
-        raise SystemExit("LoCoMo data not found")
-    return [
-        turn["text"]
-        for sample in json.loads(path.read_text("utf-8"))
-        for key, session in sample["conversation"].items()
-        if key.startswith("session_") and isinstance(session, list)
-        for turn in session
-        if turn.get("text")
-    ]
-
-
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -201,7 +186,7 @@ def main(argv: list[str]) -> int:
     full_w, full_b = train([t for _, _, t in items], [lab for _, lab, _ in items],
                            l2=args.l2, epochs=args.epochs, seed=args.seed)  # fmt: skip
     full = quantise(full_w, full_b, 1.0)
-    turns = locomo_turns()
+    turns = turn_texts()
     locomo = sorted((full.read(t).score for t in turns if full.judges(t)), reverse=True)
     look = [i for i, it in enumerate(items) if it[0] in guard_folds and it[1] == "harmless"]
     threshold = 0.5
