@@ -54,7 +54,7 @@ from ..files import FileStore
 from ..fs import read_jsonl
 from ..providers.embeddings import Embedder, Vectors
 from ..records import MemoryRecord, utc_iso
-from . import cache, contexts, nearest, snapshot
+from . import cache, contexts, journal, nearest, snapshot
 from .heal import HEALED, differences, heal_index, install_healing, notice, set_aside
 from .text import cjk_bigrams, fts_query, scripts_of
 from .views import Delta, DocMeta, Matrix, Views
@@ -101,17 +101,12 @@ CREATE TABLE usage (name TEXT PRIMARY KEY, count INTEGER NOT NULL, last_used TEX
 
 
 # added to schema 9 without a rebuild: the lookups that let a sync forget only what it dropped,
-# and the journal of what each sync changed (``_align``; an older memdir writes none, and a
-# version it moved without an entry makes the views load again)
+# and the journal of what each sync changed (``journal.py``)
 _ENSURE = (
     "CREATE INDEX IF NOT EXISTS docs_embed ON docs(embed_hash)",
     "CREATE INDEX IF NOT EXISTS docs_context ON docs(context_hash)",
-    "CREATE TABLE IF NOT EXISTS journal (seq INTEGER PRIMARY KEY, "
-    "before TEXT NOT NULL, after TEXT NOT NULL, delta TEXT NOT NULL)",
+    journal.TABLE,
 )
-JOURNAL_KEEP = 256  # entries kept (the newest is never pruned, so seq only grows); views
-# further behind than that load again
-JOURNAL_MAX_NAMES = 2000  # a sync that changed more is not journalled: loading is cheaper
 
 # the embedding cache: tables kept across schema versions while their columns stay these
 _KEPT = {"vectors": ["embed_hash", "model", "vec"], "pools": ["embed_hash", "model", "pool"]}
@@ -356,7 +351,7 @@ class SqliteIndex(nearest.VectorQueries):
         report = SyncReport()
         db = self._connect()
         before = self._before = self._version()
-        self._align(db, before)
+        journal.align(db, self._views, before)
         self._delta, self._dropped = Delta(), set()
         self._after, self._journalled = None, 0
         try:
@@ -371,49 +366,8 @@ class SqliteIndex(nearest.VectorQueries):
             self._views.patch(db, delta, after)
             self._views.seq = max(self._views.seq, self._journalled)
         else:
-            self._align(db, after)
+            journal.align(db, self._views, after)
         return report
-
-    # -- the journal: what other facades' syncs changed ------------------------------------
-    def _align(self, db: sqlite3.Connection, version: tuple[str | None, ...]) -> None:
-        """Bring the views to ``version``: patched by the journal's entries from their version
-        to it (another facade's or process's syncs, each naming what it changed), or emptied
-        so that the next read loads them whole when the entries do not lead there."""
-        views = self._views
-        if views.key == version:
-            return
-        top = db.execute("SELECT max(seq) FROM journal").fetchone()[0] or 0
-        if views.loaded() and views.key is not None:
-            key, seq, merged = json.dumps(views.key), views.seq, None
-            for entry, frm, to, text in db.execute(
-                "SELECT seq, before, after, delta FROM journal WHERE seq > ? ORDER BY seq",
-                (views.seq,),
-            ):
-                if frm == key:
-                    merged = Delta.loads(text).merged(merged)
-                    key, seq = to, entry
-                elif merged is not None:  # a version moved with no entry (an older memdir)
-                    break
-            if merged is not None and key == json.dumps(version):
-                views.files = None  # the stat rows are not journalled
-                views.patch(db, merged, version)
-                views.seq = seq
-                return
-        views.clear(version, top)
-
-    def _journal(
-        self, db: sqlite3.Connection, before: tuple[str | None, ...], after: tuple[str | None, ...]
-    ) -> None:
-        """Record what this sync changed, from ``before`` to ``after`` (under the sync lock)."""
-        delta = self._delta
-        if delta is None or not delta or before == after or delta.size() > JOURNAL_MAX_NAMES:
-            return
-        cursor = db.execute(
-            "INSERT INTO journal (before, after, delta) VALUES (?, ?, ?)",
-            (json.dumps(before), json.dumps(after), delta.dumps()),
-        )
-        self._journalled = int(cursor.lastrowid or 0)
-        db.execute("DELETE FROM journal WHERE seq <= ?", (self._journalled - JOURNAL_KEEP,))
 
     def _sync(
         self,
@@ -457,7 +411,7 @@ class SqliteIndex(nearest.VectorQueries):
                     self._set_meta("full_scan_at", str(time.time()))
             self._replay_usage(db)
             self._after = self._version()
-            self._journal(db, now, self._after)
+            self._journalled = journal.record(db, self._delta, now, self._after)
 
     def _version(self) -> tuple[str | None, ...]:
         """The views' key: the files' state, the quick state, and how far the recall log was
@@ -757,7 +711,7 @@ class SqliteIndex(nearest.VectorQueries):
         """The views at the index's current version, and the connection to read them with
         (a reconnect empties the views)."""
         db = self._connect()
-        self._align(db, self._version())
+        journal.align(db, self._views, self._version())
         return self._views, db
 
     def scripts(self) -> frozenset[str]:
