@@ -60,7 +60,7 @@ import re  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
@@ -395,23 +395,16 @@ def fit_store(paths: list[Path], embedder_name: str | None) -> str:
     only: the held-out batches judge it."""
     import numpy as np
 
-    embedder = get_embedder(embedder_name)
     queries: list[tuple[Any, Any, Any]] = []  # per question: offsets, store_z, targets
-    for path in paths:
-        for memories, questions in load(path).values():
-            with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
-                m = _store(Path(tmp), embedder, memories)
-                ids = m._everyday_ids  # type: ignore[attr-defined]
-                for q in questions:
-                    if not q["answers"]:
-                        continue
-                    hits = m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0)
-                    y = np.array([float(ids[h.record.name] in q["answers"]) for h in hits])
-                    if y.sum():
-                        sz = np.array([h.explain["store_z"] for h in hits])
-                        off = np.array([h.explain["logit"] for h in hits])
-                        off = off - np.array([h.explain["calibrated_store_z"] for h in hits])
-                        queries.append((off, sz, y / y.sum()))
+    for _, q, hits, ids in _explained(paths, embedder_name):
+        if not q["answers"]:
+            continue
+        y = np.array([float(ids[h.record.name] in q["answers"]) for h in hits])
+        if y.sum():
+            sz = np.array([h.explain["store_z"] for h in hits])
+            off = np.array([h.explain["logit"] for h in hits])
+            off = off - np.array([h.explain["calibrated_store_z"] for h in hits])
+            queries.append((off, sz, y / y.sum()))
     w = 0.0
     for _ in range(30):  # Newton's method on one weight
         grad, hess = w, 1.0  # the L2
@@ -425,6 +418,23 @@ def fit_store(paths: list[Path], embedder_name: str | None) -> str:
     return f"store_z={w:.3f}  # {len(queries)} answerable questions"
 
 
+def _explained(
+    paths: list[Path], embedder_name: str | None
+) -> Iterator[tuple[Path, dict[str, Any], list[Any], dict[str, Any]]]:
+    """(batch, question, its top 100 candidates with their explain terms, {memory name: id})
+    for every question of ``paths``, each project in a store of its own while its questions
+    are asked: what the one-weight fits read."""
+    embedder = get_embedder(embedder_name)
+    for path in paths:
+        for memories, questions in load(path).values():
+            with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
+                m = _store(Path(tmp), embedder, memories)
+                ids = m._everyday_ids  # type: ignore[attr-defined]
+                for q in questions:
+                    hits = m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0)
+                    yield path, q, hits, ids
+
+
 def fit_type(paths: list[Path], embedder_name: str | None) -> str:
     """Fit the weight of ``type_missing`` (``Calibration.AGAINST``: a candidate that holds no
     answer of the kind the question asks for) on the dev batches: a logistic regression over
@@ -435,18 +445,12 @@ def fit_type(paths: list[Path], embedder_name: str | None) -> str:
     alone, to be read against the other (cross-validation by batch). Dev batches only."""
     import numpy as np
 
-    embedder = get_embedder(embedder_name)
     rows: dict[str, list[tuple[float, float, float]]] = {}  # per batch: offset, feature, y
-    for path in paths:
-        for memories, questions in load(path).values():
-            with tempfile.TemporaryDirectory(prefix="memdir-everyday-") as tmp:
-                m = _store(Path(tmp), embedder, memories)
-                ids = m._everyday_ids  # type: ignore[attr-defined]
-                for q in questions:
-                    for h in m.recall(q["q"], top_k=100, track=False, explain=True, min_score=0):
-                        off = h.explain["logit"] - h.explain["calibrated_type_missing"]
-                        y = float(ids[h.record.name] in q["answers"])
-                        rows.setdefault(path.stem, []).append((off, h.explain["type_missing"], y))
+    for path, q, hits, ids in _explained(paths, embedder_name):
+        for h in hits:
+            off = h.explain["logit"] - h.explain["calibrated_type_missing"]
+            y = float(ids[h.record.name] in q["answers"])
+            rows.setdefault(path.stem, []).append((off, h.explain["type_missing"], y))
 
     def fitted(batches: list[str]) -> float:
         off, x, y = np.array([r for b in batches for r in rows[b]]).T
