@@ -22,6 +22,7 @@ false "holds it" only leaves the score as it was.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -175,6 +176,7 @@ _ZH: dict[str, re.Pattern[str]] = {
 }  # fmt: skip
 
 
+@functools.lru_cache(maxsize=8192)  # a store's descriptions come back query after query
 def holds(text: str, kinds: frozenset[str]) -> bool:
     """Whether ``text`` (a memory's statement) holds an expression of any of ``kinds``: any
     digit holds a number and a time; a role word or a name in a person's place a person; a
