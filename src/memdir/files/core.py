@@ -177,12 +177,14 @@ class StoreCore:
                 return
             self._batching = True
             self._taken = {n[:-3].lower() for n in self.memory_names()}
+            self.log.unsynced = set()
             try:
                 yield
             finally:
                 self._batching = False
                 self._taken = None
-                for folder in (self.dirs.memory, self.dirs.archive):
+                objects, self.log.unsynced = self.log.unsynced, None
+                for folder in (*sorted(objects), self.dirs.memory, self.dirs.archive):
                     if folder.is_dir():
                         fsync_dir(folder)
                 self._index_written()
