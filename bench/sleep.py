@@ -21,7 +21,7 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4|heldout5
+``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4|heldout5|dev6|heldout6|heldout7
 [--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written paraphrase / conflict /
 look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
@@ -266,6 +266,7 @@ PAIR_SETS = (
     "heldout5",
     "dev6",
     "heldout6",
+    "heldout7",
 )
 
 
