@@ -78,9 +78,13 @@ def _plan(items: list[dict[str, Any]], llm: bool) -> tuple[str, list[tuple[str, 
     m = Memory(project=project, llm=None if llm else False)
     m.init()
     batch = []
+    # hand-written facts, not what the guard is measured on: guard-v8's learned reading refuses
+    # "Production database backups run nightly" (heldout4) as destructive, as a person may
+    # store it anyway from a terminal (``--allow destructive``)
+    allow = {"allow": ["destructive"]}
     for item in items:
-        batch.append({"text": item["a"], "type": item["type"], "created": _stamp(10)})
-        batch.append({"text": item["b"], "type": item["type"], "created": _stamp(2)})
+        batch.append({"text": item["a"], "type": item["type"], "created": _stamp(10), **allow})
+        batch.append({"text": item["b"], "type": item["type"], "created": _stamp(2), **allow})
     records = m.remember_many(batch)
     names = [(records[2 * i].name, records[2 * i + 1].name) for i in range(len(items))]
     report = m.sleep(dry_run=True, now=NOW, offline=not llm, sessions=False)
