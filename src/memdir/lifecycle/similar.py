@@ -110,7 +110,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v10"
+RELATION_RULES = "relate-v11"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
