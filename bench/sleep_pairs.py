@@ -27,6 +27,8 @@ relate-v8, which was developed on the dev sets and the spent held-out sets (held
 ``heldout6.yaml`` was committed alone (1efe341) and scored with ``--no-misses`` before (relate-v8)
 and after relate-v9, which was developed on ``dev6.yaml`` (written after heldout6's first score)
 and the rest; relate-v10 came after that score, so its heldout6 numbers are development numbers.
+``heldout7.yaml`` was committed alone (20d389b) and scored with ``--no-misses`` before (relate-v10)
+and after relate-v11 (e5's second opinion, fitted on the dev and spent sets).
 """
 
 from __future__ import annotations
