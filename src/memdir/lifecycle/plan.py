@@ -51,9 +51,11 @@ import numpy as np
 from ..index.text import query_terms
 from ..policy import Policy
 from ..records import MemoryRecord, shorten, slugify, utc_iso
+from .evidence import against
 from .logs import LogFile, log_files, plan_logs
 from .promote import Note, notes_in, plan_promotions
 from .propose import plan_proposals
+from .second import MIN_COSINE, SecondOpinion, second_opinion
 from .similar import (
     NEIGHBOURS,
     calibrated,
@@ -63,6 +65,7 @@ from .similar import (
     neighbour_pairs,
     normalise,
     relate,
+    units,
 )
 from .steps import PLAN_VERSION, Op, Plan, Step, free_name, iso
 
@@ -107,6 +110,9 @@ class ScopeState:
     # the daily logs (``log/``) and those compressed into ``archive/log/`` (``logs.py``)
     logs: tuple[LogFile, ...] = ()
     archived_logs: tuple[LogFile, ...] = ()
+    # a second embedder asked about the pairs whose words say nothing (``second.py``); None:
+    # not installed, forced off, or the index is not the default embedder's
+    second: SecondOpinion | None = None
 
 
 @runtime_checkable
@@ -152,6 +158,7 @@ def take_snapshot(store: Store, index: SleepIndex, max_index_chars: int) -> Scop
         pairs=tuple(neighbour_pairs(names, matrix, keyword)),
         logs=live_logs,
         archived_logs=archived_logs,
+        second=second_opinion(index.embedder.model_id),
     )
 
 
@@ -315,6 +322,7 @@ def _pair_steps(
         if (a_name, b_name) not in found and (b_name, a_name) not in found:
             found[(a_name, b_name)] = cos
     relations: list[tuple[MemoryRecord, MemoryRecord, str, str | None]] = []
+    silent: list[tuple[MemoryRecord, MemoryRecord, float | None]] = []
     nearest = mutual_nearest(state.names, state.vectors)  # relate-v7: the store's evidence
     for (a_name, b_name), cos in sorted(found.items()):
         a, b = by_name.get(a_name), by_name.get(b_name)
@@ -333,6 +341,12 @@ def _pair_steps(
             relation, text = judge.relate(a, b)
         if relation != "unrelated":
             relations.append((a, b, relation, text))
+        elif judge is None and state.second is not None:
+            silent.append((a, b, calibrated(cos, threshold)))
+    if silent and state.second is not None:
+        relations += _second_opinion(
+            state.second, silent, found, {r.name: r.statement for r in state.records}
+        )
     steps = _merge_clusters(
         [(a, b) for a, b, rel, _ in relations if rel == "duplicate"], state, now, claimed
     )
@@ -348,6 +362,34 @@ def _pair_steps(
             claimed.update(step.names)
             steps.append(step)
     return steps
+
+
+def _second_opinion(
+    second: SecondOpinion,
+    silent: Sequence[tuple[MemoryRecord, MemoryRecord, float | None]],
+    found: Iterable[tuple[str, str]],
+    statements: Mapping[str, str],
+) -> list[tuple[MemoryRecord, MemoryRecord, str, str | None]]:
+    """relate-v11: the pairs the words left ``unrelated`` and nothing argues against, which the
+    second embedder vouches for as one fact (``second.py``), as duplicates."""
+    asked = [
+        (a, b, cos)
+        for a, b, cos in silent
+        if cos is not None
+        and cos >= MIN_COSINE
+        and against(units(a.statement), units(b.statement), a.statement, b.statement) is None
+    ]
+    if not asked:
+        return []
+    neighbours: dict[str, set[str]] = {}
+    for x, y in found:
+        if x in statements and y in statements:
+            neighbours.setdefault(x, set()).add(y)
+            neighbours.setdefault(y, set()).add(x)
+    vouched = second.vouched([(a.name, b.name, c) for a, b, c in asked], statements, neighbours)
+    return [
+        (a, b, "duplicate", None) for a, b, _ in asked if frozenset((a.name, b.name)) in vouched
+    ]
 
 
 def _merge_clusters(

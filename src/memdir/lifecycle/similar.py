@@ -53,7 +53,8 @@ owner or a part of the shorter one's subject (``_new_owner``, ``owned_part``), "
 (``narrowed``), words in capitals as names; times of day and stretches of days are one value
 (``wording``). relate-v10 (after heldout6 was spent): one capital letter is a value ("A 型"),
 two roles exchanged in part of two statements (``_part_swap``), a Chinese word rewritten in place
-(``_word_swap``).
+(``_word_swap``). relate-v11: where the words say ``unrelated`` and nothing argues against one
+fact, a second embedder (e5, when installed) may vouch for the pair in the plan (``second.py``).
 
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
@@ -110,7 +111,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v10"
+RELATION_RULES = "relate-v11"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
