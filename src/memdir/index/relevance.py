@@ -238,7 +238,10 @@ class Calibration:
 
     def without_standing(self) -> Calibration:
         """The weights for a ranking where ``store_z`` cannot count (``apart``)."""
-        return replace(self, **dict(self.apart), apart=None) if self.apart else self
+        if not self.apart:
+            return self
+        weights: dict[str, Any] = dict(self.apart)
+        return replace(self, **weights, apart=None)
 
     def fits(self, model_id: str) -> bool:
         """Whether the weights hold for ``model_id``'s cosines (else only the signal counts,
