@@ -1,7 +1,8 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|PATH] [--embedder NAME]
-        [--misses] [--sweep] [--fit | --fit-store | --fit-type] [--no-write]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|heldout7|PATH]
+        [--embedder NAME] [--misses] [--sweep] [--fit | --fit-store | --fit-type | --fit-rank]
+        [--no-write]
 
 Protocol:
 
@@ -19,7 +20,11 @@ Protocol:
   391 questions, 70 unanswerable; committed alone before the everyday17 session changed
   anything, scored the same way) and ``bench/everyday/heldout6.yaml`` (*held-out batch 6*:
   four new projects, 120 memories, 378 questions, 68 unanswerable; committed alone before the
-  everyday18 session changed anything, scored the same way). ``bench/everyday/dev4.yaml`` is
+  everyday18 session changed anything, scored the same way) and ``bench/everyday/heldout7.yaml``
+  (*held-out batch 7*: four new projects, 120 memories, 387 questions, 69 unanswerable;
+  committed alone before the everyday19b session changed anything, scored the same way; the
+  batches before it are spent, dev data: ``--fit-rank`` reads dev, dev4 and held-out 1,
+  3–6). ``bench/everyday/dev4.yaml`` is
   a second *dev* batch (three projects, 112 questions, 24 unanswerable, written by the
   everyday16 session): ``--fit-store``, ``--fit-type`` and the floor read dev and dev4
   pooled. All are hand-written in the shape of what an agent stores — preferences,
