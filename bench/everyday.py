@@ -1,7 +1,8 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|PATH] [--embedder NAME]
-        [--misses] [--sweep] [--fit | --fit-store | --fit-type] [--no-write]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|heldout7|PATH]
+        [--embedder NAME] [--misses] [--sweep] [--fit | --fit-store | --fit-type | --fit-rank]
+        [--no-write]
 
 Protocol:
 
@@ -19,7 +20,11 @@ Protocol:
   391 questions, 70 unanswerable; committed alone before the everyday17 session changed
   anything, scored the same way) and ``bench/everyday/heldout6.yaml`` (*held-out batch 6*:
   four new projects, 120 memories, 378 questions, 68 unanswerable; committed alone before the
-  everyday18 session changed anything, scored the same way). ``bench/everyday/dev4.yaml`` is
+  everyday18 session changed anything, scored the same way) and ``bench/everyday/heldout7.yaml``
+  (*held-out batch 7*: four new projects, 120 memories, 387 questions, 69 unanswerable;
+  committed alone before the everyday19b session changed anything, scored the same way; the
+  batches before it are spent, dev data: ``--fit-rank`` reads dev, dev4 and held-out 1,
+  3–6). ``bench/everyday/dev4.yaml`` is
   a second *dev* batch (three projects, 112 questions, 24 unanswerable, written by the
   everyday16 session): ``--fit-store``, ``--fit-type`` and the floor read dev and dev4
   pooled. All are hand-written in the shape of what an agent stores — preferences,
@@ -78,6 +83,9 @@ RESULTS = ROOT / "bench" / "results"
 KINDS = ("direct", "paraphrase", "world", "cross", "none")
 LANGS = ("en", "zh", "cross")
 TOP_K = 10
+# the batches a fit may read: dev, dev4 and the held-out batches already scored (spent);
+# heldout7 judges everyday-v5 and is read by no fit
+DEV_BATCHES = ("dev", "dev4", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")
 CJK = re.compile(r"[\u3400-\u9fff]")
 
 Question = dict[str, Any]
@@ -254,9 +262,18 @@ def main() -> None:
     parser.add_argument(
         "--fit-type", action="store_true", help="fit type_missing's weight (dev and dev4 only)"
     )
+    parser.add_argument(
+        "--fit-rank",
+        action="store_true",
+        help="fit the calibration's ranking weights, bias and names_missing (dev and spent "
+        "batches; each batch also read after a fit on the others)",
+    )
     args = parser.parse_args()
-    named = ("dev", "dev4", "heldout", "heldout3", "heldout4", "heldout5", "heldout6")
+    named = (*DEV_BATCHES, "heldout7")
     path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
+    if args.fit_rank:
+        print(fit_rank([DATA / f"{b}.yaml" for b in DEV_BATCHES], args.embedder))
+        return
     if args.fit_store:
         print(fit_store([DATA / "dev.yaml", DATA / "dev4.yaml"], args.embedder))
         return
@@ -463,6 +480,106 @@ def fit_type(paths: list[Path], embedder_name: str | None) -> str:
     alone = ", ".join(f"{b} alone {fitted([b]):.3f}" for b in rows)
     n = sum(len(r) for r in rows.values())
     return f"type_missing={fitted(list(rows)):.3f}  # {n} candidates; {alone}"
+
+
+def _softmax_fit(queries: list[tuple[Any, Any]], offsets: list[Any]) -> Any:
+    """Weights maximising each question's softmax probability of its answers (L2 1) over a
+    fixed ``offset`` per candidate, by Newton's method with step halving: what orders the
+    candidates of one question."""
+    import numpy as np
+
+    def loss(w: Any) -> float:
+        total = 0.5 * float(w @ w)
+        for (x, target), off in zip(queries, offsets, strict=True):
+            s = x @ w + off
+            total += float(s.max() + np.log(np.exp(s - s.max()).sum()) - target @ s)
+        return total
+
+    w = np.zeros(queries[0][0].shape[1])
+    current = loss(w)
+    for _ in range(50):
+        grad, hess = w.copy(), np.eye(len(w))
+        for (x, target), off in zip(queries, offsets, strict=True):
+            s = x @ w + off
+            p = np.exp(s - s.max())
+            p /= p.sum()
+            mean = p @ x
+            grad += x.T @ (p - target)
+            hess += (x * p[:, None]).T @ x - np.outer(mean, mean)
+        step, a = np.linalg.solve(hess, grad), 1.0
+        while a > 1e-4 and loss(w - a * step) > current:
+            a /= 2
+        w = w - a * step
+        done, current = current - loss(w) < 1e-7, loss(w)
+        if done:
+            break
+    return w
+
+
+def fit_rank(paths: list[Path], embedder_name: str | None) -> str:
+    """The fits behind ``everyday-v5``, on the dev and spent batches: (1) a softmax over each
+    answerable question's candidates fits the weights of the signal (with ``vector_z`` at
+    v4's ratio to it, so a ranking where store_z, translation and type are 0 — a long
+    conversation — stays v4's) and of ``store_z``, translated_sat and type_missing held at
+    ``Calibration``'s as an offset; (2) for the ranking weights in ``Calibration`` (and for
+    its ``apart`` ones, without store_z), the bias, a logistic over every candidate with the
+    ranking as offset, and names_missing on first hits as ``fit`` stage 2. Each batch is
+    also ranked by (1) fitted on the others (leave one batch out)."""
+    import numpy as np
+
+    from memdir.index.relevance import Calibration
+
+    cal = Calibration()
+    ratio = cal.vector_z / cal.signal  # v4's 0.483 / 4.685
+    held = np.array([cal.translated_sat, cal.type_missing])
+    rows = []  # per question: batch, (signal, store_z), the held part, answer flags, names_missing
+    for path, q, hits, ids in _explained(paths, embedder_name):
+        x = np.array([[h.explain["hybrid"] + ratio * h.explain["vector_z"], h.explain["store_z"]]
+                      for h in hits])  # fmt: skip
+        other = np.array([[h.explain["translated_sat"], h.explain["type_missing"]] for h in hits])
+        y = np.array([float(ids[h.record.name] in q["answers"]) for h in hits])
+        rows.append((path.stem, x, other @ held, y, hits[0].explain["names_missing"]))
+    batches = sorted({r[0] for r in rows})
+
+    def ranking(keep: set[str]) -> Any:
+        return _softmax_fit([(x, y / y.sum()) for b, x, off, y, _ in rows if b in keep and y.sum()],
+                            [off for b, _, off, y, _ in rows if b in keep and y.sum()])  # fmt: skip
+
+    w = ranking(set(batches))
+    lines = [f"softmax: signal={w[0]:.3f}, store_z={w[1]:.3f} "
+             f"(translated_sat={held[0]}, type_missing={held[1]} held)"]  # fmt: skip
+    for label, c in (("Calibration", cal), ("apart", cal.without_standing())):
+        weights = np.array([c.signal, c.store_z])
+        bias, names = _bias_and_names(rows, weights)
+        lines.append(f"{label} (signal={c.signal}, store_z={c.store_z}): bias={bias:.3f}, "
+                     f"names_missing={names:.3f}")  # fmt: skip
+    now = np.array([cal.signal, cal.store_z])
+    for b in batches:  # leave one batch out
+        alone = ranking(set(batches) - {b})
+        got = [(y[int(np.argmax(x @ alone + off))], y[int(np.argmax(x @ now + off))])
+               for c, x, off, y, _ in rows if c == b and y.sum()]  # fmt: skip
+        fitted, current = np.mean(got, axis=0)
+        lines.append(f"{b}: hit@1 {fitted:.3f} fitted on the others, {current:.3f} with "
+                     f"{recall.FORMULA}")  # fmt: skip
+    return "\n".join(lines)
+
+
+def _bias_and_names(rows: list[tuple[str, Any, Any, Any, float]], w: Any) -> tuple[float, float]:
+    """The bias (a logistic over every candidate, the ranking ``w`` as offset) and the
+    names_missing weight (on first hits: a right one 1, an unanswerable question's 0)."""
+    import numpy as np
+
+    offset = np.concatenate([x @ w + off for _, x, off, *_ in rows])
+    labels = np.concatenate([y for *_, y, _ in rows])
+    bias = float(_logistic(np.ones((len(offset), 1)), labels, offset)[0])
+    firsts = []
+    for _, x, off, y, names in rows:
+        s = x @ w + off + bias
+        if not y.sum() or y[int(np.argmax(s))]:
+            firsts.append((float(s.max()), min(names, 2.0), float(y.sum() > 0)))
+    f = np.array(firsts)
+    stage2 = _logistic(np.c_[np.ones(len(f)), f[:, 1]], f[:, 2], f[:, 0])
+    return bias, min(float(stage2[1]), 0.0)
 
 
 if __name__ == "__main__":

@@ -989,27 +989,79 @@ def test_store_z_is_standing_above_the_stores_median_in_its_spread() -> None:
     assert STORE_SPREAD == 0.3
 
 
+# a project store of STORE_MIN memories: big enough for a memory to stand out of it
+PROJECT_STORE = [
+    *README_TOUR,
+    {"text": "Deploys go out on Tuesdays after the standup", "type": "project"},
+    {"text": "The staging database is reset every night", "type": "project"},
+    {"text": "CI runs on GitHub Actions", "type": "project"},
+    {"text": "Code review needs one approval", "type": "feedback"},
+    {"text": "日志保留三十天", "type": "project"},
+    {"text": "The design files are in Figma", "type": "reference"},
+    {"text": "Never push straight to main", "type": "feedback"},
+]
+
+
 def test_store_z_counts_only_where_the_candidates_are_the_whole_store(mem: Memory) -> None:
-    from memdir.index.relevance import Calibration, store_z
+    from memdir.index.relevance import STORE_MIN, Calibration, store_z
+
+    assert len(PROJECT_STORE) == STORE_MIN
+    mem.remember_many(PROJECT_STORE)
+    indexes = {s: mem.index(s) for s in mem.scopes()}
+    fitted = Calibration(model=mem.embedder.model_id)
+    query = "which package manager do we use?"
+    whole = Recaller(indexes, mem.embedder, calibration=fitted).recall(
+        query, top_k=STORE_MIN, min_score=0.0
+    )
+    expected = store_z([h.explain["vector_z"] for h in whole])
+    assert [h.explain["store_z"] for h in whole] == pytest.approx(expected)
+    assert any(h.explain["store_z"] != 0.0 for h in whole)
+    assert all(
+        h.explain["calibrated_store_z"] == pytest.approx(fitted.store_z * h.explain["store_z"])
+        and h.explain["calibrated_bias"] == fitted.bias
+        for h in whole
+    )
+    # a pool smaller than the store: the median would be the pool's, so the term is off and
+    # the weights fitted without it score the candidates
+    cut = Recaller(indexes, mem.embedder, Weights(pool=1), calibration=fitted)
+    apart = fitted.without_standing()
+    assert apart.store_z == 0.0 and apart.bias != fitted.bias
+    for h in cut.recall(query, min_score=0.0):
+        assert h.explain["store_z"] == 0.0 and h.explain["calibrated_bias"] == apart.bias
+        assert h.explain["calibrated_signal"] == pytest.approx(apart.signal * h.explain["hybrid"])
+    # an embedder the calibration was not fitted with: off too
+    blind = Recaller(indexes, mem.embedder).recall(query, min_score=0.0)
+    assert all(h.explain["store_z"] == 0.0 for h in blind)
+
+
+def test_a_store_of_a_handful_is_scored_without_store_z(mem: Memory) -> None:
+    """The median of three memories is their topic, not the store's: README_TOUR's right
+    answer stood 1.5 spreads below it. Under STORE_MIN memories the apart weights score."""
+    from memdir.index.relevance import Calibration
 
     mem.remember_many(README_TOUR)
     indexes = {s: mem.index(s) for s in mem.scopes()}
     fitted = Calibration(model=mem.embedder.model_id)
-    query = "which package manager do we use?"
-    whole = Recaller(indexes, mem.embedder, calibration=fitted).recall(query, min_score=0.0)
-    assert len(whole) == len(README_TOUR)
-    expected = store_z([h.explain["vector_z"] for h in whole])
-    assert [h.explain["store_z"] for h in whole] == pytest.approx(expected)
-    assert all(
-        h.explain["calibrated_store_z"] == pytest.approx(fitted.store_z * h.explain["store_z"])
-        for h in whole
+    hits = Recaller(indexes, mem.embedder, calibration=fitted).recall(
+        "which package manager do we use?", min_score=0.0
     )
-    # a pool smaller than the store: the median would be the pool's, so the term is off
-    cut = Recaller(indexes, mem.embedder, Weights(pool=1), calibration=fitted)
-    assert all(h.explain["store_z"] == 0.0 for h in cut.recall(query, min_score=0.0))
-    # an embedder the calibration was not fitted with: off too
-    blind = Recaller(indexes, mem.embedder).recall(query, min_score=0.0)
-    assert all(h.explain["store_z"] == 0.0 for h in blind)
+    apart = fitted.without_standing()
+    assert hits and all(h.explain["store_z"] == 0.0 for h in hits)
+    for h in hits:  # the parts add up to the logit with the weights used
+        parts = [v for k, v in h.explain.items() if k.startswith("calibrated_")]
+        assert sum(parts) == pytest.approx(h.explain["logit"])
+        assert h.explain["calibrated_bias"] == apart.bias
+
+
+def test_without_standing_replaces_the_weights_it_names() -> None:
+    from memdir.index.relevance import Calibration
+
+    cal = Calibration()
+    apart = cal.without_standing()
+    assert apart.apart is None and apart.without_standing() == apart
+    assert dict(cal.apart or ()) == {k: getattr(apart, k) for k, _ in cal.apart or ()}
+    assert apart.translated_sat == cal.translated_sat  # what ``apart`` does not name stays
+    assert Calibration(apart=None).without_standing() == Calibration(apart=None)
 
 
 def test_the_background_vectors_are_embedded_once_per_cache(

@@ -80,7 +80,14 @@ from .backends import FileBackend
 from .errors import BadFileError, NotFoundError, ValidationError
 from .index.answers import holds, question_types
 from .index.concepts import aliases, expand, is_instance
-from .index.relevance import CALIBRATION, Calibration, background, saturate, store_z
+from .index.relevance import (
+    CALIBRATION,
+    STORE_MIN,
+    Calibration,
+    background,
+    saturate,
+    store_z,
+)
 from .index.sqlite import DocMeta, SqliteIndex
 from .index.text import (
     query_entities,
@@ -100,9 +107,9 @@ __all__ = ["FORMULA", "MIN_SCORE", "Hit", "Recaller", "Weights", "parse_time"]
 
 FORMULA = f"hybrid-v11+{CALIBRATION}"
 # the calibrated relevance below which nothing is returned (``min_score``): chosen on the dev
-# batches of bench/everyday (dev and dev4 pooled) so that most questions no memory answers come
-# back empty while ≥ 95 % of the answerable keep their answer (docs/recall.md)
-MIN_SCORE = 0.08
+# and spent batches of bench/everyday pooled (``--sweep``) as the highest floor at which ≥ 95 %
+# of the answerable questions keep their answer in the top 3 (docs/recall.md)
+MIN_SCORE = 0.06
 CACHE_SECONDS = 30.0
 KEYWORD_FLOOR = 1.0  # the smallest best-BM25 that counts as a full keyword match
 # a pasted log or a whole document as the query: its start is what is searched (embedding
@@ -500,15 +507,16 @@ class Recaller:
         self, cands: Sequence[_Candidate]
     ) -> list[tuple[_Candidate, float, dict[str, float]]]:
         w = self.weights
-        cal = self.calibration
         now = datetime.now(UTC)
         out = []
         rows = self._relevance(cands)
         scored = [(c, row) for c, row in zip(cands, rows, strict=True) if row["relevance"] > 0]
         # the store's own distribution of the query's cosines, where the candidates are the
-        # whole store (relevance.py, store_z)
-        fitted = cal.fits(self.embedder.model_id)
-        whole = self._whole and w.vector > 0 and fitted
+        # whole store and it is not a handful (relevance.py, store_z); elsewhere the weights
+        # fitted without it
+        fitted = self.calibration.fits(self.embedder.model_id)
+        whole = self._whole and w.vector > 0 and fitted and len(cands) >= STORE_MIN
+        cal = self.calibration if whole else self.calibration.without_standing()
         standing = store_z([c.z for c, _ in scored]) if whole else [0.0] * len(scored)
         for (c, explain), stand in zip(scored, standing, strict=True):
             relevance = explain["relevance"]
