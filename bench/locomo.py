@@ -39,6 +39,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from memdir import Memory
+from memdir.guard.intent import KINDS
 from memdir.providers.embeddings import DelegatingEmbedder, Embedder, Kind, Vectors, get_embedder
 from memdir.recall import Recaller, Weights
 
@@ -139,7 +140,10 @@ def store_for(index: int, conv: dict[str, Any], embedder: Embedder) -> Memory:
     if current != digest or len(m.store("project").memory_names()) != len(items):
         for path in m.store("project").memory_files():
             path.unlink()
-        m.remember_many(items)
+        # every turn is stored whatever the guard reads in it: this measures recall, and a
+        # refused turn would end the run (the guard's false refusals on these turns are
+        # counted by `bench/guard.py --locomo`)
+        m.remember_many([{**item, "allow": KINDS} for item in items])
         stamp.write_text(digest, encoding="utf-8")
     t = time.perf_counter()
     report = m.reindex(scope="project")["project"]
