@@ -195,13 +195,21 @@ DEV = {
     "dev session 18-social: chit-chat with nothing to keep": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s18_social.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 19: written before rules-v10, scored once before and once after": (
+    # Session 19: batches 19 and 20 were scored once before and once after rules-v10 and are
+    # spent (development data for rules-v11 and training data for implicit-v5).
+    "batch 19: scored on rules-v10, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_19.yaml"
     ),
-    "held-out batch 20: written before rules-v10, scored once before and once after": (
+    "batch 20: scored on rules-v10, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_20.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 21: written before rules-v11, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_21.yaml"
+    ),
+    "held-out batch 22: written before rules-v11, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_22.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95

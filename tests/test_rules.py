@@ -291,7 +291,7 @@ def test_candidates_are_frozen_and_versioned() -> None:
     cand = _one("I prefer short answers.")
     with pytest.raises(dataclasses.FrozenInstanceError):
         cand.text = "x"  # type: ignore[misc]
-    assert RULES_VERSION == "rules-v10"
+    assert RULES_VERSION == "rules-v11"
 
 
 def test_extraction_is_deterministic_and_survives_odd_input() -> None:

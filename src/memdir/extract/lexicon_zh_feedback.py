@@ -200,3 +200,19 @@ DONT_OF_WORK = Rule(
         r"(?![^，。,]*了[。！!]*$)[^，。,]{2,}"
     ),
 )
+
+# v11: a ban said with a modal, of the agent's work — "客户的身份证号不能出现在你给的示例里",
+# "生产库不许直接改": 不能/不许/不准/不得 with what the agent makes or touches in the sentence
+# (an example, code, a command, a config, production); never the person's own limits ("我不能
+# 喝酒") nor a fact of a moment ("现在不能登录")
+MODAL_BAN = Rule(
+    "zh.preference.modal-ban",
+    "feedback",
+    re.compile(
+        r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|(?<![出实体发])现在|目前|暂时))"
+        r"(?=[^。]*(?:你|给我|示例|例子|样例|回答|回复|代码|脚本|文案|标题|配置|命令|提交|PR|"
+        r"commit|仓库|线上|生产))"
+        r"[^，。,]{2,16}?(?:绝对|一律|坚决|千万|都|也)?(?:不能|不许|不准|不得|不可以)"
+        r"(?!说|讲|吃|喝|去|来|睡|登录|访问|打开|连)[^，。,]{2,}"
+    ),
+)

@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v10"
+RULES_VERSION = "rules-v11"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
@@ -317,6 +317,16 @@ def _about_the_moment(body: str, lex: Lexicon) -> bool:
     pointing at the task at hand ("this", "now", "这里"), a description of trouble, a one-off
     ask or an error report is about the moment, never a durable fact."""
     main = re.split(r"[,，;；:：]|\s[—–-]\s", body, maxsplit=1)[0]
+    joined = re.split(r"\s(?:and|but|so)\s", main, maxsplit=1, flags=re.IGNORECASE)[0]
+    if lex.substance.search(_rest(joined, lex)):
+        # v11: with a name in it, the main clause ends at a joining "and/but/so" too, as for
+        # the rules (v2): in "MSRV is 1.70 and I don't want to bump it", "it" is the version
+        # just named (without one, "I'm doing kickboxing and it's fun" stays small talk)
+        main = joined
+    if lex.substance.search(_rest(main, lex)):
+        # v11: as for the rules (v7), "训练集群现在是 k8s 上跑 volcano", "排班现在还是用 excel":
+        # with a name in it, "now" dates the fact, it does not point at the task at hand
+        main = _NOW.sub("", main)
     return bool(
         lex.deictic.search(main) or lex.trouble.search(body) or about_the_moment(body, lex.lang)
     )
