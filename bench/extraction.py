@@ -203,6 +203,9 @@ DEV = {
     "batch 20: scored on rules-v10, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_20.yaml"
     ),
+    "dev session 19: look-alikes, written after the first rules-v11 commit": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s19.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 21: written before rules-v11, scored once before and once after": (

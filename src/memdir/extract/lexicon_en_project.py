@@ -62,6 +62,9 @@ PROJECT: tuple[Rule, ...] = (
             r"^(?!(?:i|we|you|he|she|they|it|this|that|there|here|please|let'?s|let|just|"
             r"maybe|then|now|so|also|only|always|never|don'?t|do|can|could|would|should|"
             r"will|must|make|try|go|if|when)\b)"
+            # v11: nor how the agent should work ("transcriptions should use IPA … when you
+            # help with glosses": a preference)
+            r"(?!.*\bwhen you\b)"
             r"(?:(?:the|our|all|all our|every|each)\s+)?(?:[\w./+#-]+\s+){0,3}?[\w./+#-]+\s+"
             r"(?:(?:is|are|gets|get)\s+(?:all\s+|now\s+|still\s+|always\s+)?(?:written|built|"
             r"implemented|coded|deployed|hosted|packaged|compiled|bundled|served|"
