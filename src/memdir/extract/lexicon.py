@@ -63,7 +63,9 @@ EN = Lexicon(
         r"quick note|note(?!\s+down)|one more thing|(?:quick )?reminder|like i said|as i said|"
         r"i (?:already )?told you|"
         # v3: a label for what follows — "Quick context: …", "For the record, …"
-        r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
+        # (v11: "Context for you: …" — the first alternative that matches is the one kept)
+        r"(?:quick |some |a bit of |little |for )?(?:context|background)(?:\s+for you)?|"
+        r"for the record|"
         # v7: "quick bit of background before we start —", "quick intro:", "a little context
         # first"
         r"(?:a |some |quick |a quick )?(?:bit of |little )?(?:context|background|intro|"

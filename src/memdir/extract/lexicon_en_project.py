@@ -114,6 +114,18 @@ PROJECT: tuple[Rule, ...] = (
             r"no exceptions)\b)"
         ),
     ),
+    # v11: a naming scheme — "sample IDs follow the pattern LAB-YYYY-NNNN", "branch names
+    # follow the format team/ticket-slug": a convention of the project
+    Rule(
+        "en.project.pattern",
+        "project",
+        _en(
+            r"^(?!(?:i|we|you|my|please|pls|don'?t|never|always|let'?s|can|could)\b)"
+            r"(?:(?:all|every|each|the|our)\s+)?(?:[\w./-]+\s+){0,3}?[\w./-]+\s+"
+            r"(?:always\s+|all\s+)?(?:follow|follows|use|uses|match|matches)\s+(?:the|a|this)\s+"
+            r"(?:pattern|format|naming (?:scheme|convention)|scheme|template)\s+\S"
+        ),
+    ),
     # v7: a fact built on a number — "the monolith is about 400k lines", "the API handles
     # about 2k requests per second", "the pipeline chews through roughly 3 TB a day"
     Rule(

@@ -100,8 +100,10 @@ FEEDBACK: tuple[Rule, ...] = (
         "zh.preference.dont",
         "feedback",
         re.compile(
+            # v11: "不用考虑兼容 IE 了": no need to bother with something, for good
             r"^(?:请|你)?(?:不要|别再?|千万别|千万不要|绝对不要|永远别|禁止|不许|不准|不能|"
-            r"不用再|少用|避免)(?!忘|担心|客气|管|急|紧)"
+            r"不用再|少用|避免|(?:不用|不必|无需|不需要)(?:再)?(?:考虑|照顾|兼顾|支持)"
+            r"(?!那么|这么|太多|那些|这些|别的|其他))(?!忘|担心|客气|管|急|紧)"
             # Something to avoid, not a bare reply: "不要动", "别删", "不要加了" are about
             # the moment; at least three characters other than a closing particle.
             r"\s*(?:[^\s了吧啊呀哦。！，]\s*){3,}"
