@@ -206,6 +206,9 @@ DEV = {
     "dev session 19: look-alikes, written after the first rules-v11 commit": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s19.yaml"
     ),
+    "dev session 19b: written after implicit-v5": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s19b.yaml"
+    ),
 }
 FRESH = {
     "held-out batch 21: written before rules-v11, scored once before and once after": (

@@ -5,8 +5,8 @@ Protocol:
 * Data: the development sets only — ``extraction_labeled.yaml``, ``extraction_heldout.yaml``
   (batches 1–3) and batches 4 to 20 (each scored once on an earlier rules version and read
   since; 7 and 8 joined for implicit-v2, 9 to 12 and the dev sets s14, s15 and s15b for
-  implicit-v3, 13 to 18 and the dev sets s16 to s18b for implicit-v4, 19, 20 and the dev set
-  s19 for implicit-v5). The held-out batches 21 and 22 are never read here; ``DEV`` is an
+  implicit-v3, 13 to 18 and the dev sets s16 to s18b for implicit-v4, 19, 20 and the dev sets
+  s19 and s19b for implicit-v5). The held-out batches 21 and 22 are never read here; ``DEV`` is an
   explicit list and the script refuses them.
 * One example per sentence (split as the extractor splits): its label is the type of the
   expected memory whose ``contains`` it holds, or ``none``.
@@ -94,6 +94,7 @@ DEV = [
     "extraction_heldout_19.yaml",
     "extraction_heldout_20.yaml",
     "extraction_dev_s19.yaml",
+    "extraction_dev_s19b.yaml",
 ]
 # Batches 21 and 22 are the fresh held-out batches of session 19 (rules-v11), never read here.
 SCORED_ONCE = ("_21.yaml", "_22.yaml")

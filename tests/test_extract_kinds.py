@@ -583,7 +583,16 @@ V11_KINDS = [
     # the person's part after several clauses
     ("我们是做跨境物流的，三十多个人，我负责仓储系统", "user", "我负责仓储系统"),
     # how to work, said of a kind of output with "when you": a preference
-    ("commit messages should use the imperative mood when you write them for me", "feedback", "imperative"),
+    (
+        "commit messages should use the imperative mood when you write them for me",
+        "feedback",
+        "imperative",
+    ),
+    # a naming scheme; things that live in a kind of place
+    ("order numbers follow the pattern ORD-YYYY-NNNNN", "project", "ORD-YYYY"),
+    ("the rehearsal recordings live in a shared Drive folder", "reference", "Drive folder"),
+    # no need to bother with something, for good
+    ("不用考虑兼容 Windows 7 了", "feedback", "Windows 7"),
 ]
 
 
@@ -600,6 +609,9 @@ V11_NEGATIVES = [
     # a modal about the person or the moment
     "我不能喝酒，晚上聚餐就不去了",
     "现在不能登录后台",
+    "不用考虑那么多",
+    # people live somewhere, they are no pointer
+    "my parents live in a village near Bath",
 ]
 
 
@@ -616,6 +628,10 @@ V11_STATUS = [
     ("I'll check the alerts after lunch", "en"),
     ("the client on the call wants a demo by thursday", "en"),
     ("数据迁移进度大概一半", "zh"),
+    ("the site build passed with 3 warnings", "en"),
+    ("the new theme got 120 downloads on day one", "en"),
+    ("last year's launch was a total mess", "en"),
+    ("put the imports in alphabetical order", "en"),
 ]
 
 
@@ -631,6 +647,7 @@ def test_v11_now_with_a_name_dates_a_fact_for_the_classifier_too() -> None:
     from memdir.extract.rules import _about_the_moment
 
     assert not _about_the_moment("报表现在是用 metabase 出的，每周一更新", ZH)
+    assert not _about_the_moment("工单现在统一走钉钉审批流程", ZH)
     assert _about_the_moment("现在跑一下测试", ZH)
 
 

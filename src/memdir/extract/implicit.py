@@ -76,7 +76,9 @@ _EN_ONE_OFF = re.compile(
     r"render|visuali[sz]e|extract|inline|wrap|unwrap|retry|ping|query|scan|audit|verify|"
     r"validate|double-check|prepare|prep|book|schedule|email|invite|cancel|reschedule|order|"
     r"rank|tag|label|classify|proofread|polish|tighten|shorten|expand|elaborate|continue|"
-    r"finish|complete|tidy|ignore|share|post|upgrade|downgrade|patch|reply)\b",
+    r"finish|complete|tidy|ignore|share|post|upgrade|downgrade|patch|reply|"
+    # v11 (s19b): arranging what is at hand — "put the stop list in alphabetical order"
+    r"put|arrange|reorder|alphabeti[sz]e|indent|align|capitali[sz]e|lowercase|uppercase)\b",
     re.IGNORECASE,
 )
 # v7: asking to disregard a message ("…, ignore that last line", "发错了，别管那条") is about
@@ -119,6 +121,13 @@ _EN_STATUS = re.compile(
     r"\b(?:half|mostly|almost|nearly) (?:done|finished)\b|"
     r"\b(?:got back to (?:me|us)|sold out|still (?:has|have|shows?|throws?|gives?) an?|"
     r"they'?ll|just (?:finished|landed|merged|shipped))\b|"
+    # a run's or a release's result, a verdict on a past season (s19b): "the feed validated with
+    # 2 warnings", "the mod got 300 downloads", "vintage 2021 was a disaster"
+    r"\b(?:validated|passed|failed|built|compiled|finished|ran|deployed) with \d+\b|"
+    r"\bgot (?:\d[\d,.]*k?|a few|some|lots of|hundreds of|thousands of) (?:downloads|views|"
+    r"stars|likes|signups|sales|orders|hits|comments|visitors|installs|reviews)\b|"
+    r"\b(?:was|were) (?:a|an) (?:total |complete |absolute )?(?:disaster|mess|nightmare|"
+    r"success|hit|blast|flop|write-off)\b|"
     r"\b(?:after lunch|before lunch|this afternoon|this morning|tonight|tomorrow|later today|"
     r"in a bit|in an hour|by (?:monday|tuesday|wednesday|thursday|friday|eod|end of day|"
     r"tomorrow))\b",

@@ -131,7 +131,8 @@ EN = Lexicon(
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
         # v8: a name with accents too ("Zoë", "José", "Søren")
         # v11: one word may qualify the someone ("the senior partner wants …")
-        r"^\s*(?:(?-i:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)|(?:my|our|the) (?:[a-z]+ )?(?:manager|boss|colleague|"
+        r"^\s*(?:(?-i:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)|(?:my|our|the) (?:[a-z]+ )?"
+        r"(?:manager|boss|colleague|"
         r"coworker|co-worker|"
         r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
         r"cofounder|co-founder|"

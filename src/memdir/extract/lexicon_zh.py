@@ -131,7 +131,15 @@ ZH = Lexicon(
         r"有问题(?![找就问请随])|坏了"
     ),
     rules=(
-        *REFERENCE, *USER, CONVENTION, HABIT, *FEEDBACK, *PROJECT, DONT_OF_WORK, MODAL_BAN, STATE
+        *REFERENCE,
+        *USER,
+        CONVENTION,
+        HABIT,
+        *FEEDBACK,
+        *PROJECT,
+        DONT_OF_WORK,
+        MODAL_BAN,
+        STATE,
     ),
     imperative=re.compile(
         r"^(?:请|你)?(?:应该|要|得|需要)?(?:先)?(?:用|改用|换成|使用|别|不要|写|跑|加|调用|检查|问|遵循|"
