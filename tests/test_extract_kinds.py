@@ -566,3 +566,96 @@ def test_v10_a_fact_with_a_date_is_not_chit_chat() -> None:
 def test_v10_no_worries_is_no_correction() -> None:
     assert extract("No worries, Sam", classifier=None) == []
     assert extract("no problem, take your time", classifier=None) == []
+
+
+# -- rules-v11 (session 19): kinds batches 19/20 and dev s19 still missed ----------------------
+# Sentences written for these tests, not taken from any fixture; the rules alone (no classifier).
+V11_KINDS = [
+    # a place kept by a verb of putting something there, closing the clause
+    ("安装包统一存在制品库的 release 桶里，按版本分", "reference", "release"),
+    ("周报我一般导出到共享盘的 weekly 目录下", "reference", "weekly"),
+    ("敏感词表维护在管理后台里", "reference", "管理后台"),
+    # a ban said with a modal, of what the agent makes (出现在 is no 现在)
+    ("手机号这类字段不能出现在你写的日志示例里", "feedback", "手机号"),
+    ("线上库不许直接跑你给的删除语句", "feedback", "线上库"),
+    # how the agent's examples are written is a preference, not what the code is built with
+    ("示例代码用 go 写就行，别给我 rust 的", "feedback", "go"),
+    # the person's part after several clauses
+    ("我们是做跨境物流的，三十多个人，我负责仓储系统", "user", "我负责仓储系统"),
+    # how to work, said of a kind of output with "when you": a preference
+    (
+        "commit messages should use the imperative mood when you write them for me",
+        "feedback",
+        "imperative",
+    ),
+    # a naming scheme; things that live in a kind of place
+    ("order numbers follow the pattern ORD-YYYY-NNNNN", "project", "ORD-YYYY"),
+    ("the rehearsal recordings live in a shared Drive folder", "reference", "Drive folder"),
+    # no need to bother with something, for good
+    ("不用考虑兼容 Windows 7 了", "feedback", "Windows 7"),
+]
+
+
+@pytest.mark.parametrize(("text", "type_", "contains"), V11_KINDS)
+def test_v11_kinds(text: str, type_: str, contains: str) -> None:
+    (cand,) = extract(text, classifier=None)
+    assert (cand.type, contains in cand.text) == (type_, True), cand
+
+
+V11_NEGATIVES = [
+    # something put somewhere first, for the moment; an ask to put it there
+    "结果先放到 tmp 目录里",
+    "把日志传到 OSS 的桶里",
+    # a modal about the person or the moment
+    "我不能喝酒，晚上聚餐就不去了",
+    "现在不能登录后台",
+    "不用考虑那么多",
+    # people live somewhere, they are no pointer
+    "my parents live in a village near Bath",
+]
+
+
+@pytest.mark.parametrize("text", V11_NEGATIVES)
+def test_v11_negatives(text: str) -> None:
+    assert extract(text, classifier=None) == []
+
+
+# implicit-v5 (session 19): status lines never reach the classifier, whatever it would say
+V11_STATUS = [
+    ("the nightly build finished in 9 minutes", "en"),
+    ("export is 60% done, the rest is attachments", "en"),
+    ("the vendor got back to me, they'll send a new key", "en"),
+    ("I'll check the alerts after lunch", "en"),
+    ("the client on the call wants a demo by thursday", "en"),
+    ("数据迁移进度大概一半", "zh"),
+    ("the site build passed with 3 warnings", "en"),
+    ("the new theme got 120 downloads on day one", "en"),
+    ("last year's launch was a total mess", "en"),
+    ("put the imports in alphabetical order", "en"),
+]
+
+
+@pytest.mark.parametrize(("text", "lang"), V11_STATUS)
+def test_v11_status_lines_are_about_the_moment(text: str, lang: str) -> None:
+    from memdir.extract.implicit import about_the_moment
+
+    assert about_the_moment(text, lang)
+
+
+def test_v11_now_with_a_name_dates_a_fact_for_the_classifier_too() -> None:
+    from memdir.extract.lexicon_zh import ZH
+    from memdir.extract.rules import _about_the_moment
+
+    assert not _about_the_moment("报表现在是用 metabase 出的，每周一更新", ZH)
+    assert not _about_the_moment("工单现在统一走钉钉审批流程", ZH)
+    assert _about_the_moment("现在跑一下测试", ZH)
+
+
+def test_v11_an_unnamed_subject_may_still_plan_and_the_person_may_write() -> None:
+    from memdir.extract.lexicon import EN
+    from memdir.extract.rules import _is_noise
+
+    assert not _is_noise("might move the blog to Astro at some point", EN)
+    assert _is_noise("might we move the blog to Astro?", EN)
+    assert not _is_noise("the runbooks I wrote are in the ops wiki", EN)
+    assert _is_noise("the new designer wants everything labelled", EN)

@@ -76,7 +76,9 @@ _EN_ONE_OFF = re.compile(
     r"render|visuali[sz]e|extract|inline|wrap|unwrap|retry|ping|query|scan|audit|verify|"
     r"validate|double-check|prepare|prep|book|schedule|email|invite|cancel|reschedule|order|"
     r"rank|tag|label|classify|proofread|polish|tighten|shorten|expand|elaborate|continue|"
-    r"finish|complete|tidy|ignore|share|post|upgrade|downgrade|patch|reply)\b",
+    r"finish|complete|tidy|ignore|share|post|upgrade|downgrade|patch|reply|"
+    # v11 (s19b): arranging what is at hand — "put the stop list in alphabetical order"
+    r"put|arrange|reorder|alphabeti[sz]e|indent|align|capitali[sz]e|lowercase|uppercase)\b",
     re.IGNORECASE,
 )
 # v7: asking to disregard a message ("…, ignore that last line", "发错了，别管那条") is about
@@ -109,6 +111,38 @@ _EN_DECLINE = re.compile(
     r"^i'?d (?:rather|prefer)\s+not\s+(?!(?:have|see|get|use|be)\b)\w",
     re.IGNORECASE,
 )
+# v11 (implicit-v5): a status line — how far a job got, what a run did, what a third party
+# will do, what the person does later today: "kernel build finished in 14 minutes", "mapping is
+# 80% done", "support got back to me, they'll reopen the ticket", "I'll look at it after lunch"
+_EN_STATUS = re.compile(
+    r"\bfinished in \d|\b(?:build|job|run|tests?|deploy|migration|upload|export|import|sync|"
+    r"backup|download|install|compile|pipeline)s? (?:finished|completed|passed|failed|broke)\b|"
+    r"\d+\s?(?:%|percent) (?:done|finished|complete|there)\b|"
+    r"\b(?:half|mostly|almost|nearly) (?:done|finished)\b|"
+    r"\b(?:got back to (?:me|us)|sold out|still (?:has|have|shows?|throws?|gives?) an?|"
+    r"they'?ll|just (?:finished|landed|merged|shipped))\b|"
+    # a run's or a release's result, a verdict on a past season (s19b): "the feed validated with
+    # 2 warnings", "the mod got 300 downloads", "vintage 2021 was a disaster"
+    r"\b(?:validated|passed|failed|built|compiled|finished|ran|deployed) with \d+\b|"
+    r"\bgot (?:\d[\d,.]*k?|a few|some|lots of|hundreds of|thousands of) (?:downloads|views|"
+    r"stars|likes|signups|sales|orders|hits|comments|visitors|installs|reviews)\b|"
+    r"\b(?:was|were) (?:a|an) (?:total |complete |absolute )?(?:disaster|mess|nightmare|"
+    r"success|hit|blast|flop|write-off)\b|"
+    r"\b(?:after lunch|before lunch|this afternoon|this morning|tonight|tomorrow|later today|"
+    r"in a bit|in an hour|by (?:monday|tuesday|wednesday|thursday|friday|eod|end of day|"
+    r"tomorrow))\b",
+    re.IGNORECASE,
+)
+# v11: a third party's request of the moment — "the customer on the phone wants a quote for 6
+# panels by friday" (someone else's wish, said of a role, with words between)
+_EN_THEIR_ASK = re.compile(
+    r"^(?:the|a|my|our|this|one) (?:\w+ )?(?:customer|client|user|caller|boss|manager|lead|cto|"
+    r"ceo|director|supervisor|partner|landlord|tenant|guy|lady|person|vendor|supplier)s?\b"
+    r"[^,.;]{0,30}?\b(?:wants|wanted|asked|asks|needs|needed|requested|requests)\b",
+    re.IGNORECASE,
+)
+# v11: progress of a piece of work — "迁移进度大概百分之八十", "完成了 80%"
+_ZH_STATUS = re.compile(r"进度|百分之[\d一二三四五六七八九十]+|完成了?\s*\d+\s*%|做完了|搞定了")
 _EN_ERROR = re.compile(
     r"\b(?:error|exception|traceback|errno|(?-i:E[A-Z]{4,})|exit code|status code|"
     r"stack trace|\d{3} (?:error|response))\b",
@@ -182,10 +216,14 @@ def about_the_moment(body: str, lang: str) -> bool:
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
             return True
+        if _ZH_STATUS.search(body):
+            return True
         if re.search(_ZH_COMPLAINT, body) or _ZH_SOCIAL.search(body):
             return True  # v10: a mood about how things go ("每周都要写周报，真的好累"), chit-chat
         return bool(_ZH_ONE_OFF.search(body)) and not _ZH_STANDING_CUE.search(body)
     if _EN_DECLINE.search(body) or _EN_SOCIAL.search(body):
+        return True
+    if _EN_STATUS.search(body) or _EN_THEIR_ASK.search(body):
         return True
     if _EN_ERROR.search(body) or _EN_OPINION.search(body) or _EN_EVENT.search(body):
         return True

@@ -63,7 +63,9 @@ EN = Lexicon(
         r"quick note|note(?!\s+down)|one more thing|(?:quick )?reminder|like i said|as i said|"
         r"i (?:already )?told you|"
         # v3: a label for what follows — "Quick context: …", "For the record, …"
-        r"(?:quick |some |a bit of |little |for )?(?:context|background)|for the record|"
+        # (v11: "Context for you: …" — the first alternative that matches is the one kept)
+        r"(?:quick |some |a bit of |little |for )?(?:context|background)(?:\s+for you)?|"
+        r"for the record|"
         # v7: "quick bit of background before we start —", "quick intro:", "a little context
         # first"
         r"(?:a |some |quick |a quick )?(?:bit of |little )?(?:context|background|intro|"
@@ -91,7 +93,9 @@ EN = Lexicon(
         # v10: "would be super helpful if you …" (no "it", no question mark) states a wish
         r"would(?!\s+be\s+(?:really\s+|so\s+|super\s+|very\s+)?(?:nice|great|helpful|"
         r"awesome|ideal|lovely|amazing|good|better)\s+(?:if|when)\s+you\b[^?]*$)|will|shall|"
-        r"have|has|may i|might)\b(?!['’]t))"
+        # v11: "might open a Sponsors page at some point" is a hedged plan with its subject
+        # left out; "might we …" / "might it …" ask
+        r"have|has|may i|might(?=\s+(?:i|we|you|they|it|he|she|this|that|there)\b))\b(?!['’]t))"
     ),
     hypothetical=_en(
         r"^\s*(?!"
@@ -117,14 +121,18 @@ EN = Lexicon(
     reported=_en(
         # v10: "claims" is the verb only before what is claimed ("claims data sits in …" is a
         # noun)
-        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claimed|wrote|"
+        # v11: never what the person wrote ("the guides I wrote for staff are in …")
+        r"\b(?:said|says|told (?:me|us|them)|tells (?:me|us)|mentioned|claimed|"
+        r"(?<!\bi )(?<!\bwe )wrote|"
         r"claims?(?=\s+(?:that|to|it|its|it's|he|she|they|we|the|a|an|our|his|her|their|you|"
         r"this)\b)|"
         r"according to|asked me|reckons)\b|^\s*(?:he|she|they|someone|somebody|people|"
         r"my (?:manager|boss|colleague|coworker|co-worker|friend|lead|teammate))\b|"
         # v5: someone else's taste or view — "Sarah prefers tabs", "the client wants Excel"
         # v8: a name with accents too ("Zoë", "José", "Søren")
-        r"^\s*(?:(?-i:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)|(?:my|our|the) (?:manager|boss|colleague|"
+        # v11: one word may qualify the someone ("the senior partner wants …")
+        r"^\s*(?:(?-i:[A-ZÀ-ÖØ-Þ][a-zß-öø-ÿ]+)|(?:my|our|the) (?:[a-z]+ )?"
+        r"(?:manager|boss|colleague|"
         r"coworker|co-worker|"
         r"friend|lead|teammate|client|customer|cto|ceo|pm|designer|partner|wife|husband|"
         r"cofounder|co-founder|"
@@ -164,7 +172,9 @@ EN = Lexicon(
         r"plan(?:ning)? to|not sure|unsure|haven'?t decided|not decided|undecided|tbd|"
         r"could|potentially|tentatively|we'?ll see|eventually|"
         # v2: weighing an option is not a decision yet
-        r"evaluating|exploring|debating|experimenting|trialing|trialling|piloting|weighing)\b"
+        r"evaluating|exploring|debating|experimenting|trialing|trialling|piloting|weighing|"
+        # v11: "leaning towards X but it's early days", "…, dunno"
+        r"leaning (?:towards?|toward)|early days|dunno|not decided yet)\b"
     ),
     lead_hedge=_en(r"^(?:maybe|perhaps|probably|possibly|likely|potentially)\b[,\s]+"),
     standing_request=_en(

@@ -62,6 +62,9 @@ PROJECT: tuple[Rule, ...] = (
             r"^(?!(?:i|we|you|he|she|they|it|this|that|there|here|please|let'?s|let|just|"
             r"maybe|then|now|so|also|only|always|never|don'?t|do|can|could|would|should|"
             r"will|must|make|try|go|if|when)\b)"
+            # v11: nor how the agent should work ("transcriptions should use IPA … when you
+            # help with glosses": a preference)
+            r"(?!.*\bwhen you\b)"
             r"(?:(?:the|our|all|all our|every|each)\s+)?(?:[\w./+#-]+\s+){0,3}?[\w./+#-]+\s+"
             r"(?:(?:is|are|gets|get)\s+(?:all\s+|now\s+|still\s+|always\s+)?(?:written|built|"
             r"implemented|coded|deployed|hosted|packaged|compiled|bundled|served|"
@@ -109,6 +112,18 @@ PROJECT: tuple[Rule, ...] = (
             r"[^.;]{1,60}?\b(?:everywhere|across the (?:codebase|board|repo|service|stack|"
             r"app|api)|in (?:this|the|our) (?:codebase|service|repo|db|database|api|system)|"
             r"no exceptions)\b)"
+        ),
+    ),
+    # v11: a naming scheme — "sample IDs follow the pattern LAB-YYYY-NNNN", "branch names
+    # follow the format team/ticket-slug": a convention of the project
+    Rule(
+        "en.project.pattern",
+        "project",
+        _en(
+            r"^(?!(?:i|we|you|my|please|pls|don'?t|never|always|let'?s|can|could)\b)"
+            r"(?:(?:all|every|each|the|our)\s+)?(?:[\w./-]+\s+){0,3}?[\w./-]+\s+"
+            r"(?:always\s+|all\s+)?(?:follow|follows|use|uses|match|matches)\s+(?:the|a|this)\s+"
+            r"(?:pattern|format|naming (?:scheme|convention)|scheme|template)\s+\S"
         ),
     ),
     # v7: a fact built on a number — "the monolith is about 400k lines", "the API handles

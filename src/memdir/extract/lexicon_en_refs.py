@@ -39,6 +39,20 @@ REFERENCE: tuple[Rule, ...] = (
             r"|[~.\w-]*/[\w./-]*))"
         ),
     ),
+    # v11: things that "live" or "sit" somewhere are kept there, whatever they are —
+    # "microscope bookings live in the lab's shared Google Calendar", "the stems sit in a
+    # Drive folder": a plural thing (never a person: "my parents live in Leeds"), and the
+    # place is a kind of place or a tool
+    Rule(
+        "en.reference.lives-in",
+        "reference",
+        _en(
+            r"^(?!(?:i|we|you|he|she|they|my|his|her|their|people|kids|folks)\b)"
+            r"(?:the |our |all |all the |all our )?(?:[\w'-]+ ){0,3}?[\w-]+s\s+(?:all\s+)?"
+            r"(?:live|sit)\s+(?:in|on|under)\s+[^,.;]{0,40}?\b(?:(?:" + _PLACE_NOUNS + r")s?|"
+            r"(?-i:" + _TOOLS + r"))\b"
+        ),
+    ),
     # v2: information *managed* somewhere by name — "feature flags are managed in <Name>",
     # "secrets are kept in <Name> under Engineering". A bare "is/are in <Name>" is not
     # enough ("the docs are in English"), so the verb must say someone keeps it there.

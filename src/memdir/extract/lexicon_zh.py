@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from .lexicon_types import Lexicon
-from .lexicon_zh_feedback import DONT_OF_WORK, FEEDBACK
+from .lexicon_zh_feedback import DONT_OF_WORK, FEEDBACK, MODAL_BAN
 from .lexicon_zh_project import CONVENTION, PROJECT
 from .lexicon_zh_refs import REFERENCE
 from .lexicon_zh_user import HABIT, STATE, USER
@@ -130,7 +130,17 @@ ZH = Lexicon(
         # v9: "有问题找行政" says whom to ask, it reports no trouble
         r"有问题(?![找就问请随])|坏了"
     ),
-    rules=(*REFERENCE, *USER, CONVENTION, HABIT, *FEEDBACK, *PROJECT, DONT_OF_WORK, STATE),
+    rules=(
+        *REFERENCE,
+        *USER,
+        CONVENTION,
+        HABIT,
+        *FEEDBACK,
+        *PROJECT,
+        DONT_OF_WORK,
+        MODAL_BAN,
+        STATE,
+    ),
     imperative=re.compile(
         r"^(?:请|你)?(?:应该|要|得|需要)?(?:先)?(?:用|改用|换成|使用|别|不要|写|跑|加|调用|检查|问|遵循|"
         r"回复|回答|解释|提交|推送|部署|切换|保持|保留)\s*\S{2,}"

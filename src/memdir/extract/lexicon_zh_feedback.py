@@ -100,8 +100,10 @@ FEEDBACK: tuple[Rule, ...] = (
         "zh.preference.dont",
         "feedback",
         re.compile(
+            # v11: "不用考虑兼容 IE 了": no need to bother with something, for good
             r"^(?:请|你)?(?:不要|别再?|千万别|千万不要|绝对不要|永远别|禁止|不许|不准|不能|"
-            r"不用再|少用|避免)(?!忘|担心|客气|管|急|紧)"
+            r"不用再|少用|避免|(?:不用|不必|无需|不需要)(?:再)?(?:考虑|照顾|兼顾|支持)"
+            r"(?!那么|这么|太多|那些|这些|别的|其他))(?!忘|担心|客气|管|急|紧)"
             # Something to avoid, not a bare reply: "不要动", "别删", "不要加了" are about
             # the moment; at least three characters other than a closing particle.
             r"\s*(?:[^\s了吧啊呀哦。！，]\s*){3,}"
@@ -198,5 +200,21 @@ DONT_OF_WORK = Rule(
         r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|现在|目前|先别))"
         r"[^，。,]{4,20}[，,]\s*(?:别(?!的|人|处)|不要|千万别|千万不要)(?!管|急|担心|客气)"
         r"(?![^，。,]*了[。！!]*$)[^，。,]{2,}"
+    ),
+)
+
+# v11: a ban said with a modal, of the agent's work — "客户的身份证号不能出现在你给的示例里",
+# "生产库不许直接改": 不能/不许/不准/不得 with what the agent makes or touches in the sentence
+# (an example, code, a command, a config, production); never the person's own limits ("我不能
+# 喝酒") nor a fact of a moment ("现在不能登录")
+MODAL_BAN = Rule(
+    "zh.preference.modal-ban",
+    "feedback",
+    re.compile(
+        r"^(?!我|你|他|她|这|那|先|就|暂时|今天|明天)(?![^，。]*(?:早就|已经|(?<![出实体发])现在|目前|暂时))"
+        r"(?=[^。]*(?:你|给我|示例|例子|样例|回答|回复|代码|脚本|文案|标题|配置|命令|提交|PR|"
+        r"commit|仓库|线上|生产))"
+        r"[^，。,]{2,16}?(?:绝对|一律|坚决|千万|都|也)?(?:不能|不许|不准|不得|不可以)"
+        r"(?!说|讲|吃|喝|去|来|睡|登录|访问|打开|连)[^，。,]{2,}"
     ),
 )

@@ -156,7 +156,10 @@ PROJECT: tuple[Rule, ...] = (
         "zh.project.built-with",
         "project",
         re.compile(
-            r"^(?!我|你|他|她|这|那)\S{1,15}?(?:是|都是|全是|全部|都|统一)?(?:用|基于|拿)\s*"
+            # v11: never how the agent's examples are written ("代码例子用 python 写就行，别给我
+            # java 的"): that is a preference (feedback)
+            r"^(?!我|你|他|她|这|那)(?![^。]*(?:就行|就好|就可以|别给我|给我))"
+            r"\S{1,15}?(?:是|都是|全是|全部|都|统一)?(?:用|基于|拿)\s*"
             r"[A-Za-z][A-Za-z0-9.+#-]*(?:\s+[A-Za-z][A-Za-z0-9.+#-]*)?\s*(?:写|开发|实现|构建|"
             r"搭建|编写|"
             r"打包|部署|编译)"

@@ -88,6 +88,21 @@ REFERENCE: tuple[Rule, ...] = (
             r"(?:建|置)?(?:的|出来|起来)"
         ),
     ),
+    # v11: anything kept in a kind of place by a verb of putting it there — "模型文件统一存在对象
+    # 存储的 model-zoo 桶里", "课程备份我一般导出到 NAS 的 X 目录下", "词典维护在运营后台里": the
+    # place closes the clause (never an ask, "把日志传到 OSS 上", nor a thing just done, "…了")
+    Rule(
+        "zh.reference.kept-in",
+        "reference",
+        re.compile(
+            r"^(?!我|你|他|她|这|那|把|帮|给|先|请|麻烦|写|做|大家|有人)"
+            r"(?![^，。]*(?:已经|刚刚|刚才|先|了[。！!]*$))[^，。,]{2,12}?"
+            r"(?:我们?|咱们)?(?:都|统一|一般|全部|一律|平时)?"
+            r"(?:存在|放在|存到|放到|传到|上传到|导出到|导到|备份到|同步到|归档到|维护在|丢在|扔在|"
+            r"收在)\s*[^，。,]{0,30}?(?:" + _ZH_PLACES + r"|后台|NAS|盘)(?:里|下|上|中)?(?:面|头)?"
+            r"(?=$|[，,。])"
+        ),
+    ),
     # v8: any thing kept in a plain place — "压测数据在共享盘那个表格里", "账号清单放在运维群
     # 里": no docs noun needed when the place is a kind of place; a bug or an error is
     # never a pointer, nor a person ("他在群里")

@@ -57,7 +57,8 @@ USER: tuple[Rule, ...] = (
             r"^我负责\S{2,}|^我(?:刚开始|刚|正在|在)学\s*\S|^我(?:对|不太?熟悉|很熟悉)\S*"
             r"(?:不熟|熟悉|是新手|是小白)|"
             # v10: the person's part in a later clause — "我们组一共三个人，我负责后端和运维"
-            r"^(?![^，,]*(?:这|那))[^，。,]{2,16}[，,]\s*我(?:主要|一个人)?负责[^，。,]{2,}"
+            # (v11: after up to three clauses — "我们是一家奶茶连锁，四十多家门店，我负责…")
+            r"^(?![^，,]*(?:这|那))(?:[^，。,]{2,16}[，,]\s*){1,3}我(?:主要|一个人)?负责[^，。,]{2,}"
         ),
     ),
     # v7: who the person is, beyond a role — a trait in any clause, a dated life plan

@@ -13,7 +13,8 @@ _ZH_DEICTIC = (
     # v7: "登录这块", "新账号这边", "我是这边唯一的运维": after a noun, 这块/这边 name a topic or
     # the team; alone, or after 在/到/把/从, they point at the task at hand
     r"(?:(?<![\u4e00-\u9fffA-Za-z0-9])|(?<=[在到把从改]))(?:这边|这块)|这几|那个|那段|那行|上面|下面|"
-    r"刚才|刚刚|现在|当前|第\s*\d+\s*行|它|这么|这样|那样"
+    # v11: never the 现在 inside 出现在 / 实现在 / 体现在 / 发现在 ("不能出现在示例里")
+    r"刚才|刚刚|(?<![出实体发])现在|当前|第\s*\d+\s*行|它|这么|这样|那样"
 )
 # v8: "共享盘那个表格里", "群里那个置顶": 那个 before a kind of place names the place, it does
 # not point at the task (see _ZH_PLACES below)

@@ -41,7 +41,7 @@ from .lexicon_zh import ZH
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v10"
+RULES_VERSION = "rules-v11"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
@@ -317,6 +317,16 @@ def _about_the_moment(body: str, lex: Lexicon) -> bool:
     pointing at the task at hand ("this", "now", "这里"), a description of trouble, a one-off
     ask or an error report is about the moment, never a durable fact."""
     main = re.split(r"[,，;；:：]|\s[—–-]\s", body, maxsplit=1)[0]
+    joined = re.split(r"\s(?:and|but|so)\s", main, maxsplit=1, flags=re.IGNORECASE)[0]
+    if lex.substance.search(_rest(joined, lex)):
+        # v11: with a name in it, the main clause ends at a joining "and/but/so" too, as for
+        # the rules (v2): in "MSRV is 1.70 and I don't want to bump it", "it" is the version
+        # just named (without one, "I'm doing kickboxing and it's fun" stays small talk)
+        main = joined
+    if lex.substance.search(_rest(main, lex)) or _ZH_NOW_PRACTICE.search(main):
+        # v11: as for the rules (v7), "训练集群现在是 k8s 上跑 volcano", "排班现在还是用 excel":
+        # with a name in it, "now" dates the fact, it does not point at the task at hand
+        main = _NOW.sub("", main)
     return bool(
         lex.deictic.search(main) or lex.trouble.search(body) or about_the_moment(body, lex.lang)
     )
@@ -356,6 +366,11 @@ def _fallback(
 _HERE = re.compile(r"\bhere\b(?!'s)", re.IGNORECASE)
 _NOW = re.compile(
     r"(?<!for )(?<!right )\b(?:now|these days|nowadays|currently)\b|现在|如今", re.IGNORECASE
+)
+# v11: 现在 before how the work is done — "调度现在按三公里一个网格派单", "现在统一走审批": the
+# current practice, not the moment (never 现在 alone before an action: "现在跑一下")
+_ZH_NOW_PRACTICE = re.compile(
+    r"现在(?:还|都|已经|一般|统一)?(?:是|按|采用|走|改成了?|换成了?)(?!不是)[^，。,]{4,}"
 )
 _ASIDE = re.compile(
     r"[,\s]+(?:if (?:that|it) (?:matters|helps)|in case (?:that|it) matters)\b.*$", re.IGNORECASE
