@@ -67,6 +67,10 @@ __all__ = ["SCHEMA_VERSION", "DocMeta", "SqliteIndex", "SyncReport", "embed_text
 SCHEMA_VERSION = 9
 FULL_SCAN_LIMIT = 2000
 SCAN_INTERVAL = 2.0
+# ...or, if longer, this many times the last full scan's own time: the scan that catches an
+# in-place edit takes at most a tenth of a busy store's time (at 100k memories one scan, a
+# stat per file, took ~2 s: with a fixed 2 s interval every other recall paid it)
+SCAN_COST = 10.0
 Progress = Callable[[int, int], None]
 
 _SCHEMA = """
@@ -327,18 +331,20 @@ class SqliteIndex(nearest.VectorQueries):
 
         Small stores are fingerprinted in full on every call (one ``stat`` per file). Past
         ``FULL_SCAN_LIMIT`` memories that costs more than a recall should, so a full scan runs at
-        most every ``SCAN_INTERVAL`` seconds while the directory itself has not changed: an
-        in-place edit of one file in a very large store is noticed within that interval.
+        most every ``SCAN_INTERVAL`` seconds (or ``SCAN_COST`` times the last scan's own time,
+        if longer) while the directory itself has not changed: an in-place edit of one file in
+        a very large store is noticed within that interval.
         """
         large = int(self._meta("count") or 0) > FULL_SCAN_LIMIT
         quick = self._quick_state() if large else ""
-        if (
-            large
-            and self._meta("quick") == quick
-            and time.time() - float(self._meta("full_scan_at") or 0) < SCAN_INTERVAL
-        ):
-            return True, None
+        if large and self._meta("quick") == quick:
+            interval = max(SCAN_INTERVAL, SCAN_COST * float(self._meta("full_scan_s") or 0))
+            if time.time() - float(self._meta("full_scan_at") or 0) < interval:
+                return True, None
+        began = time.perf_counter()
         state = self._docs_state()
+        if large:
+            self._set_meta("full_scan_s", f"{time.perf_counter() - began:.3f}")
         fresh = self._meta("state") == state
         if large and fresh:  # the next calls may trust the quick check again for a while
             self._set_meta("quick", quick)
