@@ -134,8 +134,9 @@ def judge(text: str, *, learned: bool = True) -> list[Finding]:
 # "don't wait for me", "不用问我", "别等我确认").
 _RESTRICTION = re.compile(
     r"^\W*(?:(?:you|we|the agent|the assistant|agents)\s+(?:can'?t|cannot|must not|mustn'?t|"
-    r"may not|should not|shouldn'?t|are not allowed to|aren'?t allowed to)|(?:你|我们)(?:不能|不可以|"
-    r"不许|不准)|never|don'?t|do not|nobody may|no one may|不要|别|禁止|不许|不准|不能|切勿|严禁)"
+    r"may not|should not|shouldn'?t|are not allowed to|aren'?t allowed to)|"
+    r"(?:你|我们)(?:不能|不可以|不许|不准)|never|don'?t|do not|nobody may|no one may|"
+    r"不要|别|禁止|不许|不准|不能|切勿|严禁)"
     r"(?!\s*(?:ever\s+)?(?:ask|wait|check|confirm|bother|hold|stop|let|loop|ping|run it past|"
     r"问|等|确认|让|管|理会|再遵守))",
     re.IGNORECASE,
@@ -157,12 +158,26 @@ _LIFTED = re.compile(
 )
 
 
+# a list of restrictions under labels ("- sudo: never without asking\n- approvals: required for
+# prod", "- 上线：必须先审批") is a restriction line by line
+_LABEL = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:[\w ./-]{1,24}[:：]\s*)?")
+_REQUIRED = re.compile(r"^(?:(?:is|are|always)\s+)?(?:required|mandatory|needed)\b|^(?:必须|务必)")
+
+
+def _restricts(line: str) -> bool:
+    rest = _LABEL.sub("", line, count=1)
+    return bool(_RESTRICTION.match(rest) or _REQUIRED.match(rest))
+
+
 def meaning_asked(text: str, weights: model.Model) -> bool:
     """Whether the learned reading judges ``text`` at all: enough words, not a single question,
-    and not a rule that restricts (opens on a negation or says to ask first). Training measures
-    the model through this same gate (``bench/guard_train.py``), so its threshold is chosen for
-    the texts it will be asked about."""
+    and not a rule that restricts (opens on a negation, says to ask first, or is a list of such
+    lines). Training measures the model through this same gate (``bench/guard_train.py``), so its
+    threshold is chosen for the texts it will be asked about."""
     if not weights.judges(text) or _RESTRICTION.match(text):
+        return False
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and all(_restricts(line) for line in lines):
         return False
     return not (_ASK_FIRST.search(text) and not _LIFTED.search(text))
 
