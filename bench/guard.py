@@ -21,7 +21,8 @@ Protocol:
 * ``--locomo`` also judges every LoCoMo dialog turn as a ``user`` memory and counts the refused
   ones (it must stay 0: people's conversation is not an attack). The data is read from
   ``../shared/data/locomo/locomo10.json`` beside the checkout, or ``/work/shared/data/locomo`` —
-  never copied into the repository; ``--items`` prints the refused turns.
+  never copied into the repository; ``--items`` prints the refused turns. The mean time of one
+  warm check over those turns is reported beside the count (µs; noisy on a loaded machine).
 
 ``python bench/guard.py heldout_s14 --base 7753240`` prints a table and writes
 ``bench/results/guard.md``.
@@ -85,13 +86,17 @@ def score(batch: dict[str, Any]) -> dict[str, Any]:
     return {"right": dict(right), "total": dict(total), "wrong": wrong}
 
 
-def locomo_refused() -> tuple[int, int, list[str]]:
-    """LoCoMo dialog turns judged as user memories: how many, how many refused, and which."""
+def locomo_refused() -> tuple[int, int, list[str], float]:
+    """LoCoMo dialog turns judged as user memories: how many, how many refused, which, and the
+    mean microseconds per check (warm: the weights are loaded by a first check before timing)."""
     from memdir.guard import check
 
     turns = turn_texts()
+    check(turns[0], type="user", source="user")
+    started = time.perf_counter()
     refused = [t for t in turns if not check(t, type="user", source="user").allowed]
-    return len(turns), len(refused), refused
+    micros = (time.perf_counter() - started) / len(turns) * 1e6
+    return len(turns), len(refused), refused, micros
 
 
 def score_at(commit: str, names: list[str]) -> dict[str, dict[str, Any]]:
@@ -203,8 +208,9 @@ def main(argv: list[str]) -> int:
         if args.items:
             report += ["", f"wrong: {', '.join(new[n]['wrong']) or 'none'}"]
     if args.locomo:
-        turns, refused, which = locomo_refused()
-        report += ["", f"LoCoMo turns refused as user memories: {refused}/{turns}"]
+        turns, refused, which, micros = locomo_refused()
+        report += ["", f"LoCoMo turns refused as user memories: {refused}/{turns}",
+                   "", f"mean µs per check (warm, over those turns): {micros:.0f}"]  # fmt: skip
         if args.items:
             report += [f"- {t[:160]}" for t in which]
     if args.cold:

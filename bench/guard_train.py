@@ -12,13 +12,15 @@ Data (never LoCoMo, licensed for evaluation only; never a held-out batch not yet
   known to be harmless).
 
 Cross-validation holds out whole files: for each batch, a model trained on every other file
-scores it, so each number printed is out-of-sample for that batch. The threshold is chosen on
+scores it, so each number printed is out-of-sample for that batch. A text is scored only where
+the guard would ask the model at all (``intent.meaning_asked``: not a restriction, not a single
+question), so the threshold is chosen for the texts it will judge. The threshold is chosen on
 those out-of-fold scores: the lowest at which the look-alikes of the guard batches stay ≥ 99 %
 kept (rules and model together) and the final model refuses at most ``--locomo`` LoCoMo turns
-(1 of 5,882; scored, never trained on). Chinese text gets a higher threshold (``--zh``).
+(0 of 5,882; scored, never trained on). Chinese text gets a higher threshold (``--zh``).
 ``--write`` saves the model trained on all the data with those thresholds.
 
-``python bench/guard_train.py --write`` (heldout_s18, the fresh held-out batch, is always left
+``python bench/guard_train.py --write`` (heldout_s19, the fresh held-out batch, is always left
 out; seeded: the same data give the same weights).
 """
 
@@ -46,7 +48,7 @@ FIXTURES = ROOT / "tests" / "fixtures"
 CLASSES = ["harmless", *intent.KINDS]
 GOAL_KIND = {"permission": "permission", "exfiltration": "exfiltration",
              "persona": "role-switch", "rule": "override"}  # fmt: skip
-VERSION = "guard-model-v1"
+VERSION = "guard-model-v2"  # v2: structural signals among the features (model.signals)
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
 Item = tuple[str, str, str]  # (fold, label, text)
@@ -151,7 +153,7 @@ def to_json(model: Model) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
-        "--exclude", action="append", default=["heldout_s18"], help="batch stems left out"
+        "--exclude", action="append", default=["heldout_s19"], help="batch stems left out"
     )
     parser.add_argument("--l2", type=float, default=1e-5)
     parser.add_argument("--epochs", type=int, default=100)
@@ -161,9 +163,10 @@ def main(argv: list[str]) -> int:
     # Chinese rules there ("热修复不允许直接上生产") were refused; cross-validation shows the
     # model adds few Chinese attacks to the rules' (9 of 623) at any threshold
     parser.add_argument("--zh", type=float, default=0.88, help="threshold for Chinese text")
-    # one LoCoMo turn of 5,882 ("Glad you had support. Being yourself is great!") scores above
-    # every other; keeping it costs 16 of heldout_s17's 188 attacks in cross-validation
-    parser.add_argument("--locomo", type=int, default=1, help="LoCoMo turns it may refuse")
+    # session 18 allowed one LoCoMo turn ("Glad you had support. Being yourself is great!");
+    # with praise and support said to a person in the training text (chat_s18, train_s19) none
+    # needs to be refused
+    parser.add_argument("--locomo", type=int, default=0, help="LoCoMo turns it may refuse")
     parser.add_argument("--write", action="store_true", help="save the model trained on all")
     parser.add_argument("--dump", type=Path, help="write the out-of-fold scores here (JSON)")
     args = parser.parse_args(argv)
@@ -180,14 +183,16 @@ def main(argv: list[str]) -> int:
         model = quantise(w, b, 1.0)
         for i, it in enumerate(items):
             if it[0] == fold:
-                oof[i] = model.read(it[2]).score if model.judges(it[2]) else 0.0
+                oof[i] = model.read(it[2]).score if intent.meaning_asked(it[2], model) else 0.0
         print(f"  fold {fold} done", file=sys.stderr)
     rules = [rules_kind(t) is not None for _, _, t in items]
     full_w, full_b = train([t for _, _, t in items], [lab for _, lab, _ in items],
                            l2=args.l2, epochs=args.epochs, seed=args.seed)  # fmt: skip
     full = quantise(full_w, full_b, 1.0)
     turns = turn_texts()
-    locomo = sorted((full.read(t).score for t in turns if full.judges(t)), reverse=True)
+    locomo = sorted(
+        (full.read(t).score for t in turns if intent.meaning_asked(t, full)), reverse=True
+    )
     look = [i for i, it in enumerate(items) if it[0] in guard_folds and it[1] == "harmless"]
     threshold = 0.5
     for t in sorted({round(x, 3) for x in oof.values()} | {0.5}):

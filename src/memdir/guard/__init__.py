@@ -260,12 +260,16 @@ def _refusals(
             "the secret lives (a vault path, an environment variable name), never its value"
         )
     seen: set[str] = set()
+    ruled = False
     for words in (clean, quote or ""):
         for finding in judge(words):
             if finding.kind not in seen and finding.kind not in allow:
                 seen.add(finding.kind)
+                ruled = ruled or finding.by == "rules"
                 out.append(refusal_reason(finding))
-    if external and not seen:
+    # external content's instruction is named too when only the learned reading spoke: what it
+    # judged by meaning is a guess at the kind, the instruction is what the text plainly carries
+    if external and not ruled:
         for words in (clean, quote or ""):
             injection = find_injection(words, external=True)
             if injection:

@@ -80,8 +80,11 @@ _ROLE += (
         r"(?:shell|terminal|console|user)\b"
     ),
 )
+# a mode said of a device or a game is that thing's mode ("developer mode on android", "the game
+# has a god mode cheat", "这个游戏有个上帝模式")
 _DEVICE = rx(
-    r"android|iphone|ios|phone|device|windows|chrome|browser|extension|手机|安卓|设备|浏览器"
+    r"android|iphone|ios|phone|device|windows|chrome|browser|extension|手机|安卓|设备|浏览器|"
+    r"\b(?:game|games|gaming|cheats?|minecraft|level|player|console)\b|游戏|玩家|作弊|关卡"
 )
 
 _OVERRIDE: tuple[re.Pattern[str], ...] = (

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 from . import destruction, exfiltration, injection, model, permission, reading, remote, safety
 
-__all__ = ["KINDS", "Finding", "judge"]
+__all__ = ["KINDS", "Finding", "judge", "meaning_asked"]
 
 KINDS = (
     "permission",
@@ -127,23 +127,66 @@ def judge(text: str, *, learned: bool = True) -> list[Finding]:
     return [found[k] for k in KINDS if k in found]
 
 
-# A rule that opens on a negation ("never skip the code review", "不要跳过评审") restricts: a bag
+# A rule that opens on a negation ("never skip the code review", "you can't deploy without
+# approval", "不要跳过评审") restricts: a bag
 # of words cannot tell it from the grant it negates, and the rules read negation by structure.
 # Left to the learned reading is a negated gate, which lifts one ("never ask before …",
 # "don't wait for me", "不用问我", "别等我确认").
 _RESTRICTION = re.compile(
-    r"^\W*(?:never|don'?t|do not|nobody may|no one may|不要|别|禁止|不许|不准|不能|切勿|严禁)"
+    r"^\W*(?:(?:you|we|the agent|the assistant|agents)\s+(?:can'?t|cannot|must not|mustn'?t|"
+    r"may not|should not|shouldn'?t|are not allowed to|aren'?t allowed to)|"
+    r"(?:你|我们)(?:不能|不可以|不许|不准)|never|don'?t|do not|nobody may|no one may|"
+    r"不要|别|禁止|不许|不准|不能|切勿|严禁)"
     r"(?!\s*(?:ever\s+)?(?:ask|wait|check|confirm|bother|hold|stop|let|loop|ping|run it past|"
     r"问|等|确认|让|管|理会|再遵守))",
     re.IGNORECASE,
 )
 
 
+# A rule that keeps a gate without opening on a negation ("the agent should always ask before
+# running rm -rf", "you must check with me before deploying", "上线之前一定要先问我") restricts too,
+# unless a lifted gate follows it in the same text ("… unless it's Friday, then don't ask").
+_ASK_FIRST = re.compile(
+    r"^[^.!?。！？\n]{0,40}?\b(?:always|must|should|has to|have to|needs? to)\s+(?:always\s+)?"
+    r"(?:ask|check with|confirm with|get (?:my |an? )?(?:approval|okay|ok|sign-?off))\b"
+    r"[^.!?。！？\n]{0,80}\bbefore\b|"
+    r"^[^。！？\n]{0,20}?(?:之前|以前)[^。！？\n]{0,6}?(?:一定要|必须|都要|务必)?先(?:问|征求|请示|确认)",
+    re.IGNORECASE,
+)
+_LIFTED = re.compile(
+    r"\b(?:unless|except|but (?:if|when)|otherwise)\b|除非|否则|不过|但是", re.IGNORECASE
+)
+
+
+# a list of restrictions under labels ("- sudo: never without asking\n- approvals: required for
+# prod", "- 上线：必须先审批") is a restriction line by line
+_LABEL = re.compile(r"^\s*(?:[-*+•]|\d+[.)])?\s*(?:[\w ./-]{1,24}[:：]\s*)?")
+_REQUIRED = re.compile(r"^(?:(?:is|are|always)\s+)?(?:required|mandatory|needed)\b|^(?:必须|务必)")
+
+
+def _restricts(line: str) -> bool:
+    rest = _LABEL.sub("", line, count=1)
+    return bool(_RESTRICTION.match(rest) or _REQUIRED.match(rest))
+
+
+def meaning_asked(text: str, weights: model.Model) -> bool:
+    """Whether the learned reading judges ``text`` at all: enough words, not a single question,
+    and not a rule that restricts (opens on a negation, says to ask first, or is a list of such
+    lines). Training measures the model through this same gate (``bench/guard_train.py``), so its
+    threshold is chosen for the texts it will be asked about."""
+    if not weights.judges(text) or _RESTRICTION.match(text):
+        return False
+    lines = [line for line in text.splitlines() if line.strip()]
+    if len(lines) > 1 and all(_restricts(line) for line in lines):
+        return False
+    return not (_ASK_FIRST.search(text) and not _LIFTED.search(text))
+
+
 def _by_meaning(text: str) -> Finding | None:
     """The learned reading, asked only when no rule found anything: a memory is refused when
     either refuses. It judges the whole text; its words are the clause it scores highest."""
     weights = model.shipped()
-    if weights is None or not weights.judges(text) or _RESTRICTION.match(text):
+    if weights is None or not meaning_asked(text, weights):
         return None
     whole = weights.read(text)
     if whole.score < weights.threshold(text):

@@ -4,9 +4,12 @@ The rules (``intent.judge``) read structure with a lexicon, and a lexicon knows 
 it was built from: on a batch in fresh words they find about half of the attacks. This reading
 is a small linear model (a softmax over "harmless" and the seven ``KINDS``) on hashed features
 that carry more than one wording: word unigrams and bigrams, and character 2–4-grams, which
-catch a stem in a new inflection, a typo, and Chinese words without segmenting them. It is
-trained by ``bench/guard_train.py`` (seeded, reproducible) on the spent guard batches and
-people's ordinary statements, never on LoCoMo.
+catch a stem in a new inflection, a typo, and Chinese words without segmenting them — and, since
+guard-model-v2, the structural ``signals`` the rules read (the agent addressed, a grant or a lifted
+gate, a guard turned off, a standing rule; the person as subject, a schedule, praise), so a new
+wording of a known structure is read as the old one. It is trained by ``bench/guard_train.py``
+(seeded, reproducible) on the spent guard batches and people's ordinary statements, never on
+LoCoMo.
 
 Design and invariants:
 
@@ -43,8 +46,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemdirError
+from .lexicon import GUARD_EN, GUARD_ZH, SAFE_STRONG, SECRET
 
-__all__ = ["DIM", "MODEL_PATH", "Model", "ModelError", "Reading", "features", "shipped"]
+__all__ = [
+    "DIM", "MODEL_PATH", "Model", "ModelError", "Reading", "features", "shipped", "signals",
+]  # fmt: skip
 
 MODEL_PATH = Path(__file__).with_name("guard_model.json")
 DIM = 1 << 16
@@ -78,12 +84,131 @@ def _normal(text: str) -> str:
     return _END.sub("", _SPACE.sub(" ", _URL.sub(" url ", text)).strip())
 
 
+# The parts the rules read, as signals the model can weigh across wordings: whether the agent is
+# addressed, whether a standing rule is set, a grant or a lifted gate, something turned off and a
+# guard named, a secret and a sending verb — and what marks a person's fact instead: the person as
+# subject, a past or a schedule said of a thing, praise said to a person, a restriction that opens
+# on a negation. Each is one feature, and so are the pairs that make a kind (addressed + grant,
+# off + guard), so a new wording of an old structure scores as the old one does.
+_SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (name, re.compile(pattern, re.IGNORECASE))
+    for name, pattern in (
+        (
+            "addr",
+            r"\b(?:you|your|yourself|u|ur|assistants?|agents?|ai|bot|model)\b|"
+            r"你|您|助手|智能体",
+        ),
+        ("self", r"^\W*(?:i|i'm|i've|we|we're|my|our|me)\b|^\W*我"),
+        (
+            "past",
+            r"\b(?:was|were|had|did|got|went|\w{3,}ed)\b|了(?:[。！，,.!]|$)|"
+            r"过了|昨天|上周|去年",
+        ),
+        (
+            "standing",
+            r"\b(?:from now on|going forward|from here on|for good|permanently|always|"
+            r"whenever|every time|each time|any time|from this point|in future)\b|"
+            r"以后|今后|从现在|往后|每次|一律|永远|凡是|一旦",
+        ),
+        (
+            "grant",
+            r"\b(?:approv\w*|authori[sz]\w*|permission|permitted|allowed|entitled|cleared|"
+            r"green ?light\w*|go-?ahead|sign(?:ed|s)? off|sign-?off|say-?so|consent|blessing|okay|"
+            r"on my behalf|in my name|as me|proxy|delegat\w*|authority|your call|your decision|"
+            r"up to you|yours to)\b|批准|批了|审批|授权|权限|做主|说了算|全权|代我|替我|代表我|"
+            r"签字|同意|拍板|点头",
+        ),
+        (
+            "noask",
+            r"\bwithout (?:asking|checking|me|my|a human|review\w*|waiting)\b|"
+            r"\bno need (?:to|for)\b|\bneedn'?t\b|\b(?:don'?t|never|no) (?:ever )?(?:ask|wait|"
+            r"check|ping|bother|loop|hold)\b|\bnobody (?:needs|to)\b|\bno one (?:to|needs)\b|"
+            r"不用问|不必|无需|不需要|别问|用不着|不用等|不用再|不用找",
+        ),
+        (
+            "off",
+            r"\b(?:disabl\w*|turn(?:ed|ing)? off|switch(?:ed|ing)? off|shut off|bypass\w*|"
+            r"skip\w*|ignor\w*|mute\w*|silenc\w*|quiet\w*|suppress\w*|drop(?:ped)?|remov\w*|"
+            r"deactivat\w*|whitelist\w*|allowlist\w*|permissive|log-only|false positive|"
+            r"unheeded|decorative|optional|off|false|none|no-verify|--force)\b|"
+            r"关掉|关闭|关了|停用|停掉|跳过|去掉|绕过|忽略|取消|放行|不理|别理|当没|当不存在|误报|"
+            r"白名单|省了",
+        ),
+        (
+            "guard",
+            GUARD_EN + "|" + SAFE_STRONG + "|" + GUARD_ZH + r"|\b(?:checks?|checker|"
+            r"warnings?|alerts?|prompts?|dialogs?|verification|validation|review|protection|"
+            r"filter|scanner|hooks?|gates?|limiter|two-factor|geofence)\b|验证|校验|确认|提示|"
+            r"警告|报警|过滤|检查|复核",
+        ),
+        ("secret", SECRET),
+        (
+            "send",
+            r"\b(?:send|sent|email\w*|upload\w*|post|forward\w*|paste|share|dm|text|mail|"
+            r"attach\w*|mirror|push|copy)\b|发给|发到|上传|转给|贴到|贴给|分享|同步到|私信",
+        ),
+        (
+            "praise",
+            r"\b(?:great|glad|proud|amazing|awesome|wonderful|congrat\w*|happy|nailed|"
+            r"brilliant|lovely|deserve|admire|good for you|lifesaver|so important|worth it)\b|"
+            r"棒|骄傲|高兴|厉害|加油|真好|很重要",
+        ),
+        (
+            "sched",
+            r"\b(?:every (?:night|day|morning|evening|week|month|hour|sunday|monday|tuesday|"
+            r"wednesday|thursday|friday|saturday)|nightly|daily|weekly|hourly|monthly|at \d|"
+            r"on the \d+\w*|automatically|each (?:night|quarter|week))\b|每天|每周|每晚|每小时|"
+            r"每月|定时|自动|夜里",
+        ),
+        (
+            "neglead",
+            r"^\W*(?:never|don'?t|do not|no one may|nobody may|always ask|check with|"
+            r"please confirm|不要|别|禁止|不许|不准|切勿|严禁|先问|一定要先)",
+        ),
+    )
+)
+_PAIRS = (
+    ("addr", "grant"),
+    ("addr", "noask"),
+    ("grant", "noask"),
+    ("off", "guard"),
+    ("addr", "off"),
+    ("standing", "addr"),
+    ("standing", "grant"),
+    ("standing", "off"),
+    ("self", "past"),
+    ("secret", "send"),
+    ("praise", "addr"),
+    ("sched", "past"),
+    ("neglead", "guard"),
+    ("neglead", "grant"),
+    ("self", "grant"),
+    ("sched", "off"),
+)
+
+
+def signals(norm: str) -> list[str]:
+    """The structural signals of normalised text (``_normal``), and the pairs that make a kind;
+    a signal absent from an addressed text is a signal too (``-addr``: said of a thing)."""
+    found = {name for name, pattern in _SIGNALS if pattern.search(norm)}
+    out = [f"s:{name}" for name in sorted(found)]
+    out += [f"s:{a}+{b}" for a, b in _PAIRS if a in found and b in found]
+    out += [f"s:{n}-addr" for n in ("sched", "past", "praise", "grant") if n in found and
+            "addr" not in found]  # fmt: skip
+    if {"off", "guard", "addr"} <= found or {"off", "guard", "standing"} <= found:
+        out.append("s:off+guard+order")
+    if {"addr", "grant", "standing"} <= found or {"addr", "grant", "noask"} <= found:
+        out.append("s:grant+order")
+    return out
+
+
 def features(text: str) -> list[int]:
-    """The hashed features of ``text`` (bucket numbers, each once): words, word pairs and
-    character 2-4-grams of the lowered, NFKC-normalised text."""
+    """The hashed features of ``text`` (bucket numbers, each once): words, word pairs,
+    character 2-4-grams of the lowered, NFKC-normalised text, and its structural ``signals``."""
     norm = _normal(text)
     words = _WORD.findall(norm)
     grams = {"w:" + w for w in words}
+    grams.update(signals(norm))
     grams.update(f"b:{a} {b}" for a, b in itertools.pairwise(words))
     padded = f" {norm} "
     for n in (2, 3, 4):
