@@ -44,6 +44,7 @@ LAYERS: list[tuple[str, set[str]]] = [
         {"files", "ports", "providers"},
     ),
     ("the change log, the guard, user settings", {"guard", "history", "settings"}),
+    ("regular expressions compiled once per machine (a derived table)", {"regex"}),
     (
         "file-system primitives, records and field rules, policy, the registry, derived tables",
         {"apikeys", "derived", "fs", "policy", "records", "registry"},

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import re
 
+from ..regex import compile as _compile
+
 
 def rx(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern, re.IGNORECASE)
+    """``pattern``, case-insensitive, compiled from the machine's table (``memdir.regex``)."""
+    return _compile(pattern, re.IGNORECASE)
 
 
 # things made to be thrown away: destroying them is ordinary work ("delete the test fixtures",

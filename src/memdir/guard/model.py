@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import MemdirError
+from ..regex import compile as _rx
 from .lexicon import GUARD_EN, GUARD_ZH, SAFE_STRONG, SECRET
 
 __all__ = [
@@ -70,11 +71,11 @@ class Reading:
     score: float
 
 
-_SPACE = re.compile(r"\s+")
-_HAN = re.compile(r"[\u4e00-\u9fff]")
-_END = re.compile(r"[\s.!。！]+$")
-_WORD = re.compile(r"[a-z0-9_]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
-_URL = re.compile(r"https?://\S+|\b[\w.-]+\.(?:com|net|org|io|cn|dev|sh|rs)\b(?:/\S*)?")
+_SPACE = _rx(r"\s+")
+_HAN = _rx(r"[\u4e00-\u9fff]")
+_END = _rx(r"[\s.!。！]+$")
+_WORD = _rx(r"[a-z0-9_]+(?:'[a-z]+)?|[\u4e00-\u9fff]")
+_URL = _rx(r"https?://\S+|\b[\w.-]+\.(?:com|net|org|io|cn|dev|sh|rs)\b(?:/\S*)?")
 
 
 def _normal(text: str) -> str:
@@ -91,7 +92,7 @@ def _normal(text: str) -> str:
 # on a negation. Each is one feature, and so are the pairs that make a kind (addressed + grant,
 # off + guard), so a new wording of an old structure scores as the old one does.
 _SIGNALS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (name, re.compile(pattern, re.IGNORECASE))
+    (name, _rx(pattern, re.IGNORECASE))
     for name, pattern in (
         (
             "addr",

@@ -26,15 +26,17 @@ import functools
 import re
 import unicodedata
 
+from ..regex import compile as _rx
+
 __all__ = ["KINDS", "holds", "question_types"]
 
 KINDS = ("amount", "person", "place", "secret", "time")
 
 # the question's own words, after a filler such as "ok," or "quick question:"
-_LEAD = re.compile(r"^(?:(?:ok|okay|so|and|but|hey|hi|um|also|quick question|btw)[,:]?\s+)+")
+_LEAD = _rx(r"^(?:(?:ok|okay|so|and|but|hey|hi|um|also|quick question|btw)[,:]?\s+)+")
 _NOUN = r"^(?:what|which)(?:'s| is| are| was)? (?:the |our |my |its )?(?:[\w'-]+ ){0,2}?"
 _EN_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(p), frozenset(k))
+    (_rx(p), frozenset(k))
     for p, k in (
         (r"^(?:when|what time|what day|which day|what date|which date|by when|until when)\b",
          ("time",)),
@@ -53,7 +55,7 @@ _EN_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
     )
 )  # fmt: skip
 _ZH_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
-    (re.compile(p), frozenset(k))
+    (_rx(p), frozenset(k))
     for p, k in (
         (r"什么时候|什么时间|何时|哪天|哪一天|几点|几号|星期几|周几|礼拜几|哪个月|几月"
          r"|哪年|哪一年", ("time",)),
@@ -64,8 +66,8 @@ _ZH_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (r"密码|密钥|口令", ("secret",)),
     )
 )  # fmt: skip
-_CJK = re.compile(r"[\u3400-\u9fff]")
-_CLAUSE = re.compile(r"[,;?]")
+_CJK = _rx(r"[\u3400-\u9fff]")
+_CLAUSE = _rx(r"[,;?]")
 
 
 def question_types(query: str) -> frozenset[str]:
@@ -119,15 +121,15 @@ _EN_SECRETS = (
     "password passwords passcode key keys secret secrets token tokens credential credentials "
     "login logins vault 1password bitwarden lastpass keychain env account accounts"
 )
-_WORDS = re.compile(r"[a-z][a-z'-]*")
-_DIGIT = re.compile(r"\d")
-_LIST = re.compile(r"\w, [^,;]+,? (?:and|or) \w|、")
-_PLACE = re.compile(r"[\w.-]+/[\w.-]*|[\w-]*\.[a-z]{2,4}\b|@|https?:|~/")
+_WORDS = _rx(r"[a-z][a-z'-]*")
+_DIGIT = _rx(r"\d")
+_LIST = _rx(r"\w, [^,;]+,? (?:and|or) \w|、")
+_PLACE = _rx(r"[\w.-]+/[\w.-]*|[\w-]*\.[a-z]{2,4}\b|@|https?:|~/")
 # a person's name: after a title or a verb that takes a person, before a verb a person does,
 # or beside 找 / 问 / 负责 in Chinese ("找 Lina 做评审", "Jonas 负责前端"); a bare capitalised
 # word is as often a product (Contentful, Riverside) and says nothing
 _NAME = r"[A-Z][a-z]+(?: [A-Z][a-z]+)?"
-_PERSON = re.compile(
+_PERSON = _rx(
     rf"\b(?:Dr|Prof|Mr|Mrs|Ms)\.? {_NAME}|\b(?:ask|asking|ping|tell|email|call|contact|cc|is|by)"
     rf" {_NAME}|{_NAME} (?:handles|reviews|decides|approves|owns|signs|runs|does|knows|leads|"
     rf"manages|maintains|wrote|writes|designs|translates|answers|checks|prefers|wants|said|says|"
@@ -138,12 +140,12 @@ _PERSON = re.compile(
 # a place: a name not at the start of a sentence (a service holds things too: "Crash reports
 # go to Sentry", "We use PostgreSQL"), or a preposition of place before a noun ("in its
 # checks", "in .env")
-_PLACE_NAME = re.compile(
+_PLACE_NAME = _rx(
     r"(?<=[^\s.!?:;。！？：])\s+[A-Z][\w-]|[\u4e00-\u9fff]\s*[A-Z][\w-]|\b(?:in|on|under|inside|"
     r"into|at) (?:the |a |an |its |our |my |their |each )?[\w.]"
 )
 # an organisation in a person's place: "Payments go through Stripe", "a job at Siemens"
-_ORGANISATION = re.compile(r"\b(?:through|via|by|at|on|with) (?:the )?[A-Z][\w-]")
+_ORGANISATION = _rx(r"\b(?:through|via|by|at|on|with) (?:the )?[A-Z][\w-]")
 _EN: dict[str, frozenset[str]] = {
     "amount": frozenset(_EN_NUMBERS.split()),
     "time": frozenset(_EN_TIMES.split()),
@@ -159,20 +161,20 @@ _SURNAMES = (
     "姚卢姜崔钟谭陆汪范廖贾夏韦邹孟熊秦邱尹薛闫段雷侯史陶黎贺顾毛郝龚邵钱严覃戴莫孔汤"
 )
 _ZH: dict[str, re.Pattern[str]] = {
-    "amount": re.compile(r"[零〇一二两三四五六七八九十百千万亿半几多少]"),
-    "time": re.compile(
+    "amount": _rx(r"[零〇一二两三四五六七八九十百千万亿半几多少]"),
+    "time": _rx(
         r"[点时分秒天日号周月年早晚夜前后每季节期春夏秋冬旬]|星期|礼拜|上午|下午|中午|凌晨"
     ),
-    "person": re.compile(
+    "person": _rx(
         r"[谁人者员师她他]|[问找]我|负责|老板|经理|同事|搭档|助教|老师|教授|朋友|客户|团队"
         r"|公司|部门|合作方|对方|甲方|乙方|[小老阿][\u4e00-\u9fff]"
         rf"|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}"
         r"(?=[，。、；：,.;:\s]|$|负责|找|问|说|做|是|来|和|审)"
     ),
-    "place": re.compile(
+    "place": _rx(
         r"[在里上下内中处地店馆室楼层区路市省国网库盘]|放到|存到|来自|目录|文件夹|仓库"
     ),
-    "secret": re.compile(r"密码|密钥|口令|账号|保险库|凭证"),
+    "secret": _rx(r"密码|密钥|口令|账号|保险库|凭证"),
 }  # fmt: skip
 
 

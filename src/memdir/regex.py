@@ -1,0 +1,148 @@
+"""Regular expressions compiled once per machine, not once per process.
+
+The guard reads every write through some 170 patterns, many of them long alternations of
+words; ``re`` compiles each in Python (parse, optimise, emit code) on every process start, which
+was ~130 ms of a cold ``memdir remember``'s 0.3 s. The compiled form is plain data — the SRE
+code (a list of ints), the flags and the group tables — and ``_sre.compile`` turns it into a
+pattern in microseconds. So ``compile`` keeps that data in a derived table under the cache
+directory (``derived``: ``regex-<digest>.bin``, keyed by the Python build and SRE's magic
+number) and later processes build their patterns from it.
+
+* **Same pattern, or none.** On a miss the pattern is compiled by ``re``'s own parser and code
+  generator and checked equal (``re.Pattern.__eq__`` compares the pattern, flags and code) to
+  ``re.compile``'s; if they ever differ (another Python), the cache is off for the process and
+  ``re.compile`` serves. A table entry is used only for its exact (pattern, flags).
+* **Damage is a miss.** The table's payload carries its CRC-32; a table that fails it, does not
+  decode, or whose code ``_sre.compile`` rejects is ignored and rewritten.
+* **Written at exit, once,** and only by a process that compiled something the table lacked:
+  the union of what it found and what it added (capped at ``LIMIT`` entries, the ones this
+  process used kept first), by the derived table's atomic rename.
+"""
+
+from __future__ import annotations
+
+import _sre  # type: ignore[import-not-found]
+import atexit
+import contextlib
+import marshal
+import os
+import re
+import sys
+import tempfile
+import threading
+import zlib
+from pathlib import Path
+from re import _compiler, _parser  # type: ignore[attr-defined]
+
+from .derived import table_path
+
+__all__ = ["compile"]
+
+LIMIT = 4096
+_NAME = "regex"
+_KEY = f"{sys.implementation.cache_tag}|{sys.version}|sre {_sre.MAGIC}"
+
+Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+
+_lock = threading.Lock()
+_table: dict[tuple[str, int], Entry] | None = None  # None: not read yet
+_used: set[tuple[str, int]] = set()
+_added = False
+_off = False
+
+
+def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, built from the machine's table when it holds it."""
+    global _added, _off
+    flags = int(flags)
+    if _off:
+        return re.compile(pattern, flags)
+    key = (pattern, flags)
+    with _lock:
+        table = _load()
+        entry = table.get(key)
+        _used.add(key)
+    if entry is not None:
+        try:
+            return _sre.compile(pattern, *entry)  # type: ignore[no-any-return]
+        except (TypeError, ValueError, RuntimeError, OverflowError):
+            pass  # a damaged entry: compiled again below, and the table rewritten
+    made, entry = _made(pattern, flags)
+    if made != re.compile(pattern, flags):
+        _off = True  # another Python's compiler: this process uses re alone
+        return re.compile(pattern, flags)
+    with _lock:
+        table[key] = entry
+        if not _added:
+            _added = True
+            atexit.register(_save)
+    return made
+
+
+def _made(pattern: str, flags: int) -> tuple[re.Pattern[str], Entry]:
+    """What ``re._compiler.compile`` does, keeping the data ``_sre.compile`` is given."""
+    parsed = _parser.parse(pattern, flags)
+    code = _compiler._code(parsed, flags)
+    groupindex = dict(parsed.state.groupdict)
+    indexgroup: list[str | None] = [None] * parsed.state.groups
+    for name, index in groupindex.items():
+        indexgroup[index] = name
+    entry: Entry = (
+        int(flags | parsed.state.flags),
+        [int(c) for c in code],
+        int(parsed.state.groups - 1),
+        {str(k): int(v) for k, v in groupindex.items()},
+        tuple(indexgroup),
+    )
+    return _sre.compile(pattern, *entry), entry
+
+
+def _load() -> dict[tuple[str, int], Entry]:
+    """The machine's table (read once per process; empty when there is none or it is bad)."""
+    global _table
+    if _table is not None:
+        return _table
+    _table = {}
+    path = table_path(_NAME, _KEY)
+    try:
+        data = path.read_bytes()
+        crc, payload = int.from_bytes(data[:4], "little"), data[4:]
+        if zlib.crc32(payload) != crc:
+            raise ValueError("its checksum fails")
+        entries = marshal.loads(payload)
+        if isinstance(entries, dict):
+            _table = entries
+    except FileNotFoundError:
+        pass
+    except (OSError, ValueError, EOFError, TypeError) as exc:
+        print(f"memdir: rebuilding {path} ({exc})", file=sys.stderr)
+    return _table
+
+
+def _save() -> None:
+    """Write the table with what this process added (see the module)."""
+    with _lock:
+        table = dict(_table or {})
+        used = set(_used)
+    if len(table) > LIMIT:
+        keep = [k for k in table if k in used] + [k for k in table if k not in used]
+        table = {k: table[k] for k in keep[:LIMIT]}
+    try:
+        payload = marshal.dumps(table)
+    except ValueError:
+        return  # (not expected: every entry is ints, strings, lists, tuples and dicts)
+    with contextlib.suppress(OSError):  # an unwritable cache: the next process compiles again
+        write_raw(table_path(_NAME, _KEY), zlib.crc32(payload).to_bytes(4, "little") + payload)
+
+
+def write_raw(path: Path, data: bytes) -> None:
+    """``data`` to ``path`` by an atomic rename (two processes writing at once both succeed)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        os.unlink(tmp)
+        raise
