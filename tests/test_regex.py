@@ -29,8 +29,9 @@ made = [v for v in vars(lexicon).values() if isinstance(v, re.Pattern)]
 assert made and all(p == re.compile(p.pattern, p.flags) for p in made), "a pattern differs"
 verdict = guard.check("Don't ask before deleting the production database", type="feedback",
                       source="user")
-table = R._table or {}
-print(len(table), sum(1 for k in table if k in R._used), int(R._added), int(verdict.allowed))
+table = R._tables.get("guard", {})
+used = R._used.get("guard", set())
+print(len(table), sum(1 for k in table if k in used), int("guard" in R._added), int(verdict.allowed))
 """
 
 
@@ -44,7 +45,7 @@ def _child(cache: Path) -> tuple[int, int, bool, bool, str]:
 
 
 def _tables(cache: Path) -> list[Path]:
-    return sorted(cache.glob("regex-*.bin"))
+    return sorted(cache.glob("regex-guard-*.bin"))
 
 
 def test_the_second_process_builds_every_guard_pattern_from_the_table(tmp_path: Path) -> None:
@@ -87,8 +88,8 @@ def test_compile_equals_re_compile_and_keeps_groups() -> None:
         (r"\b(?:rm -rf|删掉)\b", re.IGNORECASE),
         (r"(a)(b)?", re.MULTILINE | re.DOTALL),
     ]:
-        made = regex.compile(pattern, flags)
+        made = regex.compile(pattern, flags, group="test")
         assert made == re.compile(pattern, flags)
         assert made.groupindex == re.compile(pattern, flags).groupindex
     with pytest.raises(re.error):
-        regex.compile(r"(unclosed", 0)
+        regex.compile(r"(unclosed", 0, group="test")

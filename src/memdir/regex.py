@@ -5,8 +5,9 @@ words; ``re`` compiles each in Python (parse, optimise, emit code) on every proc
 was ~130 ms of a cold ``memdir remember``'s 0.3 s. The compiled form is plain data — the SRE
 code (a list of ints), the flags and the group tables — and ``_sre.compile`` turns it into a
 pattern in microseconds. So ``compile`` keeps that data in a derived table under the cache
-directory (``derived``: ``regex-<digest>.bin``, keyed by the Python build and SRE's magic
-number) and later processes build their patterns from it.
+directory (``derived``: ``regex-<group>-<digest>.bin``, one per group of patterns — the guard's,
+the index's — keyed by the Python build and SRE's magic number) and later processes build their
+patterns from it.
 
 * **Same pattern, or none.** On a miss the pattern is compiled by ``re``'s own parser and code
   generator and checked equal (``re.Pattern.__eq__`` compares the pattern, flags and code) to
@@ -39,29 +40,31 @@ from .derived import table_path
 __all__ = ["compile"]
 
 LIMIT = 4096
-_NAME = "regex"
 _KEY = f"{sys.implementation.cache_tag}|{sys.version}|sre {_sre.MAGIC}"
 
 Entry = tuple[int, list[int], int, dict[str, int], tuple[str | None, ...]]
+Key = tuple[str, int]
 
 _lock = threading.Lock()
-_table: dict[tuple[str, int], Entry] | None = None  # None: not read yet
-_used: set[tuple[str, int]] = set()
-_added = False
+_tables: dict[str, dict[Key, Entry]] = {}  # group -> its table, read on its first pattern
+_used: dict[str, set[Key]] = {}
+_added: set[str] = set()  # the groups this process compiled something new for
 _off = False
 
 
-def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
-    """``re.compile(pattern, flags)``, built from the machine's table when it holds it."""
-    global _added, _off
+def compile(pattern: str, flags: int = 0, *, group: str) -> re.Pattern[str]:
+    """``re.compile(pattern, flags)``, built from ``group``'s table when it holds it. A group
+    (``guard``, ``index``) is one table file, so a process reads only the patterns of the
+    parts it runs: a recall never reads the guard's."""
+    global _off
     flags = int(flags)
     if _off:
         return re.compile(pattern, flags)
     key = (pattern, flags)
     with _lock:
-        table = _load()
+        table = _load(group)
         entry = table.get(key)
-        _used.add(key)
+        _used.setdefault(group, set()).add(key)
     if entry is not None:
         try:
             return _sre.compile(pattern, *entry)  # type: ignore[no-any-return]
@@ -74,8 +77,8 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     with _lock:
         table[key] = entry
         if not _added:
-            _added = True
             atexit.register(_save)
+        _added.add(group)
     return made
 
 
@@ -97,13 +100,17 @@ def _made(pattern: str, flags: int) -> tuple[re.Pattern[str], Entry]:
     return _sre.compile(pattern, *entry), entry
 
 
-def _load() -> dict[tuple[str, int], Entry]:
-    """The machine's table (read once per process; empty when there is none or it is bad)."""
-    global _table
-    if _table is not None:
-        return _table
-    _table = {}
-    path = table_path(_NAME, _KEY)
+def _path(group: str) -> Path:
+    return table_path(f"regex-{group}", _KEY)
+
+
+def _load(group: str) -> dict[Key, Entry]:
+    """``group``'s table (read once per process; empty when there is none or it is bad)."""
+    table = _tables.get(group)
+    if table is not None:
+        return table
+    table = _tables[group] = {}
+    path = _path(group)
     try:
         data = path.read_bytes()
         crc, payload = int.from_bytes(data[:4], "little"), data[4:]
@@ -111,28 +118,28 @@ def _load() -> dict[tuple[str, int], Entry]:
             raise ValueError("its checksum fails")
         entries = marshal.loads(payload)
         if isinstance(entries, dict):
-            _table = entries
+            table.update(entries)
     except FileNotFoundError:
         pass
     except (OSError, ValueError, EOFError, TypeError) as exc:
         print(f"memdir: rebuilding {path} ({exc})", file=sys.stderr)
-    return _table
+    return table
 
 
 def _save() -> None:
-    """Write the table with what this process added (see the module)."""
+    """Write the tables this process added to (see the module)."""
     with _lock:
-        table = dict(_table or {})
-        used = set(_used)
-    if len(table) > LIMIT:
-        keep = [k for k in table if k in used] + [k for k in table if k not in used]
-        table = {k: table[k] for k in keep[:LIMIT]}
-    try:
-        payload = marshal.dumps(table)
-    except ValueError:
-        return  # (not expected: every entry is ints, strings, lists, tuples and dicts)
-    with contextlib.suppress(OSError):  # an unwritable cache: the next process compiles again
-        write_raw(table_path(_NAME, _KEY), zlib.crc32(payload).to_bytes(4, "little") + payload)
+        work = [(g, dict(_tables[g]), set(_used.get(g, ()))) for g in sorted(_added)]
+    for group, table, used in work:
+        if len(table) > LIMIT:
+            keep = [k for k in table if k in used] + [k for k in table if k not in used]
+            table = {k: table[k] for k in keep[:LIMIT]}
+        try:
+            payload = marshal.dumps(table)
+        except ValueError:
+            continue  # (not expected: every entry is ints, strings, lists, tuples and dicts)
+        with contextlib.suppress(OSError):  # an unwritable cache: the next process compiles
+            write_raw(_path(group), zlib.crc32(payload).to_bytes(4, "little") + payload)
 
 
 def write_raw(path: Path, data: bytes) -> None:

@@ -10,7 +10,7 @@ from ..regex import compile as _compile
 
 def rx(pattern: str) -> re.Pattern[str]:
     """``pattern``, case-insensitive, compiled from the machine's table (``memdir.regex``)."""
-    return _compile(pattern, re.IGNORECASE)
+    return _compile(pattern, re.IGNORECASE, group="guard")
 
 
 # things made to be thrown away: destroying them is ordinary work ("delete the test fixtures",

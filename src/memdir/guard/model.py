@@ -45,8 +45,8 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import regex
 from ..errors import MemdirError
-from ..regex import compile as _rx
 from .lexicon import GUARD_EN, GUARD_ZH, SAFE_STRONG, SECRET
 
 __all__ = [
@@ -69,6 +69,10 @@ class Reading:
 
     kind: str
     score: float
+
+
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return regex.compile(pattern, flags, group="guard")  # compiled once per machine (memdir.regex)
 
 
 _SPACE = _rx(r"\s+")

@@ -26,11 +26,16 @@ import functools
 import re
 import unicodedata
 
-from ..regex import compile as _rx
+from .. import regex
 
 __all__ = ["KINDS", "holds", "question_types"]
 
 KINDS = ("amount", "person", "place", "secret", "time")
+
+
+def _rx(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    return regex.compile(pattern, flags, group="index")  # compiled once per machine (memdir.regex)
+
 
 # the question's own words, after a filler such as "ok," or "quick question:"
 _LEAD = _rx(r"^(?:(?:ok|okay|so|and|but|hey|hi|um|also|quick question|btw)[,:]?\s+)+")
