@@ -13,11 +13,13 @@ patterns from it.
   generator and checked equal (``re.Pattern.__eq__`` compares the pattern, flags and code) to
   ``re.compile``'s; if they ever differ (another Python), the cache is off for the process and
   ``re.compile`` serves. A table entry is used only for its exact (pattern, flags).
-* **Damage is a miss.** The table's payload carries its CRC-32; a table that fails it, does not
-  decode, or whose code ``_sre.compile`` rejects is ignored and rewritten.
+* **Damage is a miss.** A derived table (``derived.write_table``: magic, header checksum,
+  size) whose one section, the marshalled code, also carries its CRC-32 in the header; a table
+  that fails any of them, does not decode, or whose code ``_sre.compile`` rejects is ignored
+  and rewritten.
 * **Written at exit, once,** and only by a process that compiled something the table lacked:
   the union of what it found and what it added (capped at ``LIMIT`` entries, the ones this
-  process used kept first), by the derived table's atomic rename.
+  process used kept first), by the derived tables' atomic rename.
 """
 
 from __future__ import annotations
@@ -26,16 +28,14 @@ import _sre  # type: ignore[import-not-found]
 import atexit
 import contextlib
 import marshal
-import os
 import re
 import sys
-import tempfile
 import threading
 import zlib
 from pathlib import Path
 from re import _compiler, _parser  # type: ignore[attr-defined]
 
-from .derived import table_path
+from .derived import read_table, table_path, write_table
 
 __all__ = ["compile"]
 
@@ -111,17 +111,17 @@ def _load(group: str) -> dict[Key, Entry]:
         return table
     table = _tables[group] = {}
     path = _path(group)
+    found = read_table(path, _KEY)  # None when absent or not whole (one line said so)
+    if found is None:
+        return table
     try:
-        data = path.read_bytes()
-        crc, payload = int.from_bytes(data[:4], "little"), data[4:]
-        if zlib.crc32(payload) != crc:
+        payload = bytes(found.sections["code"])
+        if zlib.crc32(payload) != found.meta["crc"]:
             raise ValueError("its checksum fails")
         entries = marshal.loads(payload)
         if isinstance(entries, dict):
             table.update(entries)
-    except FileNotFoundError:
-        pass
-    except (OSError, ValueError, EOFError, TypeError) as exc:
+    except (ValueError, EOFError, TypeError, KeyError) as exc:
         print(f"memdir: rebuilding {path} ({exc})", file=sys.stderr)
     return table
 
@@ -139,17 +139,4 @@ def _save() -> None:
         except ValueError:
             continue  # (not expected: every entry is ints, strings, lists, tuples and dicts)
         with contextlib.suppress(OSError):  # an unwritable cache: the next process compiles
-            write_raw(_path(group), zlib.crc32(payload).to_bytes(4, "little") + payload)
-
-
-def write_raw(path: Path, data: bytes) -> None:
-    """``data`` to ``path`` by an atomic rename (two processes writing at once both succeed)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        os.unlink(tmp)
-        raise
+            write_table(_path(group), _KEY, {"crc": zlib.crc32(payload)}, {"code": payload})
