@@ -53,3 +53,24 @@ def test_forget_flags_what_sleep_built_from_the_forgotten_memory(mem: Memory) ->
     assert f"(tentative: built in part from {a.name}, which was forgotten" in index
     mem.confirm(b.name, now=NOW)
     assert mem.get(b.name).confidence == "confirmed" and "review" not in mem.get(b.name).extra
+
+
+def test_a_forget_inside_a_batch_flags_what_was_built_from_it_and_renders_once(
+    mem: Memory,
+) -> None:
+    """The REST server runs a user's queued writes in one batch: forget's review of what sleep
+    built from the memory reads the files there, and MEMORY.md is rendered once, at the end."""
+    a = mem.remember("The user prefers concise answers", type="user", created=ago(3))
+    b = mem.remember("The user likes short, concise answers", type="user", created=ago(2))
+    c = mem.remember("Deploys go out on Thursdays", type="project", created=ago(2))
+    mem.sleep(now=NOW)
+    index = mem.store("user").dirs.memory / "MEMORY.md"
+    with mem.batch():
+        before = index.stat().st_ino
+        mem.forget_archived(a.name, reason="the person asked")
+        mem.forget(c.name, scope="project")
+        assert mem.get(b.name).confidence == "tentative"  # flagged inside the batch
+        assert index.stat().st_ino == before  # not rendered again mid-batch
+    text = index.read_text(encoding="utf-8")
+    assert f"(tentative: built in part from {a.name}, which was forgotten" in text
+    assert index.stat().st_ino != before

@@ -638,6 +638,11 @@ class StoreCore:
         """
         if not self.dirs.memory.is_dir():
             return False
+        if self._batching:
+            # a batch renders MEMORY.md once, at its end; a read inside it (forget's review
+            # of what sleep built from the memory, in the REST server's batches) reads the
+            # files themselves, and a full pass per read cost 3 % of the server's CPU
+            return False
         state = self.dirs.derived / "memory-md.fingerprint"
         try:
             if state.read_text(encoding="ascii") == self.fingerprint() and self._index_intact():
