@@ -38,13 +38,16 @@ from ..records import (
     now_iso,
 )
 from .lock import fair_lock
-from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
+from .memory_md import Rendered, Signals, entry_hash, fingerprint, kept_entries, splice
 from .opening import check_scope_links, current_bytes, read_inside, read_regular
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
 MAX_FILE_BYTES = MAX_MEMORY_BYTES
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
+# MEMORY.md's kept entries are saved again once a pass had to read more files than this (or
+# one in a hundred): the files a process wrote since are read again by the next one until then
+KEEP_AFTER = 16
 
 
 @dataclass(frozen=True)
@@ -118,6 +121,8 @@ class StoreCore:
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._batching = False
+        # MEMORY.md's kept entries as last read: (the file's inode, size, mtime), the entries
+        self._kept_cache: tuple[tuple[int, int, int], dict[str, Any] | None] | None = None
         self._taken: set[str] | None = None  # names in use, tracked during a batch
         # parses by path: (stat key, record, the frontmatter's ``name`` value for doctor)
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord, object]] = {}
@@ -151,8 +156,9 @@ class StoreCore:
             if not self._rendered_current():
                 # Parse the files before queueing: the pass over them under the lock that
                 # MEMORY.md needs then costs a stat per file (the parse cache is keyed by stat,
-                # so a file changed meanwhile is parsed again there — never used stale).
-                self._scan()
+                # so a file changed meanwhile is parsed again there — never used stale). Only
+                # the files changed since MEMORY.md's kept entries were saved are parsed.
+                self._render_pass(None, self._kept())
             with fair_lock(self.dirs.lock):
                 self._depth = 1
                 try:
@@ -301,8 +307,7 @@ class StoreCore:
         """Every readable memory, and a ``Problem`` for each file that is not."""
         return self._scan()
 
-    def _scan(self, rendered: Rendered | None = None) -> tuple[list[MemoryRecord], list[Problem]]:
-        """``scan``, also filling ``rendered`` (when given) with every file it listed."""
+    def _scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
         for name, st in self._entries() or []:
@@ -311,8 +316,6 @@ class StoreCore:
                 records.append(record)
             if problem is not None:
                 problems.append(problem)
-            if rendered is not None:
-                rendered.set(name, st, record, bad=problem is not None)
         return records, problems
 
     def _read_entry(
@@ -681,14 +684,62 @@ class StoreCore:
 
     def regenerate_index(self) -> bool:
         """Rewrite the generated block of MEMORY.md from a full pass over the files if it
-        changed; True when written."""
+        changed; True when written. The pass lists and stats every file, and reads only those
+        whose stat moved since the entries kept in ``.index/memory-md.rendered`` (a cold
+        process's first write on a 10k store read all 10k files before)."""
         with self.locked():
             self._touched = None
             rendered = Rendered(self.dirs.scope)
             self._rendered = None
-            self._scan(rendered)
+            kept = self._kept()
+            parsed = self._render_pass(rendered, kept)
             present = self.dirs.memory.is_dir()
-            return self._write_index(rendered, rendered.fingerprint() if present else "empty")
+            written = self._write_index(rendered, rendered.fingerprint() if present else "empty")
+            if present and (kept is None or parsed > max(KEEP_AFTER, len(rendered.entries) // 100)):
+                _replace_cache(self.dirs.derived / "memory-md.rendered", rendered.dump())
+            return written
+
+    def _kept(self) -> dict[str, Any] | None:
+        """The entries MEMORY.md was last saved with in ``.index/`` (by file name), or None;
+        read once per version of that file."""
+        path = self.dirs.derived / "memory-md.rendered"
+        try:
+            with path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                key = (st.st_ino, st.st_size, st.st_mtime_ns)
+                if self._kept_cache is not None and self._kept_cache[0] == key:
+                    return self._kept_cache[1]
+                data = handle.read()
+        except OSError:
+            return None
+        kept = kept_entries(data, self.dirs.scope)
+        self._kept_cache = (key, kept)
+        return kept
+
+    def built_from(self, name: str) -> list[str]:
+        """The memories of this scope that sleep built in part from ``name`` (their
+        ``merged_from`` names it), from a pass like MEMORY.md's: every file is stat-ed, only
+        those changed since the kept entries are read (a forget on a 10k store read them all)."""
+        rendered = Rendered(self.dirs.scope)
+        self._render_pass(rendered, self._kept())
+        return rendered.built_from(name)
+
+    def _render_pass(self, rendered: Rendered | None, kept: dict[str, Any] | None) -> int:
+        """Fill ``rendered`` with every file listed: a kept entry whose stat digest still holds
+        is reused, any other file is read (``rendered`` None: only read them, into the parse
+        cache). The number of files read."""
+        parsed = 0
+        for name, st in self._entries() or []:
+            entry = kept.get(name) if kept is not None else None
+            if entry is not None and entry.hash == entry_hash(name, st):
+                if rendered is not None:
+                    rendered.reuse(name, entry)
+                continue
+            record, problem = self._read_entry(name, st)
+            if rendered is not None:
+                rendered.set(name, st, record, bad=problem is not None)
+            parsed += 1
+        return parsed
 
     def _index_written(self) -> bool:
         """After a write (or a batch): MEMORY.md again, re-reading only the files written when
