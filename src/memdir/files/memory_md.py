@@ -4,7 +4,13 @@ writes so that one write costs the same at 100 memories as at 5,000.
 The block is one pointer line per memory (``render_index``). It can be produced two ways:
 
 * **Full pass** — list the directory, ``lstat`` every file, read each (parses are cached by
-  stat), render. ``regenerate_index`` and ``refresh_index`` do this; it is the reference.
+  stat), render. ``regenerate_index`` and ``refresh_index`` do this; it is the reference. A
+  pass reuses the entries kept in ``.index/memory-md.rendered`` (``Rendered.dump``: per file
+  its stat digest, pointer line and ``merged_from`` names) for every file whose stat digest
+  still matches, so a new process reads only the files changed since they were kept. That
+  file is derived: keyed by the code that renders a line (``_kept_format``), saved again when
+  a pass had to read many files, and ignored (a pass that reads everything) when it does not
+  read back.
 * **Incremental** — a store that rendered MEMORY.md keeps what it rendered from (``Rendered``:
   per file its stat digest and its pointer line, grouped and sorted as the block shows them).
   A write by that store re-reads only the files it wrote and re-renders from the kept lines;
