@@ -38,7 +38,7 @@ from ..records import (
     now_iso,
 )
 from .lock import fair_lock
-from .memory_md import Rendered, Signals, entry_hash, fingerprint, kept_entries, splice
+from .memory_md import Kept, Rendered, Signals, entry_hash, fingerprint, splice
 from .opening import check_scope_links, current_bytes, read_inside, read_regular
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
@@ -121,8 +121,7 @@ class StoreCore:
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._batching = False
-        # MEMORY.md's kept entries as last read: (the file's inode, size, mtime), the entries
-        self._kept_cache: tuple[tuple[int, int, int], dict[str, Any] | None] | None = None
+        self._kept = Kept(dirs.derived / "memory-md.rendered", dirs.scope)  # MEMORY.md's entries
         self._taken: set[str] | None = None  # names in use, tracked during a batch
         # parses by path: (stat key, record, the frontmatter's ``name`` value for doctor)
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord, object]] = {}
@@ -158,7 +157,7 @@ class StoreCore:
                 # MEMORY.md needs then costs a stat per file (the parse cache is keyed by stat,
                 # so a file changed meanwhile is parsed again there — never used stale). Only
                 # the files changed since MEMORY.md's kept entries were saved are parsed.
-                self._render_pass(None, self._kept())
+                self._render_pass(None, self._kept.read())
             with fair_lock(self.dirs.lock):
                 self._depth = 1
                 try:
@@ -691,37 +690,20 @@ class StoreCore:
             self._touched = None
             rendered = Rendered(self.dirs.scope)
             self._rendered = None
-            kept = self._kept()
+            kept = self._kept.read()
             parsed = self._render_pass(rendered, kept)
             present = self.dirs.memory.is_dir()
             written = self._write_index(rendered, rendered.fingerprint() if present else "empty")
             if present and (kept is None or parsed > max(KEEP_AFTER, len(rendered.entries) // 100)):
-                _replace_cache(self.dirs.derived / "memory-md.rendered", rendered.dump())
+                _replace_cache(self._kept.path, rendered.dump())
             return written
-
-    def _kept(self) -> dict[str, Any] | None:
-        """The entries MEMORY.md was last saved with in ``.index/`` (by file name), or None;
-        read once per version of that file."""
-        path = self.dirs.derived / "memory-md.rendered"
-        try:
-            with path.open("rb") as handle:
-                st = os.fstat(handle.fileno())
-                key = (st.st_ino, st.st_size, st.st_mtime_ns)
-                if self._kept_cache is not None and self._kept_cache[0] == key:
-                    return self._kept_cache[1]
-                data = handle.read()
-        except OSError:
-            return None
-        kept = kept_entries(data, self.dirs.scope)
-        self._kept_cache = (key, kept)
-        return kept
 
     def built_from(self, name: str) -> list[str]:
         """The memories of this scope that sleep built in part from ``name`` (their
         ``merged_from`` names it), from a pass like MEMORY.md's: every file is stat-ed, only
         those changed since the kept entries are read (a forget on a 10k store read them all)."""
         rendered = Rendered(self.dirs.scope)
-        self._render_pass(rendered, self._kept())
+        self._render_pass(rendered, self._kept.read())
         return rendered.built_from(name)
 
     def _render_pass(self, rendered: Rendered | None, kept: dict[str, Any] | None) -> int:

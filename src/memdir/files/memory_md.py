@@ -55,6 +55,7 @@ __all__ = [
     "BEGIN",
     "END",
     "FINGERPRINT_VERSION",
+    "Kept",
     "Rendered",
     "Signals",
     "entry_hash",
@@ -302,6 +303,30 @@ def _kept_format() -> str:
         except OSError:
             digest.update(os.urandom(8))  # unreadable source: never match a kept file
     return f"{FINGERPRINT_VERSION}:{digest.hexdigest()}"
+
+
+class Kept:
+    """The file ``Rendered.dump`` writes (``.index/memory-md.rendered``), read once per version
+    of it (its inode, size and mtime)."""
+
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path, self.scope = path, scope
+        self._last: tuple[tuple[int, int, int], dict[str, _Entry] | None] | None = None
+
+    def read(self) -> dict[str, _Entry] | None:
+        """The kept entries by file name; None when there are none that read back."""
+        try:
+            with self.path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                key = (st.st_ino, st.st_size, st.st_mtime_ns)
+                if self._last is not None and self._last[0] == key:
+                    return self._last[1]
+                data = handle.read()
+        except OSError:
+            return None
+        entries = kept_entries(data, self.scope)
+        self._last = (key, entries)
+        return entries
 
 
 def kept_entries(data: bytes, scope: str) -> dict[str, _Entry] | None:
