@@ -13,7 +13,9 @@ Protocol:
 * Stores: 100 and 10,000 synthetic memories (English and about a third Chinese, in the shape of
   agent memories), written through ``Memory.remember_many`` and indexed with
   ``Memory.reindex()`` before the clock starts — a store in use is indexed already.
-  ``remember`` writes into a copy of the 100-memory store (each run one new memory).
+  ``remember`` writes into a copy of the 100-memory store (each run one new memory); on the
+  10,000-memory store, after its recalls, ``remember`` writes a new memory and ``forget``
+  deletes one (a different one each run) — a write from a cold process on a large store.
 * First recall through the servers: ``memdir serve --mcp`` driven over stdio by the ``mcp``
   package's own client, and ``memdir serve --http`` on 127.0.0.1 with a real HTTP request;
   each is started ``--runs`` times on the 100-memory store, and the table gives the median time
@@ -43,7 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -300,10 +302,38 @@ def run(
                 samples[v].append(timed([*memdir_command(src), *args], env(v, src, "hrem"), cwd))
         rows.insert(3, {"command": "memdir remember (100 store)",
                         **{v: summary(s[1:]) for v, s in samples.items()}})  # fmt: skip
+        rows.extend(big_writes(big, runs, variants, env, cwd, homes))
         rows.append({"command": "memdir recall (100 store, empty cache dir)",
                      **{v: {"wall": f[0], "rss": f[1], "min": f[0], "cpu": f[2]}
                         for v, f in first.items()}})  # fmt: skip
         rows.extend(server_rows(homes, cwd, runs, variants))
+    return rows
+
+
+def big_writes(
+    big: int,
+    runs: int,
+    variants: Sequence[Variant],
+    env: Callable[[str, Path | None, str], dict[str, str]],
+    cwd: Path,
+    homes: dict[str, Path],
+) -> list[dict[str, Any]]:
+    """A write on the large store from a cold process: MEMORY.md is rendered again from a pass
+    over every file, and forget looks for what sleep built from the memory."""
+    names = sorted(p.stem for p in (homes[variants[0][0]] / "hbig" / "memory").glob("*.md"))
+    names = [n for n in names if n != "MEMORY"][: runs + 1]
+    rows = []
+    for label, make in (
+        ("remember", lambda i: ["remember", f"Release notes go in CHANGELOG.md, part {i}",
+                                "--type", "project", "--scope", "user"]),
+        ("forget", lambda i: ["forget", names[i]]),
+    ):  # fmt: skip
+        samples: dict[str, list[tuple[float, float, float]]] = {v: [] for v, _ in variants}
+        for i in range(runs + 1):  # the first is the warm-up
+            for v, src in variants:
+                samples[v].append(timed([*memdir_command(src), *make(i)], env(v, src, "hbig"), cwd))
+        rows.append({"command": f"memdir {label} ({big:,} store)",
+                     **{v: summary(s[1:]) for v, s in samples.items()}})  # fmt: skip
     return rows
 
 

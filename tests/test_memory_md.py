@@ -243,6 +243,50 @@ def test_a_write_reads_only_the_file_it_wrote(mem: Memory) -> None:
     assert_current(store)
 
 
+def test_a_new_process_reads_only_the_files_changed_since_memory_md_was_kept(
+    mem: Memory, sandbox: Path
+) -> None:
+    """A fresh store (a new CLI process) renders MEMORY.md from the entries kept in
+    ``.index/memory-md.rendered``: it stats every file, but reads only those whose stat moved
+    (a 10k store's first write read all 10k files before)."""
+    mem.remember_many({"text": f"fact {i}", "type": "project"} for i in range(30))
+    store = mem.store("project")
+    # the first fresh store reads the 30 files written since the entries were kept (more
+    # than KEEP_AFTER), so it keeps them again
+    Memory().remember("a first write", type="project")
+    assert (store.dirs.derived / "memory-md.rendered").is_file()
+    edited = store.dirs.memory / "fact-3.md"
+    until_the_clock_moves(store.dirs.memory, sandbox)
+    edited.write_text(
+        edited.read_text(encoding="utf-8").replace("description: fact 3", "description: by hand"),
+        encoding="utf-8",
+    )  # in place: no directory timestamp moves
+    fresh = Memory()
+    with ACCESS.watch() as access:
+        rec = fresh.remember("one more", type="project")
+    opened = {name for event, name in access.touched(store.dirs.memory) if event == "open"}
+    assert {n for n in opened if not n.startswith(".")} == {rec.path.name, edited.name, "MEMORY.md"}
+    text = store.dirs.index_file.read_text(encoding="utf-8")
+    assert "(fact-3.md) — by hand" in text and f"({rec.path.name})" in text
+    assert_current(fresh.store("project"))
+
+
+@pytest.mark.parametrize(
+    "damage", [b"", b"{not json", b'{"format": "v0", "scope": "project", "entries": []}']
+)
+def test_damaged_kept_entries_cost_a_full_pass_and_nothing_else(mem: Memory, damage: bytes) -> None:
+    mem.remember_many({"text": f"fact {i}", "type": "project"} for i in range(5))
+    store = mem.store("project")
+    kept = store.dirs.derived / "memory-md.rendered"
+    kept.write_bytes(damage)
+    fresh = Memory()
+    rec = fresh.remember("one more", type="project")
+    text = store.dirs.index_file.read_text(encoding="utf-8")
+    assert f"({rec.path.name})" in text and "(fact-4.md)" in text
+    assert_current(fresh.store("project"))
+    assert kept.read_bytes() != damage  # written again by the full pass
+
+
 def test_a_failed_write_makes_the_next_one_a_full_pass(mem: Memory) -> None:
     """MEMORY.md cannot be read during a write: the memory is written and logged, the error
     says so, and what the store kept is dropped — the next write lists the memory it missed."""

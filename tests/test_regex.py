@@ -31,7 +31,8 @@ verdict = guard.check("Don't ask before deleting the production database", type=
                       source="user")
 table = R._tables.get("guard", {})
 used = R._used.get("guard", set())
-print(len(table), sum(1 for k in table if k in used), int("guard" in R._added), int(verdict.allowed))
+hits = sum(1 for k in table if k in used)
+print(len(table), hits, int("guard" in R._added), int(verdict.allowed))
 """
 
 

@@ -11,11 +11,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
+from ..errors import BadFileError, ConflictError, NotFoundError
 from ..fs import atomic_write, crash_point, fsync_dir, inside
 from ..history import Change, ChangeLog
 from ..markdown import (
-    Document,
     FormatError,
     compose_body,
     content_hash,
@@ -23,28 +22,29 @@ from ..markdown import (
     render_new,
     set_body_parts,
     set_fields,
-    split_body,
 )
 from ..paths import ScopeDirs, ensure_agent_dir
 from ..records import (
     FIELD_ORDER,
     MAX_MEMORY_BYTES,
-    REQUIRED,
     MemoryRecord,
-    check_field,
     check_name,
     check_size,
     check_text,
     now_iso,
 )
 from .lock import fair_lock
-from .memory_md import Rendered, Signals, entry_hash, fingerprint, splice
+from .memory_md import Kept, Rendered, Signals, entry_hash, fingerprint, splice
 from .opening import check_scope_links, current_bytes, read_inside, read_regular
+from .parsed import SAVE_AFTER, Parsed, _record
 
 __all__ = ["BODY_PARTS", "MAX_FILE_BYTES", "Problem", "StoreCore", "new_memory"]
 
 MAX_FILE_BYTES = MAX_MEMORY_BYTES
 BODY_PARTS = ("statement", "why", "how_to_apply", "body")
+# MEMORY.md's kept entries are saved again once a pass had to read more files than this (or
+# one in a hundred): the files a process wrote since are read again by the next one until then
+KEEP_AFTER = 16
 
 
 @dataclass(frozen=True)
@@ -71,44 +71,6 @@ def new_memory(
     return render_new(ordered, compose_body(statement, why, how)), ordered
 
 
-def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRecord:
-    """Build a record from a parsed file, or raise ``BadFileError`` naming what to fix."""
-    meta = dict(doc.meta)
-    missing = [key for key in REQUIRED if key not in meta]
-    if missing:
-        raise BadFileError(path, f"missing required key(s) {', '.join(missing)} in frontmatter")
-    values: dict[str, Any] = {}
-    for key in FIELD_ORDER:
-        if key in meta and meta[key] is not None and key != "name":
-            try:
-                values[key] = check_field(key, meta[key])
-            except ValidationError as exc:
-                raise BadFileError(path, str(exc)) from None
-    statement, why, how = split_body(doc.body)
-    return MemoryRecord(
-        name=path.stem,
-        scope=dirs.scope,
-        type=values["type"],
-        description=values["description"],
-        statement=statement,
-        why=why,
-        how_to_apply=how,
-        source=values.get("source", "user"),
-        confidence=values.get("confidence", "confirmed"),
-        created=values.get("created"),
-        updated=values.get("updated"),
-        importance=values.get("importance"),
-        tags=tuple(values.get("tags", ())),
-        related_files=tuple(values.get("related_files", ())),
-        quote=values.get("quote"),
-        session=values.get("session"),
-        body=doc.body,
-        path=path,
-        content_hash=digest,
-        extra={k: v for k, v in meta.items() if k not in FIELD_ORDER},
-    )
-
-
 class StoreCore:
     """Locking, reading, the one write path (``_commit``) and MEMORY.md of ``FileStore``."""
 
@@ -118,9 +80,12 @@ class StoreCore:
         self._thread_lock = threading.RLock()
         self._depth = 0
         self._batching = False
+        self._kept = Kept(dirs.derived / "memory-md.rendered", dirs.scope)  # MEMORY.md's entries
         self._taken: set[str] | None = None  # names in use, tracked during a batch
         # parses by path: (stat key, record, the frontmatter's ``name`` value for doctor)
         self._cache: dict[str, tuple[tuple[int, ...], MemoryRecord, object]] = {}
+        self._parsed = Parsed(dirs.derived / "parsed.json")  # that cache, between processes
+        self._parses = 0  # files parsed by this store (cache misses)
         self._run: str | None = None  # issue 5: the run id every change is logged with
         # MEMORY.md as this store last rendered it, and the files written since (memory_md.py)
         self._rendered: Rendered | None = None
@@ -151,8 +116,9 @@ class StoreCore:
             if not self._rendered_current():
                 # Parse the files before queueing: the pass over them under the lock that
                 # MEMORY.md needs then costs a stat per file (the parse cache is keyed by stat,
-                # so a file changed meanwhile is parsed again there — never used stale).
-                self._scan()
+                # so a file changed meanwhile is parsed again there — never used stale). Only
+                # the files changed since MEMORY.md's kept entries were saved are parsed.
+                self._render_pass(None, self._kept.read())
             with fair_lock(self.dirs.lock):
                 self._depth = 1
                 try:
@@ -257,6 +223,7 @@ class StoreCore:
         cached = self._cache.get(str(path))
         if cached and cached[0] == key:
             return cached[1]
+        self._parses += 1
         try:
             data = read_regular(self.dirs.memory, target, st)  # no link swapped in since the lstat
         except FileNotFoundError:  # gone since it was listed (another process archived it)
@@ -301,18 +268,19 @@ class StoreCore:
         """Every readable memory, and a ``Problem`` for each file that is not."""
         return self._scan()
 
-    def _scan(self, rendered: Rendered | None = None) -> tuple[list[MemoryRecord], list[Problem]]:
-        """``scan``, also filling ``rendered`` (when given) with every file it listed."""
+    def _scan(self) -> tuple[list[MemoryRecord], list[Problem]]:
         records: list[MemoryRecord] = []
         problems: list[Problem] = []
+        self._load_parsed()  # a listing reads every file; a single read need not load it
         for name, st in self._entries() or []:
             record, problem = self._read_entry(name, st)
             if record is not None:
                 records.append(record)
             if problem is not None:
                 problems.append(problem)
-            if rendered is not None:
-                rendered.set(name, st, record, bad=problem is not None)
+        if self._parses - self._parsed.at > max(SAVE_AFTER, len(records) // 100):
+            self._parsed.save(self._cache)  # the next process parses only what changes
+            self._parsed.at = self._parses
         return records, problems
 
     def _read_entry(
@@ -681,14 +649,55 @@ class StoreCore:
 
     def regenerate_index(self) -> bool:
         """Rewrite the generated block of MEMORY.md from a full pass over the files if it
-        changed; True when written."""
+        changed; True when written. The pass lists and stats every file, and reads only those
+        whose stat moved since the entries kept in ``.index/memory-md.rendered`` (a cold
+        process's first write on a 10k store read all 10k files before)."""
         with self.locked():
             self._touched = None
             rendered = Rendered(self.dirs.scope)
             self._rendered = None
-            self._scan(rendered)
+            kept = self._kept.read()
+            parsed = self._render_pass(rendered, kept)
             present = self.dirs.memory.is_dir()
-            return self._write_index(rendered, rendered.fingerprint() if present else "empty")
+            written = self._write_index(rendered, rendered.fingerprint() if present else "empty")
+            if present and (kept is None or parsed > max(KEEP_AFTER, len(rendered.entries) // 100)):
+                _replace_cache(self._kept.path, rendered.dump())
+            return written
+
+    def built_from(self, name: str) -> list[str]:
+        """The memories of this scope that sleep built in part from ``name`` (their
+        ``merged_from`` names it), from a pass like MEMORY.md's: every file is stat-ed, only
+        those changed since the kept entries are read (a forget on a 10k store read them all)."""
+        rendered = Rendered(self.dirs.scope)
+        self._render_pass(rendered, self._kept.read())
+        return rendered.built_from(name)
+
+    def _render_pass(self, rendered: Rendered | None, kept: dict[str, Any] | None) -> int:
+        """Fill ``rendered`` with every file listed: a kept entry whose stat digest still holds
+        is reused, any other file is read (``rendered`` None: only read them, into the parse
+        cache). The number of files read."""
+        listed = [
+            (name, st, kept.get(name) if kept is not None else None)
+            for name, st in self._entries() or []
+        ]
+        todo = sum(1 for n, st, e in listed if e is None or e.hash != entry_hash(n, st))
+        if todo > SAVE_AFTER:
+            self._load_parsed()  # many files changed since: another process may have parsed them
+        for name, st, entry in listed:
+            if entry is not None and entry.hash == entry_hash(name, st):
+                if rendered is not None:
+                    rendered.reuse(name, entry)
+                continue
+            record, problem = self._read_entry(name, st)
+            if rendered is not None:
+                rendered.set(name, st, record, bad=problem is not None)
+        return todo
+
+    def _load_parsed(self) -> None:
+        """What another process parsed (``parsed.py``), once per store."""
+        if not self._parsed.loaded:
+            for where, entry in self._parsed.load().items():
+                self._cache.setdefault(where, entry)
 
     def _index_written(self) -> bool:
         """After a write (or a batch): MEMORY.md again, re-reading only the files written when

@@ -4,7 +4,13 @@ writes so that one write costs the same at 100 memories as at 5,000.
 The block is one pointer line per memory (``render_index``). It can be produced two ways:
 
 * **Full pass** — list the directory, ``lstat`` every file, read each (parses are cached by
-  stat), render. ``regenerate_index`` and ``refresh_index`` do this; it is the reference.
+  stat), render. ``regenerate_index`` and ``refresh_index`` do this; it is the reference. A
+  pass reuses the entries kept in ``.index/memory-md.rendered`` (``Rendered.dump``: per file
+  its stat digest, pointer line and ``merged_from`` names) for every file whose stat digest
+  still matches, so a new process reads only the files changed since they were kept. That
+  file is derived: keyed by the code that renders a line (``_kept_format``), saved again when
+  a pass had to read many files, and ignored (a pass that reads everything) when it does not
+  read back.
 * **Incremental** — a store that rendered MEMORY.md keeps what it rendered from (``Rendered``:
   per file its stat digest and its pointer line, grouped and sorted as the block shows them).
   A write by that store re-reads only the files it wrote and re-renders from the kept lines;
@@ -36,9 +42,12 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
 
 from ..records import TYPES, MemoryRecord, tentative_mark
 
@@ -46,10 +55,12 @@ __all__ = [
     "BEGIN",
     "END",
     "FINGERPRINT_VERSION",
+    "Kept",
     "Rendered",
     "Signals",
     "entry_hash",
     "fingerprint",
+    "kept_entries",
     "pointer_line",
     "render_index",
     "splice",
@@ -63,6 +74,11 @@ _HEADER = (
     "<!-- Generated from the memory files in this directory after every change: edit those "
     "files, not these lines. Text outside the memdir:begin/end markers is kept. -->"
 )
+
+
+def _sources(rec: MemoryRecord) -> list[str]:
+    value = rec.extra.get("merged_from")
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
 
 
 def pointer_line(rec: MemoryRecord) -> str:
@@ -178,6 +194,8 @@ class _Entry:
     name: str = ""  # the file name's stem, the sort key within a type
     line: str = ""
     bad: bool = False
+    # the memories sleep built this one from (its ``merged_from``): what a forget looks up
+    sources: tuple[str, ...] = ()
 
 
 @dataclass
@@ -208,6 +226,8 @@ class Rendered:
         if st is None:
             return
         entry = _Entry(entry_hash(file, st), None, bad=bad and record is None)
+        if record is not None:
+            entry.sources = tuple(_sources(record))
         if record is not None and record.kind != "knowledge":  # knowledge: not in the guide
             entry.type, entry.name, entry.line = record.type, record.name, pointer_line(record)
             names = self.names[record.type]
@@ -218,6 +238,28 @@ class Rendered:
         self.total += entry.hash
         self.bad += entry.bad
         self.lower[file[:-3].lower()] += 1
+
+    def reuse(self, file: str, entry: _Entry) -> None:
+        """File ``file`` is unchanged since ``entry`` was rendered from it (same stat digest):
+        its line is taken as it was, without reading the file."""
+        self._drop(file)
+        if entry.type is not None:
+            at = bisect.bisect_left(self.names[entry.type], entry.name)
+            self.names[entry.type].insert(at, entry.name)
+            self.lines[entry.type].insert(at, entry.line)
+        self.entries[file] = entry
+        self.total += entry.hash
+        self.bad += entry.bad
+        self.lower[file[:-3].lower()] += 1
+
+    def dump(self) -> bytes:
+        """What ``kept_entries`` reads back in another process (``.index/memory-md.rendered``)."""
+        rows = [
+            [f, f"{e.hash:x}", e.type, e.name, e.line, e.bad, list(e.sources)]
+            for f, e in self.entries.items()
+        ]
+        data = {"format": _kept_format(), "scope": self.scope, "entries": rows}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
     def _drop(self, file: str) -> None:
         entry = self.entries.pop(file, None)
@@ -241,6 +283,83 @@ class Rendered:
     def fingerprint(self) -> str:
         return fingerprint(self.total, len(self.entries))
 
+    def built_from(self, name: str) -> list[str]:
+        """The stems of the files whose memory sleep built in part from ``name``."""
+        return [file[:-3] for file, e in self.entries.items() if name in e.sources]
+
     def __contains__(self, stem: object) -> bool:
         """Whether a file here is called ``stem`` (lower-cased), as ``_unique_name`` asks."""
         return stem in self.lower
+
+
+@cache
+def _kept_format() -> str:
+    """The kept entries' format: this file's and ``records.py``'s code (what renders a line),
+    so a memdir that renders lines differently never reuses another's."""
+    digest = hashlib.blake2b(digest_size=8)
+    for module in (__file__, str(Path(__file__).parent.parent / "records.py")):
+        try:
+            digest.update(Path(module).read_bytes())
+        except OSError:
+            digest.update(os.urandom(8))  # unreadable source: never match a kept file
+    return f"{FINGERPRINT_VERSION}:{digest.hexdigest()}"
+
+
+class Kept:
+    """The file ``Rendered.dump`` writes (``.index/memory-md.rendered``), read once per version
+    of it (its inode, size and mtime)."""
+
+    def __init__(self, path: Path, scope: str) -> None:
+        self.path, self.scope = path, scope
+        self._last: tuple[tuple[int, int, int], dict[str, _Entry] | None] | None = None
+
+    def read(self) -> dict[str, _Entry] | None:
+        """The kept entries by file name; None when there are none that read back."""
+        try:
+            with self.path.open("rb") as handle:
+                st = os.fstat(handle.fileno())
+                key = (st.st_ino, st.st_size, st.st_mtime_ns)
+                if self._last is not None and self._last[0] == key:
+                    return self._last[1]
+                data = handle.read()
+        except OSError:
+            return None
+        entries = kept_entries(data, self.scope)
+        self._last = (key, entries)
+        return entries
+
+
+def kept_entries(data: bytes, scope: str) -> dict[str, _Entry] | None:
+    """The entries ``Rendered.dump`` wrote, by file name; ``None`` for a file of another format
+    or scope, or one that does not read (derived: the caller then reads every file)."""
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or doc.get("format") != _kept_format():
+        return None
+    rows = doc.get("entries")
+    if doc.get("scope") != scope or not isinstance(rows, list):
+        return None
+    out: dict[str, _Entry] = {}
+    for row in rows:
+        if not (isinstance(row, list) and len(row) == 7):
+            return None
+        file, digest, kind, name, line, bad, sources = row
+        if not (
+            isinstance(file, str)
+            and isinstance(digest, str)
+            and (kind is None or kind in TYPES)
+            and isinstance(name, str)
+            and isinstance(line, str)
+            and isinstance(bad, bool)
+            and isinstance(sources, list)
+            and all(isinstance(n, str) for n in sources)
+        ):
+            return None
+        try:
+            value = int(digest, 16)
+        except ValueError:
+            return None
+        out[file] = _Entry(value, kind, name, line, bad, tuple(sources))
+    return out

@@ -26,8 +26,9 @@ from ..records import (
     check_name,
     now_iso,
 )
-from .core import Problem, StoreCore, _record
+from .core import Problem, StoreCore
 from .opening import current_bytes, read_inside
+from .parsed import _record
 from .steps import located, out_of_step, record_outside, restore_version, settle
 
 if TYPE_CHECKING:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import (
+    BadFileError,
     ConfigError,
     ExtractionError,
     NotFoundError,
@@ -313,7 +314,7 @@ class Memory(ConversationMemory):
         return change
 
     def _review_built_from(self, name: str) -> None:
-        for rec in self.list():
+        for rec in self._built_from(name):
             if name not in _names(rec.extra.get("merged_from")) or rec.confidence == "tentative":
                 continue
             self.update(
@@ -324,6 +325,21 @@ class Memory(ConversationMemory):
                 review=f"built in part from {name}, which was forgotten: check it keeps nothing "
                 "you wanted gone, then `memdir confirm` it (or edit it)",
             )
+
+    def _built_from(self, name: str) -> builtins.list[MemoryRecord]:
+        """The memories that may have been built from ``name``: in a file scope, those its
+        MEMORY.md pass finds naming it (no file is parsed that has not changed); elsewhere,
+        every memory (the caller checks each)."""
+        found: builtins.list[MemoryRecord] = []
+        for scope in self.scopes():
+            store = self.store(scope)
+            if not isinstance(store, FileStore):
+                found += self.list(scope=scope)
+                continue
+            for stem in store.built_from(name):
+                with contextlib.suppress(NotFoundError, BadFileError):  # gone or bad since
+                    found.append(store.read(stem))
+        return found
 
     def recall_as_of(
         self, query: str, when: str, *, top_k: int = 5, scopes: Iterable[Scope] | None = None

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..index import contexts
-from ..index.sqlite import _repeats, embed_text
+from ..index.rows import _repeats, embed_text
 from ..index.text import cjk_bigrams, scripts_of
 from ..index.views import DocMeta
 from ..records import MemoryRecord, utc_iso

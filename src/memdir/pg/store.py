@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError, ValidationError
-from ..files.core import BODY_PARTS, Problem, _record, new_memory
+from ..files.core import BODY_PARTS, Problem, new_memory
+from ..files.parsed import _record
 from ..history import Change
 from ..markdown import (
     FormatError,
