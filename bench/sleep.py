@@ -22,7 +22,7 @@ Protocol:
 ``bench/results/sleep.md``.
 
 ``python bench/sleep.py --pairs SET`` (``dev``, ``dev3``, ``dev4``, ``dev6``, ``heldout`` ..
-``heldout7``) ``[--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written
+``heldout8``) ``[--embedder use] [--llm] [--no-misses]`` scores sleep on the hand-written
 paraphrase / conflict / look-alike pairs instead (``bench/sleep_pairs.py``) and writes
 ``bench/results/sleep_pairs_<set>.md``.
 
@@ -267,6 +267,7 @@ PAIR_SETS = (
     "dev6",
     "heldout6",
     "heldout7",
+    "heldout8",
 )
 
 

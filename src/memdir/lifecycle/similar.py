@@ -55,6 +55,12 @@ owner or a part of the shorter one's subject (``_new_owner``, ``owned_part``), "
 two roles exchanged in part of two statements (``_part_swap``), a Chinese word rewritten in place
 (``_word_swap``). relate-v11: where the words say ``unrelated`` and nothing argues against one
 fact, a second embedder (e5, when installed) may vouch for the pair in the plan (``second.py``).
+relate-v12: where the only evidence against a pair the store vouches for is a look-alike's
+structure (one place differs), word alignment (``align.py``: units, stems and CC-CEDICT's
+senses of Chinese words) asks whether the two keep a frame; a pair that keeps only a name and
+rewords all the rest is one fact ("The podcast is edited in Audacity" / "episodes get cut and
+cleaned up using Audacity"). English number words up to ninety-nine are their digits, and
+"notes" is no "not".
 
 ``RELATION_RULES`` names this rule set; it is recorded in every plan.
 """
@@ -67,6 +73,7 @@ from typing import Any, Literal
 
 import numpy as np
 
+from .align import vouched_reworded
 from .evidence import (
     _NEGATING,
     _anchor,
@@ -111,7 +118,7 @@ __all__ = [
     "units",
 ]
 
-RELATION_RULES = "relate-v11"
+RELATION_RULES = "relate-v12"
 Relation = Literal["duplicate", "replace", "unclear", "unrelated"]
 BLOCK = 512
 
@@ -147,6 +154,8 @@ def relate(a: str, b: str, cosine: float | None = None, *, nearest: float = 0.0)
     relation = _by_words(ua, ub, a, b, cosine)
     if relation == "unrelated" and vouched(ua, ub, a, b, cosine, nearest):
         return "duplicate"  # relate-v8: the store vouches, and nothing in the words objects
+    if relation == "unrelated" and vouched_reworded(ua, ub, a, b, cosine, nearest):
+        return "duplicate"  # relate-v12: a name kept, all the rest reworded (``align.py``)
     return relation
 
 

@@ -103,6 +103,16 @@ _CJK_CONTRAST = [
     (re.compile(rf"([{_CJK}]{{1,8}})优于([{_CJK}]{{1,8}})"), r"优先\1而不是\2"),
     (re.compile(r"而不是|而非|不是用"), " 不 "),
 ]
+# relate-v12: English number words from eleven to ninety-nine (hyphens are dropped before
+# words are read, so "forty-two" is "fortytwo")
+_TEENS = "eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_ONES = "one two three four five six seven eight nine".split()
+_NUMBER_WORDS = {11 + i: w for i, w in enumerate(_TEENS)} | {
+    20 + 10 * t + o: tens + (_ONES[o - 1] if o else "")
+    for t, tens in enumerate(_TENS)
+    for o in range(10)
+}
 _SAME = {
     "like": "like likes liked prefer prefers preferred favor favors favour favours want wants "
     "wanted love loves enjoy enjoys adore adores fan fans 喜欢 偏好 偏爱 倾向 爱 想要 希望 优先",
@@ -143,6 +153,8 @@ _SAME = {
         for i, w in enumerate("_ _ two three four five six seven eight nine ten".split())
         if i > 1
     },
+    # relate-v12: and so are the larger ones people spell out ("forty lines" / "40 lines")
+    **{str(i): w for i, w in _NUMBER_WORDS.items()},
     # relate-v7: words people swap for one another in memories (a reworded memory keeps its
     # value: "client portal" is the "customer portal")
     "customer": "customer customers client clients 客户",
@@ -283,6 +295,9 @@ def _stem(word: str) -> str:
             stem = word[: -len(suffix)] + keep
             if suffix in ("ing", "ed") and stem[-1] == stem[-2] and stem[-1] not in "lsfz":
                 stem = stem[:-1]  # committing → commit, planned → plan
+            if stem in NEGATIONS:
+                # relate-v12: "notes", "noted" are no "not" ("the calibration notes")
+                return word[:-1] if word.endswith("s") else word
             return _CANON.get(stem, stem)
     return word
 
