@@ -67,6 +67,15 @@ Protocol:
   (counts only, misses unread) and once at the end on the frozen rules-v11 + implicit-v5,
   ``--before 2c15477`` giving the old numbers again. Same target. Development sets s19 and s19b
   (each scored once before its misses were read) were written for rules-v11.
+* **Batches 21 and 22** were scored once on rules-v11 (before and after) and are development
+  data for rules-v12 (session 20) and training data for implicit-v6. **Fresh batch 23**: 84
+  utterances, half Chinese, 28 with nothing to keep (status lines, a third party's wishes,
+  narration, questions, hypotheticals, the speaker's own plans), a few explicit requests
+  inside a message; written and committed alone (``5c94047``) before any rules-v12 change and
+  before the extractor ran on it; scored once on the rules of ``af50ece`` (counts only, misses
+  unread) and once at the end on the frozen rules-v12 + implicit-v6, ``--before af50ece``
+  giving the old numbers again. Same target. Development set s20 (addressee and speech act;
+  scored once before its misses were read) was written for rules-v12.
 * ``--before REV`` scores the same sets with the rules of commit ``REV`` (run from a temporary
   ``git worktree`` of it) and reports both, so "before" is measured, not remembered.
 
@@ -216,13 +225,21 @@ DEV = {
     "dev session 19b: written after implicit-v5": (
         ROOT / "tests" / "fixtures" / "extraction_dev_s19b.yaml"
     ),
-}
-FRESH = {
-    "held-out batch 21: written before rules-v11, scored once before and once after": (
+    # Session 20: batches 21 and 22 were scored once before and once after rules-v11 and are
+    # spent (development data for rules-v12 and training data for implicit-v6).
+    "batch 21: scored on rules-v11, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_21.yaml"
     ),
-    "held-out batch 22: written before rules-v11, scored once before and once after": (
+    "batch 22: scored on rules-v11, development data since": (
         ROOT / "tests" / "fixtures" / "extraction_heldout_22.yaml"
+    ),
+    "dev session 20: addressee and speech act, written after batch 23 was scored": (
+        ROOT / "tests" / "fixtures" / "extraction_dev_s20.yaml"
+    ),
+}
+FRESH = {
+    "held-out batch 23: written before rules-v12, scored once before and once after": (
+        ROOT / "tests" / "fixtures" / "extraction_heldout_23.yaml"
     ),
 }
 EXPLICIT_TARGET = 0.95
