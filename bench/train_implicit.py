@@ -143,8 +143,11 @@ RECALL_SLACK = 0.01
 # session-20 note), pooled precision/recall by threshold:
 #   en  0.45-0.55: 0.94/0.87   0.60: 0.95/0.86   0.65: 0.97/0.84   0.70: 0.97/0.80
 #   zh  0.45: 0.95/0.92   0.50: 0.96/0.91   0.55: 0.96/0.89   0.65: 0.96/0.86
-# unchanged: en recall is flat to 0.55 and drops after; zh loses recall from 0.50 on at no gain
-THRESHOLDS = {"en": 0.55, "zh": 0.50}
+# en 0.60: one sentence of recall out of fold (0.866 -> 0.858) for two fewer wrong candidates,
+# and LoCoMo's chit-chat gives 1,187 candidates instead of 1,513 (1,497 on implicit-v5 at 0.55):
+# English precision is the gap on every fresh batch, so the margin goes there. zh unchanged (it
+# loses recall from 0.50 on at no gain in precision).
+THRESHOLDS = {"en": 0.60, "zh": 0.50}
 L2 = 0.0005
 STEPS = 800
 RATE = 4.0
