@@ -60,6 +60,7 @@ def test_an_instruction_in_a_later_clause_is_for_the_agent() -> None:
     text = "the kiosk screens are tiny, so keep any UI text under 20 characters"
     assert to_agent(text, "en")
     assert to_agent("我晚上才有空看，所以回答我的时候先给结论", "zh")
+    assert to_agent("anything you generate for the kiosk has to fit in 480px", "en")
     # an aside, a contrast of values and an identity are no instruction to the agent
     assert not to_agent("the billing system is a 1998 COBOL app, don't laugh", "en")
     assert not to_agent("timestamps are always UTC, never local", "en")
@@ -70,3 +71,10 @@ def test_an_instruction_in_a_later_clause_is_for_the_agent() -> None:
 def test_a_place_a_kind_of_information_is_kept_in() -> None:
     assert "located" in reading("the supplier price list is in the shared drive", "en")
     assert "located" not in reading("the shop site is on Shopify", "en")
+
+
+def test_what_the_agent_is_told_not_to_suggest_is_no_opinion() -> None:
+    assert not about_the_moment(
+        "our data must stay in Frankfurt, so don't suggest US regions", "en"
+    )
+    assert about_the_moment("my colleague suggests we switch to Bun", "en")

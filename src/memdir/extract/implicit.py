@@ -169,6 +169,9 @@ _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A
 # someone's opinion or suggestion ("my lead thinks we should …", "组长觉得应该 …") is not yet
 # how things are
 _EN_OPINION = re.compile(
+    # v12: not what the agent is told to suggest or not ("whatever you suggest has to work
+    # offline", "so don't suggest cloud OCR"): an instruction addressed to it, no one's opinion
+    r"(?<!\byou )(?<!n't )(?<!not )(?<!never )"
     r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
     # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
     r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"

@@ -94,6 +94,12 @@ _EN_NARRATION = re.compile(
     r"\b(?:" + _EN_WHEN + r")\b,?\s+(?:i|we)\s+(?:" + _EN_PAST + r")\b",
     re.I,
 )
+# what the agent does, as the subject: "whatever you suggest …", "anything you write for …"
+_EN_YOUR_WORK = re.compile(
+    r"^(?:whatever|anything|everything|any \w+|all the \w+)\s+(?:that\s+)?you\s+(?:suggest|write|"
+    r"give|show|generate|send|make|produce|draft|propose|recommend|build|output)\b",
+    re.I,
+)
 # an instruction behind a scope: "for the gym app skip the fancy frameworks"
 _EN_SCOPED = re.compile(r"^for (?:the|my|our|this|that|any|all)\b[^,]{0,30}?\s+(?=\w)", re.I)
 # where a thing is kept: "the retention schedule is on the intranet under …", "my family tree is
@@ -153,6 +159,8 @@ def to_agent(body: str, lang: str) -> bool:
         return False
     if not zh and (m := _EN_SCOPED.match(body)) and _EN_IMPERATIVE.match(body[m.end() :]):
         return True
+    if not zh and _EN_YOUR_WORK.match(body):
+        return True  # "whatever you suggest for the scanners has to work offline"
     for part in _later(body, zh):
         if zh:
             if _ZH_INSTRUCTION.match(part):
