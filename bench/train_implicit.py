@@ -6,8 +6,8 @@ Protocol:
   (batches 1–3) and batches 4 to 20 (each scored once on an earlier rules version and read
   since; 7 and 8 joined for implicit-v2, 9 to 12 and the dev sets s14, s15 and s15b for
   implicit-v3, 13 to 18 and the dev sets s16 to s18b for implicit-v4, 19, 20 and the dev sets
-  s19 and s19b for implicit-v5). The held-out batches 21 and 22 are never read here; ``DEV`` is an
-  explicit list and the script refuses them.
+  s19 and s19b for implicit-v5, 21, 22 and s20 for implicit-v6). The held-out batch 23 is never
+  read here; ``DEV`` is an explicit list and the script refuses it.
 * One example per sentence (split as the extractor splits): its label is the type of the
   expected memory whose ``contains`` it holds, or ``none``.
 * Model: multinomial logistic regression over ``implicit.features`` (binary, scaled 1/sqrt(n)),
@@ -95,9 +95,14 @@ DEV = [
     "extraction_heldout_20.yaml",
     "extraction_dev_s19.yaml",
     "extraction_dev_s19b.yaml",
+    # implicit-v6 (session 20): batches 21 and 22 were scored before and after rules-v11 and are
+    # spent; the session-20 development set (addressee and speech act) joins them
+    "extraction_heldout_21.yaml",
+    "extraction_heldout_22.yaml",
+    "extraction_dev_s20.yaml",
 ]
-# Batches 21 and 22 are the fresh held-out batches of session 19 (rules-v11), never read here.
-SCORED_ONCE = ("_21.yaml", "_22.yaml")
+# Batch 23 is the fresh held-out batch of session 20 (rules-v12), never read here.
+SCORED_ONCE = ("_23.yaml",)
 # The folds the threshold is chosen on (v2): the batches written in the same way as the ones
 # scored once (80 messy utterances, half Chinese, after the rules existed). The labeled set and
 # batches 1-3 are what the rules were written on, so out of fold they read near 1.00 whatever
@@ -133,11 +138,20 @@ RECALL_SLACK = 0.01
 #   zh  0.40-0.45: 0.97/0.97   0.50: 0.99/0.97   0.55: 0.99/0.96   0.70: 1.00/0.89
 # the highest threshold before recall drops, in each language, as for implicit-v4; at en 0.50
 # the model took 1,858 candidates from LoCoMo's chit-chat, at 0.55 1,486 (v4 at 0.50: 1,755)
-THRESHOLDS = {"en": 0.55, "zh": 0.50}
+# implicit-v6 (session 20, with rules-v12's addressee and speech-act features): leave one batch
+# out on batches 19-22 and s20 (five folds, each trained without its file; /tmp script in the
+# session-20 note), pooled precision/recall by threshold:
+#   en  0.45-0.55: 0.94/0.87   0.60: 0.95/0.86   0.65: 0.97/0.84   0.70: 0.97/0.80
+#   zh  0.45: 0.95/0.92   0.50: 0.96/0.91   0.55: 0.96/0.89   0.65: 0.96/0.86
+# en 0.60: one sentence of recall out of fold (0.866 -> 0.858) for two fewer wrong candidates,
+# and LoCoMo's chit-chat gives 1,187 candidates instead of 1,513 (1,497 on implicit-v5 at 0.55):
+# English precision is the gap on every fresh batch, so the margin goes there. zh unchanged (it
+# loses recall from 0.50 on at no gain in precision).
+THRESHOLDS = {"en": 0.60, "zh": 0.50}
 L2 = 0.0005
 STEPS = 800
 RATE = 4.0
-VERSION = "implicit-v5"
+VERSION = "implicit-v6"
 
 
 # The messages of the explicit-request set with no request in them ("do you remember …?",
@@ -265,7 +279,7 @@ def cross_validate(items: list[dict[str, Any]]) -> dict[str, float]:
 
 def main() -> int:
     for name in DEV:
-        assert not name.endswith(SCORED_ONCE), "batches 21 and 22 are not training data"
+        assert not name.endswith(SCORED_ONCE), "batch 23 is not training data"
     items = load_items()
     print("| lang | rules only | precision | recall |\n|---|---|---|---|")
     for lang, (c, m, e, f) in tally(items, None).items():

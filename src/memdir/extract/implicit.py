@@ -31,6 +31,7 @@ from ..records import MemoryType
 from .lexicon_types import Lexicon
 from .lexicon_words import _EN_DOCS, _EN_ROLE, _PLACE_NOUNS, _TOOLS, _ZH_PARTS
 from .lexicon_zh_words import _ZH_COMPLAINT, _ZH_DOCS, _ZH_PLACES, _ZH_ROLE, _ZH_WHEN
+from .speech import reading
 
 __all__ = [
     "MODEL_PATH",
@@ -168,6 +169,9 @@ _ZH_ERROR = re.compile(r"Error|Exception|Traceback|E[A-Z]{4,}|退出码|报\s*[A
 # someone's opinion or suggestion ("my lead thinks we should …", "组长觉得应该 …") is not yet
 # how things are
 _EN_OPINION = re.compile(
+    # v12: not what the agent is told to suggest or not ("whatever you suggest has to work
+    # offline", "so don't suggest cloud OCR"): an instruction addressed to it, no one's opinion
+    r"(?<!\byou )(?<!n't )(?<!not )(?<!never )"
     r"\b(?:thinks?|believes?|reckons?|suggests?|suggested|wants us to|feels like)\b|"
     # v8: a doubt is no fact — "not sure we even need caching there", "no idea if …"
     r"^(?:i'?m\s+)?not (?:sure|certain|convinced)\b|^i'?m (?:pretty|fairly|quite) sure i\b|"
@@ -212,6 +216,11 @@ def about_the_moment(body: str, lang: str) -> bool:
     if len(body.split()) < 3 if lang == "en" else len(body.replace(" ", "")) < 4:
         return True  # "always", "好的吧": too little to be a fact
     if _DISREGARD.search(body):
+        return True
+    # v12 (session 20): someone else's wish or words, or how a thing stands right now, with no
+    # instruction to the agent in a later clause — reported, not addressed (speech.py)
+    tags = reading(body, lang)
+    if tags & {"third", "status", "narration"} and "to-agent" not in tags:
         return True
     if lang == "zh":
         if _ZH_ERROR.search(body) or _ZH_OPINION.search(body) or _ZH_EVENT.search(body):
@@ -389,6 +398,7 @@ def features(body: str, lex: Lexicon) -> list[str]:
     }
     feats += [f"f:{name}" for name, pattern in flags.items() if pattern.search(body)]
     feats += [f"k:{name}" for name, pattern in _CLASSES[lex.lang].items() if pattern.search(body)]
+    feats += [f"a:{tag}" for tag in reading(body, lex.lang)]  # v12: addressee and speech act
     if lex.substance.search(body):
         feats.append("f:substance")
     feats.append(f"f:len{min(len(body) // 20, 5)}")

@@ -38,10 +38,11 @@ from ..records import Confidence, MemoryType, shorten
 from .implicit import Classifier, about_the_moment, shipped, too_thin
 from .lexicon import CJK, EN, URL, Lexicon
 from .lexicon_zh import ZH
+from .speech import reading
 
 __all__ = ["MAX_SENTENCE", "RULES_VERSION", "Candidate", "explicit_requests", "extract", "language"]
 
-RULES_VERSION = "rules-v11"
+RULES_VERSION = "rules-v12"
 _DUMMY_IT = re.compile(
     r"^(?:(?:honestly|tbh|fwiw),?\s+)?(?:i find it|it'?s|it is|it'?d|it would|it)\s", re.IGNORECASE
 )
@@ -271,6 +272,10 @@ def _classify(
         return None
     tentative = opined or bool(lex.hedge.search(body))
     body = lex.lead_hedge.sub("", body, count=1)  # "maybe we'll try X": the hedge is kept above
+    # v12 (session 20): who is addressed and what speech act this is (speech.py)
+    act = reading(body, lex.lang)
+    if not explicit and not correcting and "third" in act and "to-agent" not in act:
+        return None  # "新娘妈妈想要全场都用香槟色", "the art team wants …": a third party's wish
     for rule in lex.rules:
         m = rule.pattern.search(body)
         if m is None:
@@ -308,7 +313,14 @@ def _classify(
     if found is None and model is not None and not _about_the_moment(body, lex):
         verdict = model.judge(body, lex)
         if verdict.type is not None and not too_thin(body, verdict.type, lex):
-            return _Found(f"{lex.lang}.implicit.{verdict.type}", verdict.type, body, tentative)
+            kind = verdict.type
+            if kind in ("user", "project") and "to-agent" in act:
+                # v12: "parents read the app on old phones, so test layouts at 360px": the
+                # later clause tells the agent what to do — a rule for it, not a fact
+                kind = "feedback"
+            elif kind in ("user", "project") and "located" in act:
+                kind = "reference"  # v12: "my family tree is on WikiTree, profile …"
+            return _Found(f"{lex.lang}.implicit.{kind}", kind, body, tentative)
     return found
 
 
