@@ -55,7 +55,7 @@ _EN_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
          r"capacity|quota|limit|weight|distance|score|rating|population)s?\b", ("amount",)),
         (_NOUN + r"(?:deadline|date)s?\b", ("time",)),
         (r"\b(?:password|passcode|passphrase|api key|secret|token|credentials|pin code|"
-         r"(?:enrol?ment|enrollment|licen[cs]e|access|master|signing|ssh|encryption|private) "
+         r"(?:enrol?ment|enrollment|licen[cs]e|access|signing|ssh|encryption|private) "
          r"key)s?\b", ("secret",)),
         (r"^(?:who|whom|whose)\b", ("person",)),
         (r"^where\b", ("place",)),
