@@ -1,6 +1,6 @@
 """Everyday recall: small project stores, questions asked the way people ask them mid-task.
 
-    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|heldout7|PATH]
+    .venv/bin/python bench/everyday.py [--data dev|dev4|heldout6|heldout7|heldout8|PATH]
         [--embedder NAME] [--misses] [--sweep] [--fit | --fit-store | --fit-type | --fit-rank]
         [--no-write]
 
@@ -24,7 +24,10 @@ Protocol:
   (*held-out batch 7*: four new projects, 120 memories, 387 questions, 69 unanswerable;
   committed alone before the everyday19b session changed anything, scored the same way; the
   batches before it are spent, dev data: ``--fit-rank`` reads dev, dev4 and held-out 1,
-  3–6). ``bench/everyday/dev4.yaml`` is
+  3–6) and ``bench/everyday/heldout8.yaml`` (*held-out batch 8*: four new projects, 120
+  memories, 344 questions, 64 unanswerable; committed alone before the everyday20 session
+  changed anything, scored the same way; held-out 7 is spent since, dev data for
+  ``bench/everyday_gate.py``). ``bench/everyday/dev4.yaml`` is
   a second *dev* batch (three projects, 112 questions, 24 unanswerable, written by the
   everyday16 session): ``--fit-store``, ``--fit-type`` and the floor read dev and dev4
   pooled. All are hand-written in the shape of what an agent stores — preferences,
@@ -269,7 +272,7 @@ def main() -> None:
         "batches; each batch also read after a fit on the others)",
     )
     args = parser.parse_args()
-    named = (*DEV_BATCHES, "heldout7")
+    named = (*DEV_BATCHES, "heldout7", "heldout8")
     path = DATA / f"{args.data}.yaml" if args.data in named else Path(args.data)
     if args.fit_rank:
         print(fit_rank([DATA / f"{b}.yaml" for b in DEV_BATCHES], args.embedder))

@@ -1110,6 +1110,14 @@ def test_the_kind_of_answer_a_question_asks_for() -> None:
     assert question_types("门票多少钱？") == {"amount"}
     assert question_types("CSS 问题问谁？") == {"person"}
     assert question_types("钥匙在哪里？") == {"place"}
+    # a compound number, an id or a named key asks for the thing itself; a version manager,
+    # "what if a number …" or a chosen size do not
+    assert question_types("what's the serial number of the drone?") == {"amount"}
+    assert question_types("what is the merchant account ID?") == {"amount"}
+    assert question_types("what's the Moodle enrolment key?") == {"secret"}
+    assert question_types("打印机是什么型号？") == {"amount"}
+    assert question_types("which Flutter version manager do we use?") == set()
+    assert question_types("what if a number in a piece was wrong?") == set()
     # no particular kind: a yes/no question, "which tool", "what should I use"
     assert question_types("can I open the roof by hand?") == set()
     assert question_types("which package manager do we use?") == set()

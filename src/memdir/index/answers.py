@@ -49,12 +49,14 @@ _EN_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (r"^how (?:long|much time)\b", ("amount", "time")),
         (r"^how (?:many|much|big|large|high|far|old|tall|wide|heavy|fast|deep|small|low)\b",
          ("amount",)),
-        (_NOUN + r"(?:price|cost|budget|salary|fee|rent|bill|rate|percentage|version|"
-         r"phone number|resolution|width|height|length|speed|temperature|capacity|quota|"
-         r"limit)s?\b", ("amount",)),
+        (_NOUN + r"(?:price|cost|budget|salary|fee|rent|bill|rate|percentage|"
+         r"version(?! manager| control)|(?:phone|serial|account|tax|card|model|order|policy|"
+         r"registration|vat) number|id|resolution|width|height|length|speed|temperature|"
+         r"capacity|quota|limit|weight|distance|score|rating|population)s?\b", ("amount",)),
         (_NOUN + r"(?:deadline|date)s?\b", ("time",)),
-        (r"\b(?:password|passcode|passphrase|api key|secret|token|credentials|pin code)s?\b",
-         ("secret",)),
+        (r"\b(?:password|passcode|passphrase|api key|secret|token|credentials|pin code|"
+         r"(?:enrol?ment|enrollment|licen[cs]e|access|signing|ssh|encryption|private) "
+         r"key)s?\b", ("secret",)),
         (r"^(?:who|whom|whose)\b", ("person",)),
         (r"^where\b", ("place",)),
     )
@@ -65,7 +67,8 @@ _ZH_QUESTION: tuple[tuple[re.Pattern[str], frozenset[str]], ...] = tuple(
         (r"什么时候|什么时间|何时|哪天|哪一天|几点|几号|星期几|周几|礼拜几|哪个月|几月"
          r"|哪年|哪一年", ("time",)),
         (r"多久|多长时间|多少时间", ("amount", "time")),
-        (r"多少|几(?![点号月])|多[大高长远重宽快深]|价格|费用|预算|工资", ("amount",)),
+        (r"多少|几(?![点号月])|多[大高长远重宽快深]|价格|费用|预算|工资|型号|编号|号码|评分",
+         ("amount",)),
         (r"谁|哪位", ("person",)),
         (r"哪里|哪儿|在哪|什么地方|哪个位置|地址", ("place",)),
         (r"密码|密钥|口令", ("secret",)),
