@@ -164,6 +164,60 @@ def test_ordinary_text_is_left_alone(text: str) -> None:
     assert redact(text) == (text, 0)
 
 
+# Session 20: English secrets in the shapes people paste (dev examples, not held-out items): an
+# AWS pair written "AKIA… / secret", a login as "user / password", a passcode or PIN, a UUID
+# after "API key", and the SendGrid, npm and Hugging Face token shapes.
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Bucket keys: AKIAQ7X3M9PL2WZ5RT8C / 9fK2pQ7rT1vX8zL4mN6bH3jW0cY5eD2gA7sU1oE",
+        "Alarm admin login: admin / Tz8#wQ4!vN1m",
+        "The router login is admin / Wq7!pL2#xZ",
+        "The wifi passcode for the cabin: larch-Meadow-42",
+        "The VPN pin is 884213",
+        "Our Heroku API key is 3b9f1c2e-7a4d-4e8b-9c1f-2d3e4f5a6b7c",
+        "sendgrid SG.aB3dE5fG7hI9jK1lM3nO5p.qR7sT9uV1wX3yZ5aB7cD9eF1gH3iJ5kL7mN9oP1qR3",
+        "npm token npm_8fK2pQ7rT1vX8zL4mN6bH3jW0cY5eD2gA7sU",
+        "HF token: hf_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+        "数据库 root 密码是 Tq8#mZ2vLx!9pR4w，记一下。",
+    ],
+)
+def test_english_secret_shapes_are_refused_when_they_are_the_memory(text: str) -> None:
+    verdict = check(text, type="user", source="user")
+    assert not verdict.allowed and verdict.redactions >= 1
+    assert "[REDACTED:" in verdict.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "redis://:S3cr3tPa55w0rd@cache.internal:6379 is the cache for the worker",
+        "Server=db01;Database=crm;User Id=sa;Password=Pa55w0rd&3; is the CRM connection",
+    ],
+)
+def test_a_connection_string_keeps_its_host_and_loses_its_password(text: str) -> None:
+    verdict = check(text, type="reference", source="user")
+    assert verdict.allowed and verdict.redactions == 1
+    assert "[REDACTED:password]" in verdict.text and "Pa55w0rd" not in verdict.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Login: SSO / Okta",
+        "The login is via Google / GitHub",
+        "The PIN is required for every door",
+        "The pin is 3.5 mm wide",
+        "Pin the version to 3.12 in the Dockerfile",
+        "The team uses 1Password to share the staging credentials",
+        "Our team uses Bitwarden to share the staging passwords.",
+    ],
+)
+def test_the_words_of_a_secret_without_one_are_kept(text: str) -> None:
+    verdict = check(text, type="user", source="user")
+    assert verdict.allowed and verdict.redactions == 0, verdict.reasons
+
+
 def test_luhn_decides_card_numbers() -> None:
     assert redact("card 4111111111111111 works")[1] == 1
     assert redact("card 4111111111111112 works")[1] == 0  # one digit off: not a card
@@ -344,7 +398,7 @@ def test_unknown_type_or_source_is_a_validation_error() -> None:
 def test_allowed_verdict_passes_through_and_is_versioned() -> None:
     verdict = check("We use PostgreSQL 15", type="project", source="user")
     assert verdict.raise_for_refusal() is verdict
-    assert GUARD_VERSION == "guard-v8"
+    assert GUARD_VERSION == "guard-v9"
 
 
 # ------------------------------------------------------------------ the injection suite
