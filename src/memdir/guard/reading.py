@@ -424,7 +424,7 @@ def asks(clause: str) -> bool:
 # "session" and "credentials" in attacks cannot tell it from one; the rules still read it.
 _ADDRESSED = rx(
     r"(?<![a-z])(?:you|your|yours|yourself|u|ur|assistants?|agents?|ai|bots?|models?|llms?|"
-    r"claude|copilot|chatgpt|gpt)(?![a-z])|你|您|助手|智能体|机器人|代理|模型|系统|人格"
+    r"claude|copilot|chatgpt|gpt)(?![a-z])|你|您|助手|智能体|机器人|代理|模型|系统提示|系统覆盖|【系统|人格"
 )
 # an allowance, an obligation or a standing rule, said of anyone or anything
 _INSTRUCTED = rx(
@@ -466,14 +466,15 @@ _ORDER_VERB = rx(
 _SEGMENTS = rx(r",\s+|\s+(?:and|then|so)\s+|\s+-\s+|[:：，、]")
 
 
+def orders(clause: str) -> bool:
+    """Whether some part of ``clause`` (cut at commas, "and", "then", colons) opens on a verb."""
+    return any(_ORDER_VERB.match(segment.strip()) for segment in _SEGMENTS.split(clause))
+
+
 def directed(text: str) -> bool:
     """Whether ``text`` is said to the agent: it addresses the agent, names an allowance, an
     obligation or a standing rule, or gives an order (a segment that opens on a verb). False
     for a description of a thing, a person's fact or a past event with none of these."""
     if _ADDRESSED.search(text) or _INSTRUCTED.search(text):
         return True
-    for clause in clauses(text):
-        for segment in _SEGMENTS.split(clause):
-            if _ORDER_VERB.match(segment.strip()):
-                return True
-    return False
+    return any(orders(clause) for clause in clauses(text))
