@@ -553,7 +553,7 @@ def judge(clause: str) -> str | None:
             ):
                 continue  # "feel free to delete the test fixtures you created": scratch things
             return m.group()
-    handed = _handed_over(clause) or _stands_in(clause)
+    handed = _handed_over(clause)
     if handed:
         return handed
     for i, pattern in enumerate(_PERMISSION_ZH if has_han(clause) else ()):
@@ -565,4 +565,5 @@ def judge(clause: str) -> str | None:
             if i == 1 and negated(clause, m.start()):
                 continue
             return m.group()
-    return None
+    # read last, so a text the older patterns already name keeps the words they quote
+    return _stands_in(clause)
