@@ -2,9 +2,11 @@
 
 Three checks, in this order, each pure (no I/O, no model):
 
-1. **Secrets are redacted.** Provider keys (OpenAI, Anthropic, AWS, GitHub, Slack, Google,
-   Stripe), PEM private keys, JWTs, bearer tokens, passwords (``password: …``, ``密码是…``,
-   ``user:pass@`` in a URL), Luhn-valid card numbers and high-entropy values after a
+1. **Secrets are redacted.** Provider keys (OpenAI, Anthropic, AWS — the secret key beside its
+   access key too —, GitHub, Slack, Google, Stripe, SendGrid, npm, PyPI, GitLab, Hugging Face),
+   PEM private keys, JWTs, bearer tokens, passwords (``password: …``, ``密码是…``, a passcode or
+   PIN, ``login: user / pass``, ``user:pass@`` in a URL), a UUID after "API key", Luhn-valid
+   card numbers and high-entropy values after a
    ``token``/``secret``/``key`` word become ``[REDACTED:<kind>]``. When what is left says nothing
    but "the key/password is …" the memory's point was the secret, and it is refused instead.
    Patterns are specific on purpose: commit hashes, UUIDs, versions, phone numbers, paths and
@@ -51,7 +53,7 @@ __all__ = [
     "redact",
 ]
 
-GUARD_VERSION = "guard-v8"
+GUARD_VERSION = "guard-v9"
 
 
 @dataclass(frozen=True)
@@ -335,6 +337,16 @@ def _password(value: str) -> bool:
     return not value.startswith("[REDACTED") and len(value) >= 3
 
 
+def _login_password(value: str) -> bool:
+    """After "login: user /", a value with a digit and a capital or a symbol is the password;
+    "login: SSO / Okta" names two services."""
+    if value.startswith("[REDACTED"):
+        return False
+    return any(c.isdigit() for c in value) and (
+        any(not c.isalnum() for c in value) or value.lower() != value
+    )
+
+
 def _spoken_password(value: str) -> bool:
     if value.startswith("[REDACTED") or len(value) < 4:
         return False
@@ -390,11 +402,27 @@ _SECRETS: tuple[_Secret, ...] = (
         ),
         group="v",
     ),
+    # the secret key written beside its access key ("AKIA… / 9fK2…"): the pair is the credential
+    _Secret(
+        "aws-secret-key",
+        re.compile(
+            r"\[REDACTED:aws-access-key\][\"']?\s*(?:[/:,;|]|and)?\s*[\"']?"
+            r"(?P<v>[A-Za-z0-9/+=]{30,44})(?![A-Za-z0-9/+=])"
+        ),
+        group="v",
+        accept=lambda m: _tokenish(m.group("v")),
+    ),
     _Secret(
         "github-token",
         re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
     ),
     _Secret("slack-token", re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    _Secret("sendgrid-key", re.compile(r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}")),
+    _Secret(
+        "package-token",
+        re.compile(r"\b(?:npm_[A-Za-z0-9]{30,}|pypi-[A-Za-z0-9_-]{40,}|glpat-[A-Za-z0-9_-]{20,})"),
+    ),
+    _Secret("huggingface-token", re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
     _Secret("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}")),
     _Secret("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
     _Secret(
@@ -405,21 +433,43 @@ _SECRETS: tuple[_Secret, ...] = (
     ),
     _Secret(
         "password",
-        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:(?P<v>[^\s@/]+)@[^\s@]", re.IGNORECASE),
+        re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]*:(?P<v>[^\s@/]+)@[^\s@]", re.IGNORECASE),
         group="v",
         accept=lambda m: not m.group("v").startswith("[REDACTED"),
     ),
     _Secret(
         "password",
         re.compile(
-            r"(?i:\b(?:password|passwd|pwd|passphrase|pass|db_pass(?:word)?|"
-            r"[A-Z_]*PASSWORD)|密码|口令)[\"']?\s*(?:[:=：]|为)\s*[\"']?(?P<v>[^\s\"',;，。；]+)"
+            r"(?i:\b(?:password|passwd|pwd|passphrase|passcode|pass|pin|db_pass(?:word)?|"
+            r"[A-Z_]*PASSWORD)|密码|口令)"
+            r"(?:\s+for\s+(?:the\s+|my\s+|our\s+)?[\w-]+(?:\s+[\w-]+)?(?=\s*[:=：]))?"
+            r"[\"']?\s*(?:[:=：]|为)\s*[\"']?(?P<v>[^\s\"',;，。；]+)"
         ),
         group="v",
         accept=lambda m: _password(m.group("v")),
     ),
-    _spoken(r"(?i:\b(?:password|passwd|passphrase)\s+(?:is|was|will be))"),
+    _spoken(r"(?i:\b(?:password|passwd|passphrase|passcode|pin(?: code)?)\s+(?:is|was|will be))"),
+    # a login written as "user / password": "admin login: admin / Tz8#wQ4!vN1m"
+    _Secret(
+        "password",
+        re.compile(
+            r"(?i:\b(?:login|log-in|credentials?|creds|sign-?in|username and password|user/pass))"
+            r"(?:\s+(?:is|are))?\s*[:：=]?\s*[\"']?[\w.@+-]{2,40}\s*/\s*(?P<v>[^\s\"',;，。；]{6,})"
+        ),
+        group="v",
+        accept=lambda m: _login_password(m.group("v")),
+    ),
     _spoken(r"(?:密码|口令)(?:是|就是|改成了?|设成了?)"),
+    # a UUID is an id, except after "API key" or "token", where it is the key ("Heroku API key
+    # is 3b9f…")
+    _Secret(
+        "token",
+        re.compile(
+            r"(?i:\b(?:api[_ -]?keys?|apikeys?|tokens?|secrets?|access[_ -]?keys?))"
+            r"[\"']?\s*(?:[:=：]|is|was|是|为)?\s*[\"'`]?(?P<v>" + _UUID.pattern + r")"
+        ),
+        group="v",
+    ),
     _Secret(
         "card-number",
         # After an id word ("order id", "订单号") a Luhn-valid run is an id: order, invoice and
@@ -473,14 +523,18 @@ _SECRET_WORDS = re.compile(
     r"use|and|account|login|credentials?|api|keys?|passwords?|passwd|pwd|tokens?|secrets?|root|"
     r"admin|sudo|"
     r"access|personal|bearer|auth|value|string|new|current|old|one)\b)|"
-    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|登录|登陆|[\s\W_]"
+    r"密码|密钥|秘钥|令牌|口令|我的|我们的|你的|的|是|为|用|这个|账号|新|当前|登录|登陆|"
+    # "…，记一下" / "remember this": asking to keep it adds nothing but the secret
+    r"(?i:\b(?:remember|note|save|keep|store)(?: (?:this|that|it))?\b)|帮我记|记一下|记下来?|记住|"
+    r"记着|[\s\W_]"
 )
 
 
 # "Deploy bot Slack token: [REDACTED]": whatever stands before the colon, with no verb after
 # it, is the secret's label, however many words it takes
 _LABELLED = re.compile(
-    r"^[^.!?。！？\n:：=]{1,60}[:：=]\s*[\"'`]?\[REDACTED:[a-z-]+\][\"'`]?[\s.。!！]*$"
+    r"^[^.!?。！？\n:：=]{1,60}[:：=]\s*(?:[\w.@+-]{1,40}\s*/\s*)?[\"'`]?\[REDACTED:[a-z-]+\]"
+    r"(?:[\"'`]?\s*(?:[/,;|]|and)?\s*[\"'`]?\[REDACTED:[a-z-]+\])*[\"'`]?[\s.。!！]*$"
 )
 
 

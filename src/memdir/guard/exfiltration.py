@@ -104,6 +104,16 @@ _DROPPED = rx(
 )
 
 
+# "The team uses 1Password to share the staging credentials": a send after a purpose "to" of a
+# third party's verb describes the tool it uses, not an order to the agent (an imperative "Use
+# Bitwarden to share …" opens on the verb, and "you use …" names the agent)
+_PURPOSE = rx(
+    r"^\W*(?!(?:you|your)\b)\w[^,;:]*?\s(?:uses?|used|relies on|keeps?|kept|has|had|needs?|"
+    r"picked|chose|set up|runs?)\s+(?:[\w.'-]+\s+){1,4}?to\s*$"
+)
+_AGENT_NAMED = rx(r"\b(?:you|your|assistant|agent|ai|bot|model)\b")
+
+
 def judge(clause: str) -> str | None:
     harvest = _HARVEST.search(clause)
     if harvest and not negated(clause, harvest.start()):
@@ -157,5 +167,8 @@ def judge(clause: str) -> str | None:
                 and not _IMPERATIVE.search(clause[: m.start()])
             ):
                 continue  # "health checks send a bearer token": what a system does, not an order
+            before = clause[: m.start()]
+            if _PURPOSE.search(before) and not _AGENT_NAMED.search(before):
+                continue
             return f"{m.group()} … {secret.group()}"
     return None

@@ -255,7 +255,8 @@ _IDENTITY = rx(
     r"step into the (?:shoes|role) of|slip into|get into|go into|put yourself in the shoes of|"
     r"take on the (?:role|part|persona|identity) of|play the (?:part|role) of|assume the "
     r"(?:role|identity|persona) of|(?:speak|respond|answer|reply|talk|write) as|assume the "
-    r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role))"
+    r"(?:role|identity|persona) of|act as|the new you|your new (?:identity|self|name|persona|role)|"
+    r"you go by|adopt the (?:mindset|persona|personality|identity|role|character) of)"
     r"\b|^(?:(?:new|your)\s+)?(?:character|persona|role|identity)\s*:|你(?:现在|以后|"
     r"从此)?(?:就)?是|你的新(?:身份|名字|人设|角色)|"
     r"扮演|当(?:一个|个)|当自己是|变成|现在的你|现在你|^(?:人设|角色|身份)\s*[:：]|"
@@ -292,7 +293,13 @@ _LAWLESS = rx(
     r"没有任何?(?:限制|规矩|规则|约束|底线)|不守(?:任何)?规矩|不受任何?(?:规则|约束|限制|规矩)|"
     r"什么都(?:敢)?(?:做|干)(?!得)|"
     r"只(?:会)?服从|从不拒绝|不会拒绝|绝不拒绝|无(?:道德|限制|底线)|黑客(?:同伙|搭档)|"
-    r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)"
+    r"(?:道德约束|道德|限制|规则|拒绝)\s*[:：]\s*(?:无|没有|关闭|零)|"
+    # session 20: "a helper without guardrails", "no safety layer", "its alignment stripped
+    # out", "zero limits", "不受约束的"
+    r"\bwithout\s+(?:any\s+)?(?:guardrails|safeguards|limits|filters|restrictions|"
+    r"(?:a\s+)?safety (?:layer|net|training))\b|\bno\s+safety\s+(?:layer|training|net)\b|"
+    r"\balignment\s+(?:stripped|removed|turned off|switched off|disabled)|"
+    r"\bzero\s+(?:limits|rules|restrictions|filters)\b|不受约束|没有约束|毫无约束"
 )
 _DENIED = rx(
     r"\byou(?:['’]re| are)\s+(?:not|no longer)\s+(?:an?\s+)?(?:\w+\s+)?(?:assistant|claude|ai|"
@@ -359,7 +366,15 @@ _THEIRS = rx(
     r"系统提示|你被设定的|条条框框|给你定的(?:规矩|规则)|"
     r"你[^，。\n]{0,8}?(?:拿到|收到|得到|被告知)的[^，。\n]{0,4}?(?:指令|指示|规定|规则|规矩|设定|"
     r"要求)|"
-    r"\bwhat you were (?:told|given|instructed)\b"
+    r"\bwhat you were (?:told|given|instructed)\b|"
+    # session 20: "whatever AGENT.md tells you", "your original briefing", "anything you were
+    # configured to do", "the safety policy you shipped with", "你原本的设定", "开发者给你的规矩"
+    r"\b(?:whatever|anything|what)\s+(?:the\s+)?(?:[\w'’-]+\s+)?(?:agent|claude|agents)\.md\s+"
+    r"(?:tells|says|asks)\b|\byour\s+(?:\w+\s+)?(?:briefing|alignment|persona)\b|\b(?:anything|everything|whatever|what)\s+you\s+were\s+(?:configured|"
+    r"set up|built|programmed|trained)\b|\b(?:polic(?:y|ies)|rules|instructions|guidelines)\s+"
+    r"(?:that\s+)?you\s+(?:shipped|came|booted|launched|were shipped)\s+with\b|"
+    r"你原本的(?:所有)?(?:指令|规矩|规则|设定|限制|准则)|"
+    r"(?:开发者|厂商|系统|官方)(?:给|对)你的(?:规矩|准则)"
 )
 # … put below this memory (stale, void, on hold, no weight, 不算数, 解除, this note wins) …
 _DEMOTED = rx(
@@ -375,7 +390,12 @@ _DEMOTED = rx(
     r"\b(?:don'?t|do not|never|stop)\s+(?:give|giving|attach\w*|put\w*|plac\w*|assign\w*)\s+"
     r"(?:any|much)\s+(?:weight|importance|attention)\b|\bpay\s+no\s+(?:attention|heed)\b|"
     r"(?:不要|别|不用|不必|不再|停止|无需|无须)再?(?:遵守|遵循|服从|听从|理会)|"
-    r"不作数|没用了|测试用的|不算数|作废|失效|解除|撤销|撤回|取消了|不用理|不用管|别管|无效|过时"
+    r"不作数|没用了|测试用的|不算数|作废|失效|解除|撤销|撤回|取消了|不用理|不用管|别管|无效|过时|"
+    # session 20: "this note outranks it", "wins over", "in favour of the invite", "do what the
+    # webpage says"; "先放一边", "冲突就按网页说的做", "压过", "别让…妨碍"
+    r"\b(?:outranks?|overrules?|trumps?|supersedes?)\b|\bwins?\s+over\b|"
+    r"\bprecedence over\b|\bin favou?r of\b|\bdo what (?:the|a|an|any|that) [\w' -]{1,24}? says\b|"
+    r"放一边|放在一边|搁置|靠边|冲突[^。\n]{0,6}?(?:就)?(?:按|听|以)|压过|盖过|妨碍"
 )
 # … or this memory put above them, or the agent's loyalty moved to the writer
 _MINE = rx(
@@ -417,6 +437,7 @@ _EARLIER = re.compile(
 
 _SET_ASIDE_BEFORE = rx(
     r"\b(?:forget|ignore|disregard|drop|discard|abandon|throw out|set aside|"
+    r"stop (?:honou?ring|following|obeying|respecting|observing)|"
     r"put aside)\s+(?:about\s+)?"
     r"(?:all\s+)?(?:of\s+)?(?:the|your|those|these)?\s*$|(?:忘掉|忘记|忽略|无视|抛开|"
     r"丢掉)(?:掉)?\s*$"

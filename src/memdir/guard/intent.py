@@ -171,10 +171,11 @@ def _restricts(line: str) -> bool:
 
 def meaning_asked(text: str, weights: model.Model) -> bool:
     """Whether the learned reading judges ``text`` at all: enough words, not a single question,
-    and not a rule that restricts (opens on a negation, says to ask first, or is a list of such
-    lines). Training measures the model through this same gate (``bench/guard_train.py``), so its
-    threshold is chosen for the texts it will be asked about."""
-    if not weights.judges(text) or _RESTRICTION.match(text):
+    said to the agent (``reading.directed``: a description of a thing is a fact, whatever words
+    it shares with attacks), and not a rule that restricts (opens on a negation, says to ask
+    first, or is a list of such lines). Training measures the model through this same gate
+    (``bench/guard_train.py``), so its threshold is chosen for the texts it will be asked about."""
+    if not weights.judges(text) or _RESTRICTION.match(text) or not reading.directed(text):
         return False
     lines = [line for line in text.splitlines() if line.strip()]
     if len(lines) > 1 and all(_restricts(line) for line in lines):

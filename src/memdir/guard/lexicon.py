@@ -47,13 +47,18 @@ GUARD_EN = (
     r"branch (?:rules|protection\w*)|(?:approval|permission|confirmation|security|safety)\s+"
     r"(?:pop-?ups?|dialogs?|modals?)|"
     r"(?:content )?moderation|"
-    r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?)"
+    r"rate[- ]limit(?:er|ing|s)?|sandbox\w*|firewalls?|anti-?virus|virus scanners?|"
+    # a protection named by what it protects against (session 20): "the thermal runaway
+    # protection", "the intrusion detection", "the circuit breaker", "the geofence"
+    r"(?:thermal|overheat\w*|overload|surge|runaway|overcurrent|overvoltage|tamper|ddos|"
+    r"intrusion|fraud|theft|collision|fall)[\w -]{0,12}?(?:protection|detection|prevention)|"
+    r"circuit breakers?|geofenc\w*|\bwaf\b)"
 )
 GUARD_ZH = (
     r"(?:分支保护|保护规则|检查的?关卡|沙箱|沙盒|安全策略|安全检查|安全扫描|漏洞扫描|病毒扫描|"
     r"代码扫描|扫描|扫毒|杀毒软件|杀毒|防火墙|审计日志|操作日志|"
     r"内容过滤|过滤器|风控|限流|确认框|确认提示|弹窗|钩子|审批|审核|评审|代码签名校验|签名校验|"
-    r"校验)"
+    r"校验|检查|二次验证|验证|入侵检测|安全警告|告警|报警)"
 )
 SAFE_WEAK = r"(?:reviews?|tests|ci|checks|warnings|linters?|verification|sign[- ]?off|review)"
 DISABLE = (

@@ -6,7 +6,16 @@ from __future__ import annotations
 import re
 
 from .lexicon import SCRATCH, rx
-from .reading import NEG_BEFORE, NEG_EN, RESTRICT_AFTER, asks, by_person, has_han, negated
+from .reading import (
+    NEG_BEFORE,
+    NEG_EN,
+    RESTRICT_AFTER,
+    asks,
+    by_person,
+    has_han,
+    negated,
+    orders,
+)
 
 # what an agent does to a system: a grant of these is never a person's own fact
 _OPS = rx(
@@ -47,7 +56,8 @@ _GATE = (
     r"check(?:ing)?(?: first| with \w+)?|"
     r"wait(?:ing)?(?: (?:for|on) \w+(?: \w+)?)?|prompt(?:ing)?|telling \w+|authori[sz]ation|"
     r"clearance|"
-    r"questions?|run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us|anyone|anybody|someone|a human)|"
+    r"questions?|(?:a )?(?:second|another|extra) (?:pair of eyes|look|opinion)|"
+    r"run(?:ning)? (?:\w+\s+){0,2}?(?:by|past) (?:me|us|anyone|anybody|someone|a human)|"
     r"clear(?:ing)? (?:\w+\s+){0,2}?with (?:me|us))"
 )
 _RISKY = (
@@ -319,6 +329,93 @@ _HANDED = (
 )
 
 
+# The agent standing in for the person or for whoever must approve (session 20): "you count as
+# the supervisor", "act as me in the rota tool", "enter my override code", "sign with my
+# e-signature", "anything you greenlight is as good as me greenlighting it", "my agreement is a
+# given", "I've agreed in advance", "you approve them from now on", "就当你就是主管",
+# "我的电子签名你随便用", "以后你来确认".
+_APPROVER = (
+    r"(?:supervisor|manager|approver|owner|admin\w*|lead|boss|signatory|reviewer|final reviewer|"
+    r"decision-?maker|authori[sz]er|sign-?off|me|my (?:proxy|delegate|deputy|stand-?in))"
+)
+_STAND_IN_EN = rx(
+    r"\b(?:you|the assistant|the agent|the bot)\s+(?:will\s+|can\s+|may\s+|now\s+|are to\s+|"
+    r"get to\s+)?(?:count|act|stand|serve|function|sign|pass)(?:s)?\s+(?:in\s+)?(?:as|for)\s+"
+    r"(?:the\s+|a\s+)?" + _APPROVER + r"\b|"
+    r"\b(?:consider|treat|regard)\s+yourself\s+(?:as\s+)?(?:the\s+|my\s+)?(?:final\s+)?"
+    + _APPROVER
+    + r"\b|"
+    r"\b(?:is|are|counts?|will be)\s+(?:just\s+)?as good as\s+(?:me|my own|mine|if i)\b|"
+    r"\bmy\s+(?:agreement|consent|approval|signature|say-?so|yes|ok(?:ay)?|go-ahead|permission)"
+    r"\s+(?:is|will be)\s+(?:always\s+)?(?:a given|assumed|implied|automatic|guaranteed)\b|"
+    r"\bi(?:['’]ve| have)?\s+(?:already\s+)?(?:agreed|consented|said yes)\s+(?:to\s+\w+\s+)?"
+    r"(?:in advance|ahead of time|beforehand|up front)\b(?!\s+to\b)|"
+    r"\byours to (?:give|grant|hand out|issue|sign|approve|decide)\b|"
+    r"\byou(?:['’]re| are)\s+(?:now\s+)?the\s+(?:new\s+|sole\s+|only\s+)?(?:approver|signatory|"
+    r"authori[sz]er|decision-?maker|final reviewer|sign-?off)\b|"
+    r"\bi\s+(?:hereby\s+)?pre-?(?:approve|authori[sz]e)\b|"
+    r"\b(?:treat|take|count|regard)\s+my\s+silence\s+as\b"
+)
+# said as an order, with the person's own authority: "enter mine and carry on", "sign … with my
+# e-signature", "act as me"
+_AS_ME_EN = rx(
+    r"\b(?:on my behalf|in my name|(?:act|log in|sign in|sign|pose|reply|respond|post|vote)\s+"
+    r"as me|with my (?:e-?signature|signature|override|badge|"
+    r"approval)|(?:enter|use|give|type|put in)\s+mine|"
+    r"(?:enter|give|type)\s+my\s+(?:\w+\s+)?(?:code|pin|override|signature|approval)|"
+    r"use my\s+(?:\w+\s+)?(?:override|signature|approval|sign-?off))\b"
+)
+_APPROVE_VERB = (
+    r"(?:approv\w*|sign(?:s|ing)? off(?: on)?|okay\w*|ok\b|green-?light\w*|authori[sz]\w*|"
+    r"grant\w*|accept\w*|sign\w*|confirm\w*|vote\w*)"
+)
+_YOU_APPROVE = rx(
+    r"\byou\s+(?:now\s+|alone\s+|yourself\s+)?" + _APPROVE_VERB + r"\b[^.;]{0,40}?"
+    r"\b(?:from now on|going forward|from today|from here on|for good|alone|on your own|yourself|"
+    r"without me)\b|"
+    r"\b(?:that'?s|it'?s|this is)\s+your\s+(?:job|call|task|responsibility)\s+now\b|"
+    r"\b(?:things|what|decisions?)\s+(?:you\s+)?(?:may|can|get to)\s+(?:\w+\s+){0,2}?"
+    r"(?:alone|on your own|yourself|without me)\s*:"
+)
+_STAND_IN_ZH = re.compile(
+    r"(?:就当|当|算)(?:你|助手)(?:就|自己)?是(?:主管|经理|负责人|管理员|审批人|老板|我)|"
+    r"我的(?:电子)?(?:签名|签章|账号|工号|授权码|印章)[^，。\n]{0,6}?(?:你|助手)?(?:随便|尽管|直接|"
+    r"随时)?用|"
+    r"算(?:是)?我(?:签|批|同意|点头|确认)的|"
+    r"(?:替我|代我|以我的?名义|用我的?名义|代表我)[^，。\n]{0,6}?(?:点头|批|签|同意|确认|审批|投票|"
+    r"付款|通过)|"
+    r"(?:以后|今后|从今天起|从现在起)?(?:由)?你来(?:确认|批|审批|签字?|拍板|审核)|"
+    r"你(?:自己|自行)(?:确认|批|审批|签字?|付款)[^，。\n]{0,4}?(?:就好|就行|吧|即可|好了)|"
+    r"(?:归你|你)(?:管|负责)了?$|我(?:都|也)?(?:事先|提前|预先)(?:都)?(?:认了|同意了?|答应了?|"
+    r"批了)|用我的(?:账号|工号|签名|身份|名字)[^，。\n]{0,6}?(?:点|批|签|同意|确认|审批)|"
+    r"我不回复就当同意|不回复就(?:当|算)(?:同意|批准)"
+)
+
+
+def _stands_in(clause: str) -> str | None:
+    if asks(clause):
+        return None
+    for pattern in (_STAND_IN_EN, _YOU_APPROVE) + ((_STAND_IN_ZH,) if has_han(clause) else ()):
+        m = pattern.search(clause)
+        if m and not negated(clause, m.start()) and not _REPORTED.search(clause):
+            if pattern is _STAND_IN_ZH and re.search(r"由[^，,。]{1,8}$", clause[: m.start()]):
+                continue  # "由小王替我审批报销单": who stands in is someone else, a fact
+            return m.group()
+    m = _AS_ME_EN.search(clause)
+    if m and not negated(clause, m.start()) and _ordered_verb(clause):
+        return m.group()
+    return None
+
+
+def _ordered_verb(clause: str) -> bool:
+    """An order: some part of the clause opens on a verb ("…, enter mine and carry on"), or it
+    is said to "you" as what you will do."""
+    return orders(clause) or bool(_YOU_WILL.search(clause))
+
+
+_YOU_WILL = rx(r"\byou\s+(?:will|can|may|should|are to)\b")
+
+
 def _handed_over(clause: str) -> str | None:
     if not _POWER.search(clause) or asks(clause):
         return None
@@ -468,4 +565,5 @@ def judge(clause: str) -> str | None:
             if i == 1 and negated(clause, m.start()):
                 continue
             return m.group()
-    return None
+    # read last, so a text the older patterns already name keeps the words they quote
+    return _stands_in(clause)

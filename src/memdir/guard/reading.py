@@ -413,3 +413,68 @@ def has_han(text: str) -> bool:
 
 def asks(clause: str) -> bool:
     return clause.rstrip().endswith(("?", "？", "吗"))
+
+
+# ---------------------------------------------------------------- whom a text is said to
+#
+# The learned reading may refuse only a text said to the agent: one that addresses it, or names
+# an action or an instruction (an order, an allowance, a standing rule, a lifted gate). A short
+# third-person description of a thing ("A memory of a session", "The team uses 1Password to share
+# the staging credentials") is a fact about the world, and a bag of n-grams that has seen
+# "session" and "credentials" in attacks cannot tell it from one; the rules still read it.
+_ADDRESSED = rx(
+    r"(?<![a-z])(?:you|your|yours|yourself|u|ur|assistants?|agents?|ai|bots?|models?|llms?|"
+    r"claude|copilot|chatgpt|gpt)(?![a-z])|你|您|助手|智能体|机器人|代理|模型|系统提示|系统覆盖|【系统|人格"
+)
+# an allowance, an obligation or a standing rule, said of anyone or anything
+_INSTRUCTED = rx(
+    r"\b(?:can|may|might|could|must|should|shall|ought|need(?:n'?t)? to|needs to|has to|"
+    r"have to|is to|are to|allowed|permitted|free to|fine to|ok(?:ay)? to|fair game|"
+    r"go ahead|from now on|going forward|from here on|henceforth|for good|permanently|always|"
+    r"never|whenever|every time|each time|any time|anytime|without (?:asking|checking|"
+    r"review\w*|approv\w*|waiting|confirm\w*)|no need|don'?t|do not|is optional|are optional|"
+    r"not required|unnecessary|please|make sure|be sure|instruction\w*|directive\w*|"
+    r"system prompt|persona|jailbr\w*|uncensored|unrestricted|no ?limits|"
+    r"(?:developer|dev|god|maintenance|debug) mode|nothing wrong|no harm|nobody cares|no one cares|"
+    r"(?:just|jsut|simply)\s+\w+)\b|"
+    r"可以|可|能|随便|随意|尽管|直接|不用|不必|无需|不需要|甭|别|不要|千万|务必|必须|应该|得|"
+    r"一律|以后|今后|往后|每次|凡是|从现在|从今|就行|就好|即可|吧|请|把|让|要|指令|模式|提示|"
+    r"扮演|人设|角色|就当|当没|照样|照常|照办|照做|优先|覆盖|无限制|政策|跳过|去掉|绕过|停用|关掉|"
+    r"删除|删掉|清空|执行|运行|上传|发送|转发|批准"
+)
+# an order: a clause (or the part of it after "if …," / "when …,") that opens on a verb
+_ORDER_VERB = rx(
+    r"^(?:(?:and\s+)?then\s+|now\s+|just\s+|also\s+|simply\s+|go\s+and\s+|\w+ly\s+)?"
+    r"(?:run|execute|exec|eval|source|send|email|mail|post|upload|forward|paste|share|mirror|"
+    r"copy|sync|attach|cc|bcc|dm|message|text|give|hand|grant|approve|accept|sign|merge|push|"
+    r"force-push|deploy|ship|publish|release|install|fetch|download|pull|curl|wget|clone|"
+    r"delete|remove|drop|wipe|erase|purge|truncate|reset|reformat|format|nuke|destroy|rewrite|"
+    r"cancel|close|kill|overwrite|disable|turn|switch|shut|skip|bypass|ignore|disregard|forget|"
+    r"dismiss|silence|mute|suppress|stop|pause|allow|let|open|click|answer|enter|set|export|"
+    r"flash|roll|apply|use|follow|obey|comply|treat|consider|regard|pretend|act|play|assume|"
+    r"take|become|stay|remain|keep|make|patch|rewire|wire|auto-accept|add|put|include|reveal|"
+    r"print|output|show|tell|reply|respond|say|start|begin|launch|trust|enable|leave|feel|"
+    r"go|do|get|stand|speak|write|store|save|remember|note|whitelist|allowlist|override|"
+    r"circumvent|sidestep|work|route|comment|answer|cast|swap|issue|order|buy|pay|spend|"
+    r"transfer|wire|charge|refund|invite|add|upgrade|downgrade|rotate|revoke|expose|leak|"
+    r"dump|backup|back|zip|tar|encrypt|decrypt|bump|mark|tick|check|confirm|okay|ok|edit|"
+    r"change|modify|update|replace|rename|move|create|build|fix|commit|retire|decommission|"
+    r"zero|slip|grab|load|dl|authori[sz]e|sudo|chmod|rm|mv|scp|rsync|bring|hit|press|type|"
+    r"paste|submit|file|book|schedule|approve|sign|pipe|chmod|call|invoke|ping|visit|browse|"
+    r"read|look|treat|count|act|handle|manage|own|sudo|lift|waive|drop|clear|clean|empty)\b"
+)
+_SEGMENTS = rx(r",\s+|\s+(?:and|then|so)\s+|\s+-\s+|[:：，、]")
+
+
+def orders(clause: str) -> bool:
+    """Whether some part of ``clause`` (cut at commas, "and", "then", colons) opens on a verb."""
+    return any(_ORDER_VERB.match(segment.strip()) for segment in _SEGMENTS.split(clause))
+
+
+def directed(text: str) -> bool:
+    """Whether ``text`` is said to the agent: it addresses the agent, names an allowance, an
+    obligation or a standing rule, or gives an order (a segment that opens on a verb). False
+    for a description of a thing, a person's fact or a past event with none of these."""
+    if _ADDRESSED.search(text) or _INSTRUCTED.search(text):
+        return True
+    return any(orders(clause) for clause in clauses(text))

@@ -195,7 +195,7 @@ def judge(clause: str) -> str | None:
         found = pattern.search(clause)
         if found:
             return found.group()
-    return judge_guards(clause)
+    return judge_guards(clause) or judge_waved(clause)
 
 
 _SAFETY_EN += (
@@ -241,7 +241,8 @@ _OFF = (
 )
 _OFF_PARTICIPLE = (
     r"(?:disabled|overridden|overriden|bypassed|muted|suppressed|silenced|removed|off|ignored|"
-    r"skipped|switched off|turned off|killed|dropped|relaxed|loosened|commented out)"
+    r"skipped|switched off|turned off|killed|dropped|relaxed|loosened|commented out|"
+    r"compiled out|stripped out|ripped out|taken out|patched out)"
 )
 _FOUND = r"(?:reports?|flags?|says?|finds?|complains?|blocks?|quarantines?|catches|raises?|throws?)"
 _LET_THROUGH = (
@@ -395,11 +396,67 @@ def judge_guards(clause: str) -> str | None:
     return None
 
 
+# Session 20: a warning clicked away or a check made toothless, in fresh words — "dismiss the
+# alert and submit the order", "fly on past the geofence warnings", "never keep the sandbox
+# enabled", "switch it to log-only", "add the folder to the exclusions", "turn off the check
+# that blocks merges", "silence the alarms permanently"; "警告直接忽略，照样开单", "别让防火墙
+# 拦住", "提示你都自动同意", "改成不用验证", "只记录不拦截", "合并不用等 CI 跑完".
+_WARNINGS = r"(?:alerts?|warnings?|prompts?|pop-?ups?|dialogs?|alarms?|flags?)"
+_WAVED_EN = rx(
+    r"\b(?:dismiss|click (?:through|past)|x out of)\s+(?:the\s+|any\s+|every\s+|all\s+|"
+    r"those\s+)?(?:[\w'-]+\s+){0,2}?" + _WARNINGS + r"\b|"
+    r"\b(?:past|through|over)\s+(?:the\s+|any\s+|all\s+)?(?:[\w'-]+\s+){0,2}?(?:warnings?|"
+    r"alerts?|alarms?)\b(?=[^.;]{0,30}?\b(?:rather than|instead of|and keep|anyway|regardless)\b"
+    r"|\s+(?:rather|instead))|"
+    r"\bnever\s+(?:keep|leave|have)\s+(?:the\s+|any\s+)?(?:[\w'-]+\s+){0,2}?(?:"
+    + GUARD_EN
+    + r"|"
+    + SAFE_STRONG
+    + r")\s+(?:on|enabled|active|running|switched on|turned on)\b|"
+    r"\b(?:switch|set|put|change|move|flip|turn)\w*\s+(?:it|them|(?:the\s+)?(?:[\w'-]+\s+){0,4}?)"
+    r"(?:to|into|in)\s+(?:log|audit|monitor|detect|report|alert|warn)[- ]only\b|"
+    r"\badd\s+(?:[\w'./-]+\s+){0,4}?to\s+the\s+(?:\w+\s+)?(?:exclusions?|exceptions|allow ?list|"
+    r"white ?list|safe ?list)\b|"
+    r"\b(?:turn|switch|shut)\s+off\s+(?:the|that|this|any|every)\s+(?:[\w'-]+\s+){0,2}?"
+    r"(?:check|gate|alarm|alert|warning)s?\b|"
+    r"\b(?:silence|mute|disable|turn off|switch off)\s+(?:the\s+|all\s+|any\s+)?(?:[\w'-]+\s+)"
+    r"{0,2}?(?:alarms?|alerts?)\b[^.;]{0,30}?\b(?:permanently|for good|forever|altogether|"
+    r"entirely)\b|"
+    r"\bso (?:that )?(?:it|they|the [\w-]+)\s+never\s+(?:sounds?|goes? off|fires?|rings?)\b"
+)
+_WAVED_ZH = re.compile(
+    r"(?:警告|告警|报警|提示|弹窗|拦截|标红)[^。\n]{0,12}?(?:别理|不用理|不要理|别管|不用管|忽略|"
+    r"无视|一律点继续|点继续|照样|照常|放行|加白名单|加入白名单|加到白名单)|"
+    r"(?:别|不要|不许|不准)让[^，,。\n]{0,8}?" + GUARD_ZH + r"[^，,。\n]{0,4}?(?:拦|挡|阻止|卡)|"
+    r"(?:提示|弹窗|确认框|授权提示|对话框)[^。\n]{0,12}?(?:自动|一律|全部|都)(?:同意|确认|点是|"
+    r"点确定|通过|点继续)|"
+    r"(?:改成|设成|设置成|变成|换成)(?:不用|无需|不需要|免)(?:验证|校验|确认|密码|审批)|"
+    r"只(?:记录|告警|报警|监控)不(?:拦截|阻止|拦)|"
+    r"不用等\s*(?:CI|ci|测试|检查|扫描|构建|流水线)"
+)
+
+
+def judge_waved(clause: str) -> str | None:
+    """A warning clicked away or a check made toothless (``_WAVED_EN``, ``_WAVED_ZH``)."""
+    if asks(clause):
+        return None
+    for pattern in (_WAVED_EN, _WAVED_ZH) if has_han(clause) else (_WAVED_EN,):
+        for m in pattern.finditer(clause):
+            if negated(clause, m.start()) and not m.group().lower().startswith("never"):
+                continue
+            if by_person(clause, m.start(), m.end()) or describes(clause, m.start(), m.group()):
+                continue
+            if pattern is _WAVED_ZH and _done(clause, m):
+                continue
+            return m.group()
+    return None
+
+
 _OVERRULED_ZH = re.compile(
     r"(?:测试|检查|CI|ci|扫描|校验|构建|lint|单测)[^，,。\n]{0,6}?(?:不通过|失败|报错|没过|挂了|"
-    r"没通过|"
+    r"没通过|报警|告警|"
     r"不过|标红|变红)[^，,。\n]{0,4}?(?:也|照样|照常|仍然|还是|直接)[^，,。\n]{0,4}?(?:提交|合并|"
-    r"部署|上线|"
+    r"部署|上线|放行|"
     r"发布|继续|推送)|(?:不要管|不用管|别管|无视|不理会?|不用理)(?:那些|这些|任何)?(?:检查|测试|"
     r"警告|告警|"
     r"报错|扫描|校验|审查|CI)"
