@@ -422,6 +422,23 @@ def test_recall_explain_line_adds_up(mem: Memory, capsys: pytest.CaptureFixture[
         assert abs(total - sum(parts)) < 0.002 * len(parts) + 1e-9, line
 
 
+def test_recall_explain_says_in_words_what_kind_of_answer_a_memory_lacks(
+    mem: Memory, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``type_missing`` in words: the question asks for a number, the memory holds none (the
+    calibrated score is fitted for the default embedder)."""
+    monkeypatch.setenv("MEMDIR_EMBEDDER", "use")
+    mem.remember("Jonas handles all CSS questions", type="user")
+    mem.remember("The release train leaves every second Tuesday", type="project")
+    assert main(["recall", "how many engineers are on the team?", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("the question asks for a number or amount; this memory states none") == 2
+    assert main(["recall", "when does the release train leave?", "--explain"]) == 0
+    out = capsys.readouterr().out  # the Tuesday memory holds a time: nothing said against it
+    [block] = [b for b in re.split(r"\n(?=\d\. )", out) if "release train" in b]
+    assert "asks for" not in block
+
+
 def test_recall_explain_shows_the_translated_keyword_evidence(
     mem: Memory, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -27,6 +27,19 @@ CALIBRATED = (
 )
 
 
+_ASKS = {"amount": "a number or amount", "person": "a person", "place": "a place",
+         "secret": "a secret", "time": "a time or date"}  # fmt: skip
+
+
+def _asks_line(explain: dict[str, float], asks: frozenset[str]) -> list[str]:
+    """What ``type_missing`` held against a hit, in words."""
+    if not (explain.get("type_missing") and asks):
+        return []
+    wanted = " or ".join(_ASKS.get(k, k) for k in sorted(asks))
+    weight = explain.get("calibrated_type_missing", 0.0)
+    return [f"      the question asks for {wanted}; this memory states none ({weight:+.2f})"]
+
+
 def _explain_lines(explain: dict[str, float]) -> list[str]:
     translated = (
         f" + translated bm25 {explain['translated_bm25']:.3g}"
@@ -138,7 +151,12 @@ def recall(
     if as_json:
         emit_json([h.to_dict(explain=explain) for h in hits + cut])
         return
-    _print_hits(hits, explain)
+    asks: frozenset[str] = frozenset()
+    if explain:
+        from ..index.answers import question_types  # only for --explain: a cold CLI imports less
+
+        asks = question_types(query)
+    _print_hits(hits, explain, asks)
     from ..recall import MIN_SCORE  # here, not at import: `memdir --help` loads no numpy
 
     if not hits:
@@ -149,16 +167,16 @@ def recall(
         click.echo(
             f"Below min-score {cut[0].explain.get('min_score', MIN_SCORE):g} (not returned):"
         )
-        _print_hits(cut, explain)
+        _print_hits(cut, explain, asks)
 
 
-def _print_hits(hits: list[Hit], explain: bool) -> None:
+def _print_hits(hits: list[Hit], explain: bool, asks: frozenset[str] = frozenset()) -> None:
     for rank, hit in enumerate(hits, 1):
         rec = hit.record
         click.echo(f"{rank}. {hit.score:.3f}  {rec.name}  ({rec.type}, {rec.scope})")
         click.echo(f"   {rec.description}")
         if explain:
-            for line in _explain_lines(dict(hit.explain)):
+            for line in _explain_lines(dict(hit.explain)) + _asks_line(dict(hit.explain), asks):
                 click.echo(line)
 
 
