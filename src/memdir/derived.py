@@ -52,6 +52,7 @@ __all__ = [
     "StrIndex",
     "Strings",
     "Table",
+    "code_digest",
     "load_table",
     "pack_index",
     "pack_strings",
@@ -74,6 +75,19 @@ class Table:
     meta: Any
     sections: Mapping[str, memoryview]
     path: Path | None  # the file it was read from or written to; None when none could be
+
+
+def code_digest(*modules: str | Path) -> str:
+    """A digest of the source of ``modules`` (file paths, usually ``__file__``): the code that
+    derives a table or a cache file is part of its key, so another memdir's never matches. An
+    unreadable source gives a digest that matches nothing (the derived data is built again)."""
+    digest = hashlib.blake2b(digest_size=12)
+    for module in modules:
+        try:
+            digest.update(Path(module).read_bytes())
+        except OSError:
+            digest.update(os.urandom(12))
+    return digest.hexdigest()
 
 
 def table_path(name: str, key: str) -> Path:

@@ -296,13 +296,10 @@ class Rendered:
 def _kept_format() -> str:
     """The kept entries' format: this file's and ``records.py``'s code (what renders a line),
     so a memdir that renders lines differently never reuses another's."""
-    digest = hashlib.blake2b(digest_size=8)
-    for module in (__file__, str(Path(__file__).parent.parent / "records.py")):
-        try:
-            digest.update(Path(module).read_bytes())
-        except OSError:
-            digest.update(os.urandom(8))  # unreadable source: never match a kept file
-    return f"{FINGERPRINT_VERSION}:{digest.hexdigest()}"
+    from ..derived import code_digest  # only when a kept file is read or written
+
+    here = Path(__file__)
+    return f"{FINGERPRINT_VERSION}:{code_digest(here, here.parent.parent / 'records.py')}"
 
 
 class Kept:

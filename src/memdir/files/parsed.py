@@ -20,7 +20,6 @@ in-process cache is, so a file changed since (by memdir, a person or ``git``) is
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import os
 import uuid
@@ -44,14 +43,10 @@ _TUPLES = ("tags", "related_files")
 
 @cache
 def _format() -> str:
-    here = Path(__file__).parent
-    digest = hashlib.blake2b(digest_size=8)
-    for source in (here.parent / "markdown.py", here.parent / "records.py", Path(__file__)):
-        try:
-            digest.update(source.read_bytes())
-        except OSError:
-            digest.update(os.urandom(8))  # unreadable code: never match a kept file
-    return f"parsed-v1:{digest.hexdigest()}"
+    from ..derived import code_digest  # only when a kept file is read or written
+
+    here = Path(__file__).parent.parent
+    return f"parsed-v1:{code_digest(here / 'markdown.py', here / 'records.py', __file__)}"
 
 
 def _row(path: str, entry: Entry) -> list[Any] | None:

