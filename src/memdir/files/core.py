@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ConflictError, NotFoundError
-from ..fs import atomic_write, crash_point, fsync_dir, inside
+from ..fs import atomic_write, crash_point, fsync_dir, inside, replace_cache
 from ..history import Change, ChangeLog
 from ..markdown import (
     FormatError,
@@ -661,7 +661,7 @@ class StoreCore:
             present = self.dirs.memory.is_dir()
             written = self._write_index(rendered, rendered.fingerprint() if present else "empty")
             if present and (kept is None or parsed > max(KEEP_AFTER, len(rendered.entries) // 100)):
-                _replace_cache(self._kept.path, rendered.dump())
+                replace_cache(self._kept.path, rendered.dump())
             return written
 
     def built_from(self, name: str) -> list[str]:
@@ -676,15 +676,17 @@ class StoreCore:
         """Fill ``rendered`` with every file listed: a kept entry whose stat digest still holds
         is reused, any other file is read (``rendered`` None: only read them, into the parse
         cache). The number of files read."""
-        listed = [
-            (name, st, kept.get(name) if kept is not None else None)
-            for name, st in self._entries() or []
-        ]
-        todo = sum(1 for n, st, e in listed if e is None or e.hash != entry_hash(n, st))
+        listed = []  # (file, stat, its kept entry when that still holds)
+        for name, st in self._entries() or []:
+            entry = kept.get(name) if kept is not None else None
+            listed.append(
+                (name, st, entry if entry and entry.hash == entry_hash(name, st) else None)
+            )
+        todo = sum(1 for _, _, entry in listed if entry is None)
         if todo > SAVE_AFTER:
             self._load_parsed()  # many files changed since: another process may have parsed them
         for name, st, entry in listed:
-            if entry is not None and entry.hash == entry_hash(name, st):
+            if entry is not None:
                 if rendered is not None:
                     rendered.reuse(name, entry)
                 continue
@@ -758,7 +760,7 @@ class StoreCore:
                 saved = None
         if saved != fingerprint:  # a write always moves it; a re-render may not
             self.dirs.derived.mkdir(parents=True, exist_ok=True)
-            _replace_cache(state, fingerprint.encode())
+            replace_cache(state, fingerprint.encode())
         rendered.signals = Signals.take(str(self.dirs.memory), str(self.dirs.changes), fingerprint)
         self._rendered = rendered
         return changed
@@ -768,16 +770,3 @@ class StoreCore:
         if path.parent == self.dirs.memory:
             return None
         return path.relative_to(self.dirs.memory).as_posix()
-
-
-def _replace_cache(path: Path, data: bytes) -> None:
-    """Replace a derived file by a rename, without an fsync: a crash may leave the old bytes
-    or none, and either only makes the next call rebuild what it vouches for (measured: the
-    fsyncs of the fingerprint were 2 of a write's 9, bench/results/serve.md)."""
-    tmp = path.parent / f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp"
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -19,15 +19,15 @@ in-process cache is, so a file changed since (by memdir, a person or ``git``) is
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
-import os
-import uuid
 from functools import cache
 from pathlib import Path
 from typing import Any
 
 from ..errors import BadFileError, ValidationError
+from ..fs import replace_cache
 from ..markdown import Document, split_body
 from ..paths import ScopeDirs
 from ..records import FIELD_ORDER, REQUIRED, MemoryRecord, check_field
@@ -125,12 +125,8 @@ class Parsed:
             return
         rows = [row for p, e in entries.items() if (row := _row(p, e)) is not None]
         data = json.dumps({"format": _format(), "entries": rows}, ensure_ascii=False)
-        tmp = self.path.with_name(f".{self.path.name}.{uuid.uuid4().hex[:8]}.tmp")
-        try:
-            tmp.write_bytes(data.encode("utf-8"))
-            os.replace(tmp, self.path)
-        except OSError:
-            tmp.unlink(missing_ok=True)  # a read-only .index/: the files are parsed next time
+        with contextlib.suppress(OSError):  # a read-only .index/: the files are parsed next time
+            replace_cache(self.path, data.encode("utf-8"))
 
 
 def _record(doc: Document, path: Path, dirs: ScopeDirs, digest: str) -> MemoryRecord:
